@@ -1,0 +1,32 @@
+// Two projects: `unit` (pure functions, no processes) and `integration` (a real kube-apiserver,
+// etcd, helm and OCI registry started by test/support/global-setup.ts).
+const transform = {
+  '^.+\\.ts$': 'ts-jest',
+  // client-node and its ESM-only dependencies must be transpiled to CommonJS for Jest's runtime.
+  '^.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs' } }],
+};
+const transformIgnorePatterns = ['/node_modules/(?!(@kubernetes/client-node|openid-client|oauth4webapi|jose)/)'];
+
+/** @type {import('jest').Config} */
+module.exports = {
+  // A global option (projects cannot set it): integration tests start processes and wait for them.
+  testTimeout: 300000,
+  projects: [
+    {
+      displayName: 'unit',
+      testEnvironment: 'node',
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+      transform,
+      transformIgnorePatterns,
+    },
+    {
+      displayName: 'integration',
+      testEnvironment: 'node',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      transform,
+      transformIgnorePatterns,
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+  ],
+};

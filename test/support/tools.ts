@@ -1,0 +1,54 @@
+// Where the integration tests find their real programs: the cache that scripts/build-tools.sh
+// fills from the pinned Go modules and npm packages. A missing program fails the run; it is
+// never a reason to skip.
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+
+export const repoRoot = path.resolve(__dirname, '..', '..');
+
+export interface ToolPaths {
+  readonly binDir: string;
+  readonly kubeApiserver: string;
+  readonly kubeControllerManager: string;
+  readonly kubeScheduler: string;
+  readonly etcd: string;
+  readonly kwok: string;
+  readonly kwokStagesDir: string;
+  readonly registry: string;
+  readonly helm3: string;
+  readonly helm4: string;
+}
+
+let cached: ToolPaths | undefined;
+
+export function toolPaths(): ToolPaths {
+  if (cached) return cached;
+  const binDir = execFileSync('bash', [path.join(repoRoot, 'scripts', 'build-tools.sh'), '--print-dir'], {
+    encoding: 'utf8',
+  }).trim();
+  const tools: ToolPaths = {
+    binDir,
+    kubeApiserver: path.join(binDir, 'kube-apiserver'),
+    kubeControllerManager: path.join(binDir, 'kube-controller-manager'),
+    kubeScheduler: path.join(binDir, 'kube-scheduler'),
+    etcd: path.join(binDir, 'etcd'),
+    kwok: path.join(binDir, 'kwok'),
+    kwokStagesDir: path.join(binDir, '..', 'kwok-stages'),
+    registry: path.join(binDir, 'registry'),
+    helm3: path.join(binDir, 'helm3'),
+    helm4: path.join(binDir, 'helm4'),
+  };
+  const missing = Object.entries(tools)
+    .filter(([key]) => key !== 'binDir')
+    .filter(([, file]) => !fs.existsSync(file))
+    .map(([, file]) => file);
+  if (missing.length > 0) {
+    throw new Error(
+      `integration test tools are missing: ${missing.join(', ')}.\n` +
+        'Build them with `npm run tools` (needs Go; the first build takes many minutes).',
+    );
+  }
+  cached = tools;
+  return tools;
+}
