@@ -24,6 +24,9 @@ export interface KubeObject extends ObjectRef {
 
 /** A failed request; `code` and `body` match client-node's ApiException so callers can treat both alike. */
 export class KubeApiError extends Error {
+  /** From the Retry-After header of a 429 or 503 answer. */
+  retryAfterSeconds?: number;
+
   constructor(
     readonly code: number,
     readonly body: string,
@@ -41,6 +44,15 @@ export function isNotFound(err: unknown): boolean {
 
 export function isConflict(err: unknown): boolean {
   return (err as { code?: number })?.code === 409;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  contentType?: string;
+  /** Extra headers, e.g. `accept` for a Table. */
+  headers?: Record<string, string>;
+  query?: Record<string, string | undefined>;
+  timeoutMs?: number;
 }
 
 interface ResourceInfo {
@@ -63,28 +75,39 @@ export class KubeRest {
 
   constructor(readonly kubeConfig: KubeConfig) {}
 
-  /** One HTTP request to the API server; JSON in and out; throws KubeApiError on status >= 400. */
-  async request<T = unknown>(
-    method: string,
-    path: string,
-    opts: { body?: unknown; contentType?: string; query?: Record<string, string | undefined>; timeoutMs?: number } = {},
-  ): Promise<T> {
+  /**
+   * One HTTP request to the API server; JSON in and out; throws KubeApiError on status >= 400.
+   * Like client-go, retries "429 Too Many Requests" (for example "storage is (re)initializing"
+   * right after a CRD is established) a few times, waiting as long as Retry-After asks.
+   */
+  async request<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.requestOnce<T>(method, path, opts);
+      } catch (err) {
+        if (!(err instanceof KubeApiError) || err.code !== 429 || attempt >= 10) throw err;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(err.retryAfterSeconds ?? 1, 5) * 1000));
+      }
+    }
+  }
+
+  private async requestOnce<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
     const cluster = this.kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
     const url = new URL(cluster.server.replace(/\/$/, '') + path);
     for (const [key, value] of Object.entries(opts.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
-    const options: https.RequestOptions = { method, headers: { accept: 'application/json' }, agent: this.agent };
+    const options: https.RequestOptions = { method, headers: { accept: 'application/json', ...opts.headers }, agent: this.agent };
     await this.kubeConfig.applyToHTTPSOptions(options);
     const payload = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
     if (payload !== undefined) {
       options.headers = { ...options.headers, 'content-type': opts.contentType ?? 'application/json', 'content-length': Buffer.byteLength(payload) };
     }
     const transport = url.protocol === 'http:' ? http : https;
-    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const { status, text, retryAfter } = await new Promise<{ status: number; text: string; retryAfter?: string }>((resolve, reject) => {
       const req = transport.request(url, options, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), retryAfter: res.headers['retry-after'] }));
         res.on('error', reject);
       });
       req.setTimeout(opts.timeoutMs ?? 60000, () => req.destroy(new Error(`${method} ${path} timed out`)));
@@ -101,7 +124,9 @@ export class KubeRest {
       } catch {
         // not a Status object; keep the raw text
       }
-      throw new KubeApiError(status, text, reason, `${method} ${path}: ${status} ${reason} ${message}`.trim());
+      const error = new KubeApiError(status, text, reason, `${method} ${path}: ${status} ${reason} ${message}`.trim());
+      if (retryAfter && /^\d+$/.test(retryAfter)) error.retryAfterSeconds = Number(retryAfter);
+      throw error;
     }
     return (text ? JSON.parse(text) : undefined) as T;
   }

@@ -18,7 +18,9 @@ async function main(): Promise<void> {
     const started = Date.now();
     console.log(`\n== ${name}`);
     try {
-      const bench = (await import(path.join(__dirname, name))) as Bench;
+      // require, not import(): under nodenext a dynamic import stays native ESM and cannot load .ts.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const bench = require(path.join(__dirname, name)) as Bench;
       const figures = await bench.run();
       for (const [key, value] of Object.entries(figures)) {
         console.log(`  ${key}: ${typeof value === 'number' ? Number(value.toPrecision(4)) : value}`);

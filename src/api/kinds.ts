@@ -1,0 +1,35 @@
+// The registry of this project's kinds and the generated CRD files built from it.
+import { stringify } from 'yaml';
+import type { GeneratedFile } from '../generate';
+import { generatedHeader } from '../generate';
+import { AGENTDEPLOYMENT_DEFINITION } from './agentdeployment';
+import { crdFileName, crdObject } from './crd';
+import type { JsonSchema, KindDefinition } from './crd';
+import { LLMMODEL_DEFINITION } from './llmmodel';
+import { PASSTHROUGHMODEL_DEFINITION } from './passthroughmodel';
+
+/** Every kind, in the order CRDs and docs list them. */
+export const KIND_DEFINITIONS: readonly KindDefinition[] = [LLMMODEL_DEFINITION, PASSTHROUGHMODEL_DEFINITION, AGENTDEPLOYMENT_DEFINITION];
+
+/** The definition of `kind`, or undefined for a kind that is not ours. */
+export function kindDefinition(kind: string): KindDefinition | undefined {
+  return KIND_DEFINITIONS.find((d) => d.kind === kind);
+}
+
+/** The CustomResourceDefinitions of all kinds as plain JSON objects (for the chart and the CLI). */
+export function crdObjects(): JsonSchema[] {
+  return KIND_DEFINITIONS.map(crdObject);
+}
+
+/** Deterministic YAML of one CRD: no line folding, no anchors, keys in definition order. */
+export function crdYaml(crd: JsonSchema): string {
+  return stringify(crd, { lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+/** `crds/llm.nebari.dev_<plural>.yaml`, one file per kind. */
+export function crdFiles(): GeneratedFile[] {
+  return KIND_DEFINITIONS.map((def) => ({
+    path: `crds/${crdFileName(def)}`,
+    content: `${generatedHeader()}${crdYaml(crdObject(def))}`,
+  }));
+}
