@@ -1,0 +1,167 @@
+// Cluster-level settings the translation needs besides the model itself. The chart passes them
+// to the operator (and to the cdk8s constructs) from its values; the operator adds the few
+// per-model facts it reads from the cluster (the API-key client IDs). Every optional setting has
+// a documented default, applied in one place (`resolveGatewayContext`).
+import { TranslationError, translationError } from './errors';
+import { normalizeHostname } from './hostname';
+import type { EndpointName } from './names';
+
+/** Where one shared endpoint lives. */
+export interface EndpointSettings {
+  /**
+   * Host name clients call; each endpoint's routes declare exactly this one host name, so its
+   * `/v1/models` lists its own catalog.
+   * @default `llm.<baseDomain>` (external), `llm-internal.<baseDomain>` (internal)
+   */
+  readonly hostname?: string;
+  /** Name of the Gateway the routes attach to. @default `nebari-gateway` (external), `nebari-internal-gateway` (internal) */
+  readonly gatewayName?: string;
+  /** Namespace of that Gateway (its listener must allow routes from model namespaces). @default `envoy-gateway-system` */
+  readonly gatewayNamespace?: string;
+  /** Listener (section) of the Gateway; empty string attaches to every listener. @default `llm-https` (external), `llm-internal-https` (internal) */
+  readonly sectionName?: string;
+}
+
+/** How the internal endpoint checks callers' OIDC tokens. */
+export interface JWTSettings {
+  /** The OIDC issuer URL (https). Required while any model enables its internal endpoint. @default none */
+  readonly issuer?: string;
+  /** Where the issuer publishes its signing keys. @default `<issuer>/protocol/openid-connect/certs` (Keycloak) */
+  readonly jwksUri?: string;
+  /** Claim holding the caller's groups (a string array). @default `groups` */
+  readonly groupsClaim?: string;
+  /** Accepted `aud` values; empty accepts any audience. @default [] */
+  readonly audiences?: readonly string[];
+}
+
+/** The serving pods an LLMModel's InferencePool selects (supplied by the provider translation). */
+export interface ServingPoolSettings {
+  /** Labels of the model's serving pods. @default `{ "llm.nebari.dev/model": <model label>, "llm.nebari.dev/role": "serving" }` */
+  readonly selector?: Readonly<Record<string, string>>;
+  /** Port the serving pods listen on (OpenAI-compatible HTTP). @default 8000 (vLLM) */
+  readonly targetPort?: number;
+  /** gRPC port of the endpoint picker Service `<model>-epp`. @default 9002 */
+  readonly endpointPickerPort?: number;
+  /** What the gateway does when the endpoint picker is unreachable. @default `FailClose` */
+  readonly failureMode?: 'FailOpen' | 'FailClose';
+}
+
+export interface GatewayContext {
+  /** Base DNS domain of the platform, e.g. `example.com`. Required (endpoint host names derive from it). */
+  readonly baseDomain: string;
+  /** The external endpoint (API keys). @default see EndpointSettings */
+  readonly external?: EndpointSettings;
+  /** The internal endpoint (OIDC JWT + groups). @default see EndpointSettings */
+  readonly internal?: EndpointSettings;
+  /** Token checks of the internal endpoint. @default see JWTSettings */
+  readonly jwt?: JWTSettings;
+  /** Request timeout of PassthroughModel routes (LLMModels use spec.endpoints.requestTimeout). @default `120s` */
+  readonly passthroughRequestTimeout?: string;
+  /** Request timeout of LLMModel routes when the spec has none. @default `600s` */
+  readonly llmModelRequestTimeout?: string;
+  /** Header that receives the caller's API-key client ID upstream; also what authorization checks. @default `x-llm-client-id` */
+  readonly clientIDHeader?: string;
+  /**
+   * Client IDs (the data keys of the model's API-key Secret) allowed to call this model through
+   * the external endpoint. Per-model state the operator reads from the Secret. @default [] (nobody yet)
+   */
+  readonly apiKeyClientIDs?: readonly string[];
+  /** Name of the model's API-key Secret. @default `<model>-api-keys` */
+  readonly apiKeysSecretName?: string;
+  /** The serving pods of an LLMModel. @default see ServingPoolSettings */
+  readonly servingPool?: ServingPoolSettings;
+  /** `owned_by` of LLMModel entries in `/v1/models` (PassthroughModels use the provider host). @default `nebari-llm-serving` */
+  readonly modelsOwnedBy?: string;
+}
+
+export interface ResolvedEndpoint {
+  readonly name: EndpointName;
+  readonly hostname: string;
+  readonly gatewayName: string;
+  readonly gatewayNamespace: string;
+  readonly sectionName: string;
+}
+
+export interface ResolvedGatewayContext {
+  readonly endpoints: Readonly<Record<EndpointName, ResolvedEndpoint>>;
+  readonly jwt: { readonly issuer?: string; readonly jwksUri?: string; readonly groupsClaim: string; readonly audiences: readonly string[] };
+  readonly passthroughRequestTimeout: string;
+  readonly llmModelRequestTimeout: string;
+  readonly clientIDHeader: string;
+  readonly apiKeyClientIDs: readonly string[];
+  readonly apiKeysSecretName?: string;
+  readonly servingPool: Required<Omit<ServingPoolSettings, 'selector'>> & { readonly selector?: Readonly<Record<string, string>> };
+  readonly modelsOwnedBy: string;
+}
+
+export const DEFAULT_GATEWAY_NAMESPACE = 'envoy-gateway-system';
+export const DEFAULT_PASSTHROUGH_REQUEST_TIMEOUT = '120s';
+export const DEFAULT_LLMMODEL_REQUEST_TIMEOUT = '600s';
+export const DEFAULT_CLIENT_ID_HEADER = 'x-llm-client-id';
+export const DEFAULT_GROUPS_CLAIM = 'groups';
+
+/** Gateway API Duration, as the route `timeouts` fields accept it. */
+export const DURATION_PATTERN = /^([0-9]{1,5}(h|m|s|ms)){1,4}$/;
+
+const ENDPOINT_DEFAULTS: Record<EndpointName, { host: string; gatewayName: string; sectionName: string }> = {
+  external: { host: 'llm', gatewayName: 'nebari-gateway', sectionName: 'llm-https' },
+  internal: { host: 'llm-internal', gatewayName: 'nebari-internal-gateway', sectionName: 'llm-internal-https' },
+};
+
+/** Applies every default and checks the settings; problems are reported against `context.…`. */
+export function resolveGatewayContext(context: GatewayContext): { context: ResolvedGatewayContext; errors: TranslationError[] } {
+  const errors: TranslationError[] = [];
+  const endpoint = (name: EndpointName): ResolvedEndpoint => {
+    const settings = context[name] ?? {};
+    const defaults = ENDPOINT_DEFAULTS[name];
+    const field = settings.hostname !== undefined ? `context.${name}.hostname` : 'context.baseDomain';
+    const raw = settings.hostname ?? `${defaults.host}.${context.baseDomain}`;
+    const host = normalizeHostname(raw, field, { example: `${defaults.host}.example.com` });
+    if (!host.ok) errors.push(...host.errors);
+    return {
+      name,
+      hostname: host.ok ? host.value : raw,
+      gatewayName: settings.gatewayName ?? defaults.gatewayName,
+      gatewayNamespace: settings.gatewayNamespace ?? DEFAULT_GATEWAY_NAMESPACE,
+      sectionName: settings.sectionName ?? defaults.sectionName,
+    };
+  };
+
+  const endpoints = { external: endpoint('external'), internal: endpoint('internal') };
+  const issuer = context.jwt?.issuer?.replace(/\/+$/, '');
+  if (context.jwt?.issuer !== undefined && !/^https:\/\/[^\s/]+/.test(context.jwt.issuer)) {
+    errors.push(translationError('context.jwt.issuer', `${JSON.stringify(context.jwt.issuer)} is not an https URL; set the OIDC issuer URL, e.g. https://keycloak.example.com/realms/nebari`));
+  }
+  const jwksUri = context.jwt?.jwksUri ?? (issuer ? `${issuer}/protocol/openid-connect/certs` : undefined);
+  if (jwksUri !== undefined && !/^https:\/\//.test(jwksUri)) {
+    errors.push(translationError('context.jwt.jwksUri', `${JSON.stringify(jwksUri)} is not an https URL; Envoy fetches signing keys over HTTPS only`));
+  }
+  for (const [field, value] of [
+    ['context.passthroughRequestTimeout', context.passthroughRequestTimeout],
+    ['context.llmModelRequestTimeout', context.llmModelRequestTimeout],
+  ] as const) {
+    if (value !== undefined && !DURATION_PATTERN.test(value)) {
+      errors.push(translationError(field, `${JSON.stringify(value)} is not a duration; use a Gateway API duration such as 120s, 10m or 1h`));
+    }
+  }
+
+  return {
+    context: {
+      endpoints,
+      jwt: { issuer, jwksUri, groupsClaim: context.jwt?.groupsClaim ?? DEFAULT_GROUPS_CLAIM, audiences: context.jwt?.audiences ?? [] },
+      passthroughRequestTimeout: context.passthroughRequestTimeout ?? DEFAULT_PASSTHROUGH_REQUEST_TIMEOUT,
+      llmModelRequestTimeout: context.llmModelRequestTimeout ?? DEFAULT_LLMMODEL_REQUEST_TIMEOUT,
+      clientIDHeader: context.clientIDHeader ?? DEFAULT_CLIENT_ID_HEADER,
+      apiKeyClientIDs: context.apiKeyClientIDs ?? [],
+      apiKeysSecretName: context.apiKeysSecretName,
+      servingPool: {
+        selector: context.servingPool?.selector,
+        targetPort: context.servingPool?.targetPort ?? 8000,
+        endpointPickerPort: context.servingPool?.endpointPickerPort ?? 9002,
+        failureMode: context.servingPool?.failureMode ?? 'FailClose',
+      },
+      modelsOwnedBy: context.modelsOwnedBy ?? 'nebari-llm-serving',
+    },
+    errors,
+  };
+}

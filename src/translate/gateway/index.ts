@@ -1,0 +1,169 @@
+// Gateway translation: a PassthroughModel or LLMModel in, the Envoy AI Gateway / Envoy Gateway /
+// Gateway API objects that publish it out. Pure and deterministic (same input, same objects, same
+// key order), so the operator and the cdk8s constructs render byte-identical objects.
+import type { LLMModel } from '../../api/llmmodel';
+import type { PassthroughModel } from '../../api/passthroughmodel';
+import { GatewayContext, resolveGatewayContext, ResolvedGatewayContext, DURATION_PATTERN } from './context';
+import { DeletionStep, disabledEndpointDeletions } from './deletions';
+import { TranslationError, translationError } from './errors';
+import { ModelIdentity } from './labels';
+import { modelInferencePool } from './llmmodel';
+import { EndpointName, ENDPOINT_NAMES, gatewayObjectNames } from './names';
+import { GeneratedGatewayObject } from './objects';
+import { providerAIServiceBackend, providerBackend, providerBackendSecurityPolicy, providerBackendTLSPolicy } from './passthroughmodel';
+import { resolvePassthroughProvider } from './provider';
+import { endpointRoute, RouteCatalog } from './routes';
+import { externalSecurityPolicy, internalSecurityPolicy, ModelAccess } from './security-policies';
+
+export type { GatewayContext } from './context';
+export type { DeletionStep } from './deletions';
+export { gatewayTeardown } from './deletions';
+export type { TranslationError } from './errors';
+export { gatewayObjectNames, apiKeysSecretName } from './names';
+export type { EndpointName } from './names';
+export type { GeneratedGatewayObject } from './objects';
+
+/** A model the gateway can publish. */
+export type GatewayModel = LLMModel | PassthroughModel;
+
+export interface GatewayTranslation {
+  /**
+   * The desired objects, in apply order: backends, then each endpoint's auth policy before its
+   * route (a route is never live without its policy). Empty when there are errors.
+   */
+  readonly objects: GeneratedGatewayObject[];
+  /** Objects to remove, as ordered steps the operator follows (see DeletionStep). Empty on errors. */
+  readonly deletions: DeletionStep[];
+  /** Why the model cannot be translated; each names the field and the fix. */
+  readonly errors: TranslationError[];
+}
+
+interface EndpointSpec {
+  readonly external?: { readonly enabled?: boolean };
+  readonly internal?: { readonly enabled?: boolean };
+}
+
+/** The endpoints a model is published on (each is on unless `enabled: false`). */
+export function enabledEndpoints(endpoints: EndpointSpec | undefined): EndpointName[] {
+  return ENDPOINT_NAMES.filter((name) => endpoints?.[name]?.enabled !== false);
+}
+
+function checkIdentity(model: ModelIdentity): TranslationError[] {
+  const errors: TranslationError[] = [];
+  if (!model.metadata.name) errors.push(translationError('metadata.name', 'is empty; the model needs a name'));
+  if (!model.metadata.namespace) errors.push(translationError('metadata.namespace', 'is empty; gateway objects are created in the model namespace, so set it'));
+  return errors;
+}
+
+function checkEndpoints(enabled: readonly EndpointName[], access: ModelAccess, context: ResolvedGatewayContext): TranslationError[] {
+  const errors: TranslationError[] = [];
+  if (enabled.length === 0) {
+    errors.push(translationError('spec.endpoints', 'both endpoints are disabled, so nobody could reach the model; enable spec.endpoints.external or spec.endpoints.internal'));
+  }
+  if (!access.public && (access.groups ?? []).length === 0) {
+    errors.push(translationError('spec.access', 'nobody could call this model; set spec.access.public: true or list at least one group in spec.access.groups'));
+  }
+  if (enabled.includes('internal') && !context.jwt.issuer) {
+    errors.push(
+      translationError(
+        'spec.endpoints.internal.enabled',
+        'the internal endpoint checks OIDC tokens, but the platform has no issuer configured; set the chart value for the OIDC issuer URL or set spec.endpoints.internal.enabled: false',
+      ),
+    );
+  }
+  return errors;
+}
+
+/** Auth policies then routes for every enabled endpoint, plus deletions for the disabled ones. */
+function publish(
+  model: ModelIdentity,
+  enabled: readonly EndpointName[],
+  access: ModelAccess,
+  catalog: RouteCatalog,
+  context: ResolvedGatewayContext,
+): { objects: GeneratedGatewayObject[]; deletions: DeletionStep[]; errors: TranslationError[] } {
+  const objects: GeneratedGatewayObject[] = [];
+  const errors: TranslationError[] = [];
+  for (const name of enabled) {
+    const endpoint = context.endpoints[name];
+    const route = endpointRoute(model, endpoint, catalog);
+    if (!route.ok) {
+      errors.push(...route.errors);
+      continue;
+    }
+    objects.push(name === 'external' ? externalSecurityPolicy(model, endpoint, context) : internalSecurityPolicy(model, endpoint, context, access));
+    objects.push(route.value);
+  }
+  const disabled = ENDPOINT_NAMES.filter((name) => !enabled.includes(name));
+  return { objects, deletions: disabledEndpointDeletions(model, disabled), errors };
+}
+
+function failedTranslation(errors: TranslationError[]): GatewayTranslation {
+  // Errors are deduplicated (the same field can be reached twice) and kept in a stable order.
+  const unique = new Map(errors.map((e) => [e.message, e]));
+  return { objects: [], deletions: [], errors: [...unique.values()] };
+}
+
+function translatePassthroughModel(model: PassthroughModel, context: ResolvedGatewayContext, errors: TranslationError[]): GatewayTranslation {
+  const enabled = enabledEndpoints(model.spec.endpoints);
+  errors.push(...checkEndpoints(enabled, model.spec.access, context));
+  const provider = resolvePassthroughProvider(model.spec);
+  if (!provider.ok) errors.push(...provider.errors);
+  if (errors.length > 0 || !provider.ok) return failedTranslation(errors);
+
+  const catalog: RouteCatalog = {
+    modelIds: model.spec.models?.declared ?? [],
+    catchAll: model.spec.models?.catchAll === true,
+    backend: { kind: 'AIServiceBackend', name: gatewayObjectNames(model.metadata.name ?? '').aiServiceBackend },
+    modelsOwnedBy: provider.value.hostname,
+    requestTimeout: context.passthroughRequestTimeout,
+    modelIdsField: 'spec.models',
+  };
+  const published = publish(model, enabled, model.spec.access, catalog, context);
+  if (published.errors.length > 0) return failedTranslation(published.errors);
+  return {
+    objects: [
+      providerBackend(model, provider.value),
+      providerBackendTLSPolicy(model, provider.value),
+      providerAIServiceBackend(model, provider.value),
+      providerBackendSecurityPolicy(model, provider.value),
+      ...published.objects,
+    ],
+    deletions: published.deletions,
+    errors: [],
+  };
+}
+
+function translateLLMModel(model: LLMModel, context: ResolvedGatewayContext, errors: TranslationError[]): GatewayTranslation {
+  const enabled = enabledEndpoints(model.spec.endpoints);
+  errors.push(...checkEndpoints(enabled, model.spec.access, context));
+  const requestTimeout = model.spec.endpoints?.requestTimeout ?? context.llmModelRequestTimeout;
+  if (!DURATION_PATTERN.test(requestTimeout)) {
+    errors.push(
+      translationError('spec.endpoints.requestTimeout', `${JSON.stringify(requestTimeout)} is not a duration; use a Gateway API duration such as 600s or 10m`),
+    );
+  }
+  if (errors.length > 0) return failedTranslation(errors);
+
+  const catalog: RouteCatalog = {
+    modelIds: [model.spec.model.name],
+    catchAll: false,
+    backend: { kind: 'InferencePool', name: gatewayObjectNames(model.metadata.name ?? '').inferencePool },
+    modelsOwnedBy: context.modelsOwnedBy,
+    requestTimeout,
+    modelIdsField: 'spec.model.name',
+  };
+  const published = publish(model, enabled, model.spec.access, catalog, context);
+  if (published.errors.length > 0) return failedTranslation(published.errors);
+  return { objects: [modelInferencePool(model, context), ...published.objects], deletions: published.deletions, errors: [] };
+}
+
+/**
+ * The gateway objects that publish `model`, the ordered deletions of what it no longer needs,
+ * or the errors that prevent it. Never throws for bad input.
+ */
+export function desiredGatewayObjects(model: GatewayModel, context: GatewayContext): GatewayTranslation {
+  const resolved = resolveGatewayContext(context);
+  const errors = [...checkIdentity(model), ...resolved.errors];
+  return model.kind === 'LLMModel' ? translateLLMModel(model, resolved.context, errors) : translatePassthroughModel(model, resolved.context, errors);
+}

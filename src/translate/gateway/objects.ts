@@ -1,0 +1,185 @@
+// The shapes of the upstream objects this translator emits, limited to the fields it sets.
+// Field names follow the released CRDs (Envoy AI Gateway 1.1.0 v1beta1, Envoy Gateway 1.8.1,
+// Gateway API 1.5.1, Inference Extension 1.0.2). Every field the API server would default is set
+// explicitly, so an object reads back exactly as sent and server-side apply never sees drift.
+
+export const AI_GATEWAY_API_VERSION = 'aigateway.envoyproxy.io/v1beta1';
+export const ENVOY_GATEWAY_API_VERSION = 'gateway.envoyproxy.io/v1alpha1';
+export const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
+export const GATEWAY_API_VERSION = `${GATEWAY_API_GROUP}/v1`;
+export const INFERENCE_API_GROUP = 'inference.networking.k8s.io';
+export const INFERENCE_API_VERSION = `${INFERENCE_API_GROUP}/v1`;
+
+export interface OwnerReference {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly controller: boolean;
+  readonly blockOwnerDeletion: boolean;
+}
+
+export interface ObjectMetadata {
+  readonly name: string;
+  readonly namespace: string;
+  readonly labels: Record<string, string>;
+  readonly ownerReferences?: OwnerReference[];
+}
+
+/** A reference to an object by kind and name, as the operator needs to get or delete it. */
+export interface ObjectReference {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+interface GatewayObject<A extends string, K extends string, S> {
+  readonly apiVersion: A;
+  readonly kind: K;
+  readonly metadata: ObjectMetadata;
+  readonly spec: S;
+}
+
+// --- Envoy Gateway -------------------------------------------------------------------------
+
+export type Backend = GatewayObject<typeof ENVOY_GATEWAY_API_VERSION, 'Backend', {
+  readonly type: 'Endpoints';
+  readonly endpoints: ReadonlyArray<{ readonly fqdn: { readonly hostname: string; readonly port: number } }>;
+}>;
+
+export interface PolicyTargetReference {
+  readonly group: string;
+  readonly kind: string;
+  readonly name: string;
+}
+
+export interface SecretReference {
+  readonly group: '';
+  readonly kind: 'Secret';
+  readonly name: string;
+}
+
+export interface AuthorizationRule {
+  readonly name: string;
+  readonly action: 'Allow' | 'Deny';
+  readonly principal: {
+    readonly headers?: ReadonlyArray<{ readonly name: string; readonly values: readonly string[] }>;
+    readonly jwt?: {
+      readonly provider: string;
+      readonly claims: ReadonlyArray<{ readonly name: string; readonly valueType: 'String' | 'StringArray'; readonly values: readonly string[] }>;
+    };
+  };
+}
+
+export interface JWTProvider {
+  readonly name: string;
+  readonly issuer: string;
+  readonly audiences?: readonly string[];
+  readonly remoteJWKS: { readonly uri: string; readonly cacheDuration: string };
+}
+
+export type SecurityPolicy = GatewayObject<typeof ENVOY_GATEWAY_API_VERSION, 'SecurityPolicy', {
+  readonly targetRefs: readonly PolicyTargetReference[];
+  readonly apiKeyAuth?: {
+    readonly credentialRefs: readonly SecretReference[];
+    readonly extractFrom: ReadonlyArray<{ readonly headers: readonly string[] }>;
+    readonly forwardClientIDHeader: string;
+    readonly sanitize: boolean;
+  };
+  readonly jwt?: { readonly providers: readonly JWTProvider[] };
+  readonly authorization?: { readonly defaultAction: 'Allow' | 'Deny'; readonly rules?: readonly AuthorizationRule[] };
+}>;
+
+// --- Gateway API -----------------------------------------------------------------------------
+
+export type BackendTLSPolicy = GatewayObject<typeof GATEWAY_API_VERSION, 'BackendTLSPolicy', {
+  readonly targetRefs: readonly PolicyTargetReference[];
+  readonly validation: { readonly hostname: string; readonly wellKnownCACertificates: 'System' };
+}>;
+
+// --- Envoy AI Gateway ------------------------------------------------------------------------
+
+export type AIServiceBackendSchemaName = 'OpenAI' | 'AWSBedrock' | 'Anthropic' | 'AzureOpenAI';
+
+export interface AIServiceBackendSchema {
+  readonly name: AIServiceBackendSchemaName;
+  readonly prefix?: string;
+  readonly version?: string;
+}
+
+export type AIServiceBackend = GatewayObject<typeof AI_GATEWAY_API_VERSION, 'AIServiceBackend', {
+  readonly schema: AIServiceBackendSchema;
+  readonly backendRef: { readonly group: 'gateway.envoyproxy.io'; readonly kind: 'Backend'; readonly name: string };
+}>;
+
+/** The upstream credential kinds this translator emits (a subset of the CRD's `type` enum). */
+export type BackendSecurityPolicyType = 'APIKey' | 'AWSCredentials' | 'AnthropicAPIKey' | 'AzureAPIKey';
+
+export type BackendSecurityPolicy = GatewayObject<typeof AI_GATEWAY_API_VERSION, 'BackendSecurityPolicy', {
+  readonly targetRefs: readonly PolicyTargetReference[];
+  readonly type: BackendSecurityPolicyType;
+  readonly apiKey?: { readonly secretRef: SecretReference };
+  readonly anthropicAPIKey?: { readonly secretRef: SecretReference };
+  readonly azureAPIKey?: { readonly secretRef: SecretReference };
+  readonly awsCredentials?: { readonly region: string };
+}>;
+
+export interface AIGatewayRouteBackendRef {
+  readonly group?: typeof INFERENCE_API_GROUP;
+  readonly kind?: 'InferencePool';
+  readonly name: string;
+  readonly weight: number;
+  readonly priority: number;
+}
+
+export interface AIGatewayRouteRule {
+  readonly name: string;
+  readonly matches?: ReadonlyArray<{
+    readonly headers: ReadonlyArray<{ readonly type: 'Exact' | 'RegularExpression'; readonly name: string; readonly value: string }>;
+  }>;
+  readonly backendRefs: readonly AIGatewayRouteBackendRef[];
+  readonly timeouts: { readonly request: string };
+  readonly modelsOwnedBy: string;
+}
+
+export type AIGatewayRoute = GatewayObject<typeof AI_GATEWAY_API_VERSION, 'AIGatewayRoute', {
+  readonly parentRefs: ReadonlyArray<{
+    readonly group: typeof GATEWAY_API_GROUP;
+    readonly kind: 'Gateway';
+    readonly name: string;
+    readonly namespace: string;
+    readonly sectionName?: string;
+  }>;
+  readonly hostnames: readonly [string];
+  readonly rules: readonly AIGatewayRouteRule[];
+}>;
+
+// --- Gateway API Inference Extension -----------------------------------------------------------
+
+export type InferencePool = GatewayObject<typeof INFERENCE_API_VERSION, 'InferencePool', {
+  readonly selector: { readonly matchLabels: Record<string, string> };
+  readonly targetPorts: ReadonlyArray<{ readonly number: number }>;
+  readonly endpointPickerRef: {
+    readonly group: '';
+    readonly kind: 'Service';
+    readonly name: string;
+    readonly port: { readonly number: number };
+    readonly failureMode: 'FailOpen' | 'FailClose';
+  };
+}>;
+
+/** Every object kind the gateway translation produces. */
+export type GeneratedGatewayObject =
+  | Backend
+  | BackendTLSPolicy
+  | AIServiceBackend
+  | BackendSecurityPolicy
+  | InferencePool
+  | AIGatewayRoute
+  | SecurityPolicy;
+
+/** The reference to a generated object (for deletions and lookups). */
+export function referenceTo(object: { apiVersion: string; kind: string; metadata: { namespace: string; name: string } }): ObjectReference {
+  return { apiVersion: object.apiVersion, kind: object.kind, namespace: object.metadata.namespace, name: object.metadata.name };
+}
