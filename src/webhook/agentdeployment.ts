@@ -1,0 +1,191 @@
+// Admission rules for AgentDeployment that the CRD schema and its CEL rules cannot express: the
+// referenced model exists, URLs are usable, provider overrides stay inside their allow-list, and
+// the confused-deputy guard: the operator reads Secrets with its own, wide permissions, so every
+// Secret an AgentDeployment names must be one the *requesting user* may `get` themselves.
+import {
+  AGENTDEPLOYMENT_DEFAULTS,
+  AGENTDEPLOYMENT_KIND,
+  AGENTDEPLOYMENT_LIMITS,
+  type AgentDeployment,
+} from '../api/agentdeployment';
+import { LLMMODEL_KIND } from '../api/llmmodel';
+import type { AdmissionContext, KindAdmission } from './admission';
+import { agentOverrideProblems } from './agent-overrides';
+import { httpURLProblem } from './http-url';
+import { jsonEqual } from './json-patch';
+import type { ClusterLookups, ModelKind } from './lookups';
+import type { AdmissionRequest, UserInfo } from './review';
+import { Findings, type Verdict, lookupFailed } from './verdict';
+
+const dns1035Label = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/** A Secret the agent would be given, with the field that names it. */
+export interface SecretReference {
+  readonly name: string;
+  readonly field: string;
+}
+
+/** Every Secret the AgentDeployment makes the operator read or mount. */
+export function referencedSecrets(agent: AgentDeployment): SecretReference[] {
+  const secrets: SecretReference[] = [];
+  const credentials = agent.spec.model.externalAPI?.credentialsRef;
+  if (credentials?.name) secrets.push({ name: credentials.name, field: 'spec.model.externalAPI.credentialsRef.name' });
+  (agent.spec.env ?? []).forEach((variable, index) => {
+    const secretKeyRef = (variable.valueFrom as { secretKeyRef?: { name?: unknown } } | undefined)?.secretKeyRef;
+    if (typeof secretKeyRef?.name === 'string' && secretKeyRef.name) {
+      secrets.push({ name: secretKeyRef.name, field: `spec.env[${index}].valueFrom.secretKeyRef.name` });
+    }
+  });
+  return secrets;
+}
+
+/** Field-level checks of one AgentDeployment object (no cluster state). */
+export function agentDeploymentFieldFindings(agent: AgentDeployment, findings: Findings): void {
+  const name = agent.metadata?.name ?? '';
+  if (name.length > AGENTDEPLOYMENT_LIMITS.maxNameLength || !dns1035Label.test(name)) {
+    findings.deny(
+      `metadata.name: "${name}" is not a DNS-1035 label (at most 63 lower-case letters, digits or '-', starting with a letter and ending with a letter or digit); ` +
+        'it names the agent Service, so rename the object',
+    );
+  }
+  const external = agent.spec.model.externalAPI;
+  if (external) {
+    const problem = httpURLProblem(external.baseURL, 'spec.model.externalAPI.baseURL');
+    if (problem) findings.deny(problem);
+    if (external.type !== 'custom' && external.credentialsRef === undefined) {
+      findings.warn(
+        `spec.model.externalAPI.credentialsRef is not set, so the agent calls the ${external.type} API without an API key; reference a Secret holding the key`,
+      );
+    }
+  }
+  const otlp = agent.spec.observability?.otlp?.endpoint;
+  if (otlp !== undefined) {
+    const problem = httpURLProblem(otlp, 'spec.observability.otlp.endpoint');
+    if (problem) findings.deny(problem);
+  }
+  // The schema keeps the sections verbatim; the allow-list is enforced here.
+  for (const problem of agentOverrideProblems(agent.spec.provider?.overrides)) findings.deny(problem);
+  if (agent.spec.lifecycle === 'job' && agent.spec.port !== undefined && agent.spec.port !== AGENTDEPLOYMENT_DEFAULTS.port) {
+    findings.warn('spec.port is ignored for a job agent, which gets no Service; remove it or use lifecycle: deployment');
+  }
+}
+
+async function checkModelReference(
+  agent: AgentDeployment,
+  namespace: string,
+  lookups: ClusterLookups,
+  findings: Findings,
+): Promise<void> {
+  const ref = agent.spec.model.modelRef;
+  if (!ref) return;
+  let model;
+  try {
+    model = await lookups.getModel(ref.kind as ModelKind, namespace, ref.name);
+  } catch (error) {
+    findings.deny(lookupFailed(`whether ${ref.kind} "${ref.name}" exists`, error), 503);
+    return;
+  }
+  if (!model) {
+    findings.deny(
+      `spec.model.modelRef.name: ${ref.kind} "${ref.name}" does not exist in namespace "${namespace}"; create it first or fix the reference`,
+    );
+    return;
+  }
+  const spec = model.spec as { model?: { name?: string }; models?: { declared?: string[]; catchAll?: boolean } } | undefined;
+  if (ref.kind === LLMMODEL_KIND && ref.modelName !== undefined && spec?.model?.name && ref.modelName !== spec.model.name) {
+    findings.warn(
+      `spec.model.modelRef.modelName: "${ref.modelName}" differs from the id LLMModel "${ref.name}" serves ("${spec.model.name}"); requests for it will not be routed`,
+    );
+  }
+  if (ref.kind !== LLMMODEL_KIND && ref.modelName !== undefined && spec?.models?.catchAll !== true) {
+    const declared = spec?.models?.declared ?? [];
+    if (!declared.includes(ref.modelName)) {
+      findings.warn(
+        `spec.model.modelRef.modelName: "${ref.modelName}" is not declared by PassthroughModel "${ref.name}" (${declared.join(', ') || 'none'}); requests for it will not be routed`,
+      );
+    }
+  }
+}
+
+async function checkSecretAccess(
+  secrets: readonly SecretReference[],
+  user: UserInfo,
+  namespace: string,
+  lookups: ClusterLookups,
+  findings: Findings,
+): Promise<void> {
+  const who = user.username ? `user "${user.username}"` : 'the requesting user';
+  await Promise.all(
+    secrets.map(async ({ name, field }) => {
+      // Fail closed: without an identity or a review we cannot tell the user may read the Secret.
+      if (!user.username) {
+        findings.deny(`${field}: the request carries no user identity, so access to Secret "${name}" cannot be verified`, 403);
+        return;
+      }
+      try {
+        const review = await lookups.userMayGetSecret(user, namespace, name);
+        if (!review.allowed) {
+          findings.deny(
+            `${field}: ${who} may not get Secret "${name}" in namespace "${namespace}", so the agent may not use it either; ` +
+              'reference a Secret you can read, or ask an administrator for get access to it',
+            403,
+          );
+        }
+      } catch (error) {
+        findings.deny(lookupFailed(`whether ${who} may get Secret "${name}"`, error), 403);
+      }
+    }),
+  );
+}
+
+export async function validateAgentDeployment(request: AdmissionRequest<AgentDeployment>, context: AdmissionContext): Promise<Verdict> {
+  const agent = request.object as AgentDeployment;
+  const namespace = agent.metadata?.namespace ?? request.namespace ?? '';
+  const findings = new Findings();
+  agentDeploymentFieldFindings(agent, findings);
+  // The model may be deleted later; only a new or changed reference must point at a live model,
+  // so that later metadata updates (finalizers) are never blocked.
+  const previousRef = request.oldObject ? (request.oldObject as AgentDeployment).spec?.model?.modelRef : undefined;
+  const modelRefChanged = request.operation === 'CREATE' || !jsonEqual(previousRef, agent.spec.model.modelRef);
+  await Promise.all([
+    modelRefChanged ? checkModelReference(agent, namespace, context.lookups, findings) : Promise.resolve(),
+    // Every CREATE and UPDATE, even when unchanged: whoever writes the object now vouches for it.
+    checkSecretAccess(referencedSecrets(agent), request.userInfo, namespace, context.lookups, findings),
+  ]);
+  return findings.verdict();
+}
+
+/**
+ * Defaults that depend on other fields or on the cluster: one replica for a deployment agent
+ * (a job runs one pod, so it gets none), and the model id of a referenced LLMModel.
+ * Runs before schema validation, so every field read is type-checked first.
+ */
+export async function defaultAgentDeployment(agent: AgentDeployment, namespace: string, lookups: ClusterLookups): Promise<void> {
+  const spec: unknown = agent.spec;
+  if (!isRecord(spec)) return;
+  const lifecycle = spec.lifecycle ?? AGENTDEPLOYMENT_DEFAULTS.lifecycle;
+  if (lifecycle === 'deployment' && spec.replicas === undefined) spec.replicas = AGENTDEPLOYMENT_DEFAULTS.replicas;
+
+  const model = spec.model;
+  const ref = isRecord(model) ? model.modelRef : undefined;
+  if (!isRecord(ref) || ref.kind !== LLMMODEL_KIND || typeof ref.name !== 'string' || ref.modelName !== undefined) return;
+  try {
+    const found = await lookups.getModel(LLMMODEL_KIND, namespace, ref.name);
+    const served = (found?.spec as { model?: { name?: unknown } } | undefined)?.model?.name;
+    if (typeof served === 'string' && served) ref.modelName = served;
+  } catch {
+    // Leave it unset: the validating webhook reports an unreachable or missing model.
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export const agentDeploymentAdmission: KindAdmission<AgentDeployment> = {
+  kind: AGENTDEPLOYMENT_KIND,
+  resource: 'agentdeployment',
+  validate: validateAgentDeployment,
+  applyDefaults: (object, request, context) =>
+    defaultAgentDeployment(object, object.metadata?.namespace ?? request.namespace ?? '', context.lookups),
+};

@@ -1,0 +1,154 @@
+// The webhook server as the operator starts it: one call that reads the environment contract,
+// obtains a serving certificate (self-managed or mounted from cert-manager), listens, and keeps
+// certificates, CA injection and readiness up to date until closed.
+import type * as k8s from '@kubernetes/client-node';
+import { admissionRoutes } from './admission';
+import { agentDeploymentAdmission } from './agentdeployment';
+import type { RotationPolicy } from './certificate-rotation';
+import { serviceDnsNames } from './certificates';
+import { llmModelAdmission } from './llmmodel';
+import { keepAliveClients } from './kube-clients';
+import { type Logger, jsonLogger } from './log';
+import { type ClusterLookups, kubernetesLookups } from './lookups';
+import { MountedCertificates } from './mounted-certificates';
+import { passthroughModelAdmission } from './passthroughmodel';
+import { ReadinessGate } from './readiness';
+import { SelfManagedCertificates } from './self-managed-certificates';
+import { type AdmissionServer, type ServingCertificate, listenAdmissionServer } from './server';
+import { type WebhookSettings, webhookSettingsFromEnv } from './settings';
+import { kubernetesWebhookConfigurations } from './webhook-configurations';
+
+export { webhookPath } from './admission';
+export type { WebhookSettings } from './settings';
+
+/** Every kind this server admits, in path order. */
+export const admittedKinds = [llmModelAdmission, passthroughModelAdmission, agentDeploymentAdmission] as const;
+
+export interface WebhookServerOptions {
+  /** Credentials for lookups, the Secret and the webhook configurations. */
+  readonly kubeConfig: k8s.KubeConfig;
+  /** The environment contract (POD_NAMESPACE, NLS_*). @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Overrides of what the environment says (tests use port 0 and loopback). */
+  readonly settings?: Partial<WebhookSettings>;
+  /** @default '0.0.0.0' */
+  readonly host?: string;
+  /** Extra IP SANs of the self-managed serving certificate (tests call https://127.0.0.1). */
+  readonly extraIpAddresses?: readonly string[];
+  /** Rotation timing of self-managed certificates. */
+  readonly rotationPolicy?: Partial<RotationPolicy>;
+  /** How often certificates, CA injection and readiness are re-checked. @default 10 s (5 s for mounted files) */
+  readonly checkIntervalMs?: number;
+  /** The operator's logger. @default JSON lines on stderr at NLS_LOG_LEVEL */
+  readonly log?: Logger;
+  /** Cluster reads of the rules. @default the API server through `kubeConfig` */
+  readonly lookups?: ClusterLookups;
+}
+
+export interface WebhookServer {
+  readonly port: number;
+  /** True only while the served certificate is trusted by every webhook configuration of ours. */
+  ready(): boolean;
+  /** Why `ready()` says what it says. */
+  readinessReason(): string;
+  /** The PEM certificate new connections get. */
+  servedCertificate(): string;
+  /** Self-managed mode: rotate the serving certificate now, or start a CA rotation. */
+  rotateCertificates(what?: { ca?: boolean }): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
+  const settings: WebhookSettings = { ...webhookSettingsFromEnv(options.env ?? process.env), ...options.settings };
+  const log = options.log ?? jsonLogger(settings.logLevel);
+  const readiness = new ReadinessGate();
+  const clients = keepAliveClients(options.kubeConfig);
+  const configurations = kubernetesWebhookConfigurations(clients, settings.webhookConfigurations);
+  const routes = admissionRoutes(admittedKinds, {
+    operatorNamespace: settings.namespace,
+    lookups: options.lookups ?? kubernetesLookups(clients),
+  });
+
+  // The listener needs a certificate to start; later ones are swapped in through `serve`.
+  const current: { server?: AdmissionServer; first?: ServingCertificate } = {};
+  const serve = (certificate: ServingCertificate) => {
+    if (current.server) current.server.setCertificate(certificate);
+    else current.first = certificate;
+  };
+
+  let stopCertificates: () => void;
+  let rotate: (what: { ca?: boolean }) => Promise<void>;
+  let trustTimer: NodeJS.Timeout | undefined;
+  if (settings.certMode === 'self-managed') {
+    const certificates = new SelfManagedCertificates({
+      clients,
+      namespace: settings.namespace,
+      secretName: settings.secretName,
+      caCommonName: `${settings.serviceName}-ca`,
+      names: { dnsNames: serviceDnsNames(settings.serviceName, settings.namespace), ipAddresses: options.extraIpAddresses ?? [] },
+      configurations,
+      readiness,
+      serve,
+      policy: options.rotationPolicy,
+      intervalMs: options.checkIntervalMs,
+      log,
+    });
+    await certificates.start();
+    stopCertificates = () => certificates.stop();
+    rotate = (what) => certificates.rotate(what);
+  } else {
+    const mounted = new MountedCertificates({ directory: settings.certDir, serve, intervalMs: options.checkIntervalMs, log });
+    await mounted.start();
+    // cert-manager's CA injector owns caBundle here; we only watch whether it trusts what we serve.
+    const checkTrust = async () => {
+      try {
+        readiness.observe(await configurations.read(), mounted.servedCertificate());
+      } catch (error) {
+        log.warn('reading webhook configurations for readiness failed', { error: String(error) });
+      }
+    };
+    await checkTrust();
+    let watching = true;
+    const scheduleTrust = () => {
+      if (!watching) return;
+      trustTimer = setTimeout(() => void checkTrust().finally(scheduleTrust), options.checkIntervalMs ?? 5000);
+      trustTimer.unref();
+    };
+    scheduleTrust();
+    stopCertificates = () => {
+      watching = false;
+      mounted.stop();
+      if (trustTimer) clearTimeout(trustTimer);
+      trustTimer = undefined;
+    };
+    rotate = async () => {
+      throw new Error('certificates are managed by cert-manager (NLS_CERT_MODE=cert-manager); renew the Certificate instead');
+    };
+  }
+
+  if (!current.first) throw new Error('no serving certificate was obtained');
+  let listening: AdmissionServer;
+  try {
+    listening = await listenAdmissionServer({ routes, certificate: current.first, host: options.host, port: settings.port, log });
+  } catch (error) {
+    stopCertificates();
+    clients.close();
+    throw error;
+  }
+  current.server = listening;
+  log.info('webhook server listening', { port: listening.port, certMode: settings.certMode, paths: [...routes.keys()] });
+
+  return {
+    port: listening.port,
+    ready: () => readiness.ready(),
+    readinessReason: () => readiness.reason(),
+    servedCertificate: () => listening.servedCertificate(),
+    rotateCertificates: (what = {}) => rotate(what),
+    async close() {
+      readiness.fail('shutting down');
+      stopCertificates();
+      await listening.close();
+      clients.close();
+    },
+  };
+}

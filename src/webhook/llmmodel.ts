@@ -1,0 +1,118 @@
+// Admission rules for LLMModel that the CRD schema and its CEL rules cannot express: placement
+// in the operator's managed namespace, no name shared with a PassthroughModel, the effective
+// endpoint subdomain, warnings for settings that work but surprise, and defaults that depend on
+// other fields.
+import { LLMMODEL_KIND, type LLMModel } from '../api/llmmodel';
+import { PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
+import type { AdmissionContext, KindAdmission } from './admission';
+import { checkModelPlacement } from './model-placement';
+import type { AdmissionRequest } from './review';
+import { Findings, type Verdict } from './verdict';
+
+const maxLabelLength = 63;
+const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * The DNS label the model's external endpoint uses: `spec.endpoints.external.subdomain`, else
+ * the object name with dots turned into dashes (a name may be a DNS subdomain, a label may not).
+ */
+export function effectiveSubdomain(model: Pick<LLMModel, 'metadata' | 'spec'>): { value: string; field: string } {
+  // The generated type of `external` lacks `subdomain` (it is added through a schema helper).
+  const external = model.spec?.endpoints?.external as { subdomain?: string } | undefined;
+  const explicit = external?.subdomain;
+  if (explicit !== undefined) return { value: explicit, field: 'spec.endpoints.external.subdomain' };
+  return { value: (model.metadata?.name ?? '').replace(/\./g, '-'), field: 'metadata.name' };
+}
+
+/** Field-level checks and warnings of one LLMModel object (no cluster state). */
+export function llmModelFieldFindings(model: LLMModel, findings: Findings): void {
+  const { spec } = model;
+  const subdomain = effectiveSubdomain(model);
+  if (subdomain.value.length > maxLabelLength) {
+    findings.deny(
+      `${subdomain.field}: the endpoint subdomain "${subdomain.value}" is ${subdomain.value.length} characters, more than the ${maxLabelLength} a DNS label allows; ` +
+        'set spec.endpoints.external.subdomain to a shorter label',
+    );
+  } else if (subdomain.value && !dnsLabel.test(subdomain.value)) {
+    findings.deny(
+      `${subdomain.field}: the endpoint subdomain "${subdomain.value}" is not a DNS label; ` +
+        "set spec.endpoints.external.subdomain to lower-case letters, digits and '-', starting and ending with a letter or digit",
+    );
+  }
+
+  const storageType = spec.model.storage?.type ?? 'pvc';
+  if (storageType === 'emptyDir' && spec.model.preload === true) {
+    findings.warn(
+      'spec.model.storage.type: emptyDir with spec.model.preload downloads the whole model again on every pod start; use type pvc to keep it',
+    );
+  }
+  if (storageType === 'emptyDir' && spec.model.storage?.storageClassName) {
+    findings.warn('spec.model.storage.storageClassName is ignored for emptyDir storage; remove it or use type pvc');
+  }
+  if (spec.model.source === 'huggingface' && spec.model.image) {
+    findings.warn('spec.model.image is ignored when spec.model.source is huggingface; remove it or use source oci');
+  }
+  if (spec.model.source === 'oci' && (spec.model.revision || spec.model.authSecretName)) {
+    findings.warn('spec.model.revision and spec.model.authSecretName apply to Hugging Face downloads only and are ignored for source oci');
+  }
+  if (spec.access.public === true && (spec.access.groups?.length ?? 0) > 0) {
+    findings.warn('spec.access.groups is ignored because spec.access.public is true; remove the groups or set public: false');
+  }
+
+  const gpus = spec.resources.gpu.count;
+  const tensor = spec.serving?.tensorParallelism ?? Math.max(gpus, 1);
+  const data = spec.serving?.dataParallelism ?? 1;
+  if (gpus > 0 && tensor * data > gpus) {
+    findings.warn(
+      `spec.serving: tensorParallelism × dataParallelism is ${tensor * data} but spec.resources.gpu.count is ${gpus}; ` +
+        'the engine will not start until they match',
+    );
+  }
+  if (gpus > 0 && spec.serving?.updateStrategy === 'RollingUpdate') {
+    findings.warn(
+      'spec.serving.updateStrategy: RollingUpdate starts the new pod before the old one stops, so it needs spare GPUs (and a ReadWriteMany volume); use Recreate otherwise',
+    );
+  }
+}
+
+export async function validateLLMModel(request: AdmissionRequest<LLMModel>, context: AdmissionContext): Promise<Verdict> {
+  const model = request.object as LLMModel;
+  const findings = new Findings();
+  // Placement is fixed at creation; re-checking it on UPDATE would only block repairs.
+  if (request.operation === 'CREATE') {
+    await checkModelPlacement(
+      {
+        kind: LLMMODEL_KIND,
+        otherKind: PASSTHROUGHMODEL_KIND,
+        namespace: model.metadata?.namespace ?? request.namespace,
+        name: model.metadata?.name ?? request.name,
+        operatorNamespace: context.operatorNamespace,
+      },
+      context.lookups,
+      findings,
+    );
+  }
+  llmModelFieldFindings(model, findings);
+  return findings.verdict();
+}
+
+/** Defaults that follow from other fields: tensor parallelism spans the requested GPUs. */
+// Runs before schema validation, so every field read is type-checked first.
+export function defaultLLMModel(model: LLMModel): void {
+  const gpus = model.spec.resources?.gpu?.count;
+  const serving: unknown = model.spec.serving;
+  if (!Number.isInteger(gpus) || gpus < 1) return;
+  if (serving === undefined) model.spec.serving = { tensorParallelism: gpus };
+  else if (isRecord(serving) && serving.tensorParallelism === undefined) serving.tensorParallelism = gpus;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export const llmModelAdmission: KindAdmission<LLMModel> = {
+  kind: LLMMODEL_KIND,
+  resource: 'llmmodel',
+  validate: validateLLMModel,
+  applyDefaults: async (object) => defaultLLMModel(object),
+};

@@ -1,0 +1,97 @@
+// Admission rules for PassthroughModel that the CRD schema and its CEL rules cannot express:
+// placement in the operator's managed namespace, no name shared with an LLMModel, everything the
+// operator's provider resolution would reject (so a bad object never reaches the reconciler),
+// duplicate model ids, warnings, and defaults that follow from the backend type.
+import {
+  PASSTHROUGHMODEL_DEFAULTS,
+  PASSTHROUGHMODEL_KIND,
+  type PassthroughModel,
+  passthroughBackendType,
+  passthroughCredentialType,
+} from '../api/passthroughmodel';
+import { LLMMODEL_KIND } from '../api/llmmodel';
+import { resolvePassthroughProvider } from '../translate/gateway/provider';
+import type { AdmissionContext, KindAdmission } from './admission';
+import { checkModelPlacement } from './model-placement';
+import type { AdmissionRequest } from './review';
+import { Findings, type Verdict } from './verdict';
+
+/** Field-level checks and warnings of one PassthroughModel object (no cluster state). */
+export function passthroughModelFieldFindings(model: PassthroughModel, findings: Findings): void {
+  const { spec } = model;
+  const resolved = resolvePassthroughProvider(spec);
+  if (!resolved.ok) {
+    for (const error of resolved.errors) findings.deny(error.message);
+  } else if (spec.provider.hostname !== undefined && spec.provider.hostname !== resolved.value.hostname) {
+    findings.warn(
+      `spec.provider.hostname: "${spec.provider.hostname}" is used as "${resolved.value.hostname}" (lower case, no trailing dot); write it that way to silence this warning`,
+    );
+  }
+
+  const seen = new Map<string, number>();
+  (spec.models?.declared ?? []).forEach((id, index) => {
+    const field = `spec.models.declared[${index}]`;
+    if (id.trim() === '') findings.deny(`${field}: the model id is blank; remove it or write the id clients send`);
+    else if (id !== id.trim()) findings.deny(`${field}: "${id}" has leading or trailing whitespace; remove it`);
+    const first = seen.get(id);
+    if (first !== undefined) findings.deny(`${field}: "${id}" is already listed at spec.models.declared[${first}]; remove the duplicate`);
+    else seen.set(id, index);
+  });
+
+  if (spec.provider.port === 80) {
+    findings.warn('spec.provider.port: 80 usually serves plain HTTP, but the gateway always connects with TLS; use the provider\'s HTTPS port (443)');
+  }
+  if (spec.access.public === true && (spec.access.groups?.length ?? 0) > 0) {
+    findings.warn('spec.access.groups is ignored because spec.access.public is true; remove the groups or set public: false');
+  }
+}
+
+export async function validatePassthroughModel(request: AdmissionRequest<PassthroughModel>, context: AdmissionContext): Promise<Verdict> {
+  const model = request.object as PassthroughModel;
+  const findings = new Findings();
+  // Placement is fixed at creation; re-checking it on UPDATE would only block repairs.
+  if (request.operation === 'CREATE') {
+    await checkModelPlacement(
+      {
+        kind: PASSTHROUGHMODEL_KIND,
+        otherKind: LLMMODEL_KIND,
+        namespace: model.metadata?.namespace ?? request.namespace,
+        name: model.metadata?.name ?? request.name,
+        operatorNamespace: context.operatorNamespace,
+      },
+      context.lookups,
+      findings,
+    );
+  }
+  passthroughModelFieldFindings(model, findings);
+  return findings.verdict();
+}
+
+/**
+ * Defaults that follow from the backend type: the credential type (WorkloadIdentity for Bedrock,
+ * APIKey otherwise) and Anthropic's well-known host. Runs before schema validation, so it only
+ * fills fields whose parents are well-formed.
+ */
+export function defaultPassthroughModel(model: PassthroughModel): void {
+  const provider: unknown = model.spec.provider;
+  if (!isRecord(provider)) return;
+  const backend: unknown = provider.backend;
+  if (backend !== undefined && (!isRecord(backend) || typeof backend.type !== 'string')) return;
+  if (provider.credential === undefined) {
+    provider.credential = { type: passthroughCredentialType(model.spec) };
+  }
+  if (provider.hostname === undefined && passthroughBackendType(model.spec) === 'Anthropic') {
+    provider.hostname = PASSTHROUGHMODEL_DEFAULTS.anthropicHostname;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export const passthroughModelAdmission: KindAdmission<PassthroughModel> = {
+  kind: PASSTHROUGHMODEL_KIND,
+  resource: 'passthroughmodel',
+  validate: validatePassthroughModel,
+  applyDefaults: async (object) => defaultPassthroughModel(object),
+};

@@ -1,0 +1,214 @@
+// The HTTPS listener the API server calls. It owns everything about untrusted bytes: method and
+// path routing, content type, body size, JSON decoding, AdmissionReview shape, time limits, and
+// hot-swapping the serving certificate. Rules only ever see a parsed AdmissionRequest.
+import * as https from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type AdmissionRequest, type AdmissionReviewResponse, deny, parseAdmissionReview } from './review';
+import { type Logger, silentLogger } from './log';
+
+/** Answers one parsed admission request; may throw (the server turns that into a denial). */
+export type AdmissionHandler = (request: AdmissionRequest) => Promise<AdmissionReviewResponse>;
+
+/** PEM serving certificate (optionally with intermediates) and its key. */
+export interface ServingCertificate {
+  readonly cert: string;
+  readonly key: string;
+}
+
+export interface AdmissionServerOptions {
+  /** Handlers by URL path, e.g. `/validate-llmmodel`. */
+  readonly routes: ReadonlyMap<string, AdmissionHandler>;
+  /** The certificate served first; replace it later with `setCertificate`. */
+  readonly certificate: ServingCertificate;
+  /** @default '0.0.0.0' */
+  readonly host?: string;
+  /** 0 picks a free port. @default 9443 */
+  readonly port?: number;
+  /** Largest accepted body; an AdmissionReview carries object and oldObject (each ≤ 3 MiB on the API server). @default 8 MiB */
+  readonly maxBodyBytes?: number;
+  /** A handler still running after this is answered with a denial, inside the API server's 10 s default. @default 8000 */
+  readonly handlerTimeoutMs?: number;
+  /** A request (headers and body) not received within this is answered 408. @default 15000 */
+  readonly requestTimeoutMs?: number;
+  /** Headers not received within this are answered 408. @default 10000 */
+  readonly headersTimeoutMs?: number;
+  readonly log?: Logger;
+}
+
+export interface AdmissionServer {
+  readonly port: number;
+  /** Swaps the certificate for new connections without dropping existing ones. */
+  setCertificate(certificate: ServingCertificate): void;
+  /** The PEM certificate new connections are served. */
+  servedCertificate(): string;
+  close(): Promise<void>;
+}
+
+const jsonType = 'application/json';
+
+class HttpError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function statusBody(code: number, message: string): string {
+  const reasons: Record<number, string> = {
+    400: 'BadRequest',
+    404: 'NotFound',
+    405: 'MethodNotAllowed',
+    408: 'Timeout',
+    413: 'RequestEntityTooLarge',
+    415: 'UnsupportedMediaType',
+    431: 'RequestHeaderFieldsTooLarge',
+    500: 'InternalError',
+  };
+  return JSON.stringify({ apiVersion: 'v1', kind: 'Status', status: 'Failure', code, reason: reasons[code] ?? 'Unknown', message });
+}
+
+function send(res: ServerResponse, code: number, body: string, extraHeaders: Record<string, string> = {}): void {
+  if (res.headersSent || res.writableEnded) return;
+  res.writeHead(code, { 'Content-Type': jsonType, 'Content-Length': Buffer.byteLength(body), ...extraHeaders });
+  res.end(body);
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      reject(new HttpError(413, `body of ${declared} bytes exceeds the ${limit}-byte limit`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(new HttpError(413, `body exceeds the ${limit}-byte limit`));
+        req.removeAllListeners('data');
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+    req.on('aborted', () => reject(new HttpError(400, 'request aborted')));
+  });
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(onTimeout()), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Starts the admission HTTPS server and resolves once it listens. */
+export async function listenAdmissionServer(options: AdmissionServerOptions): Promise<AdmissionServer> {
+  const log = options.log ?? silentLogger;
+  const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
+  const handlerTimeoutMs = options.handlerTimeoutMs ?? 8000;
+  let served = options.certificate;
+
+  const tlsOptions = (c: ServingCertificate) => ({ cert: c.cert, key: c.key, minVersion: 'TLSv1.2' as const });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    const handler = options.routes.get(path);
+    if (!handler) throw new HttpError(404, `no admission webhook at ${path}; served paths: ${[...options.routes.keys()].join(', ')}`);
+    if (req.method !== 'POST') throw new HttpError(405, `${req.method} is not allowed; admission reviews are POSTed`);
+    const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    if (contentType !== jsonType) throw new HttpError(415, `content type ${JSON.stringify(contentType)} is not served; send ${jsonType}`);
+    const raw = await readBody(req, maxBodyBytes);
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new HttpError(400, 'body is not valid JSON');
+    }
+    const parsed = parseAdmissionReview(decoded);
+    if (!parsed.ok) throw new HttpError(400, parsed.reason);
+    const { request } = parsed;
+    const started = Date.now();
+    const review = await withTimeout(
+      handler(request).catch((error: unknown) => {
+        log.error('admission handler failed', { path, uid: request.uid, error: String(error) });
+        return deny(request.uid, `internal error while admitting ${request.kind.kind}; retry, and report it if it persists`, 500);
+      }),
+      handlerTimeoutMs,
+      () => deny(request.uid, `admission of ${request.kind.kind} timed out after ${handlerTimeoutMs} ms (cluster lookups too slow); retry`, 500),
+    );
+    log.debug('admission', {
+      path,
+      uid: request.uid,
+      operation: request.operation,
+      allowed: review.response.allowed,
+      ms: Date.now() - started,
+    });
+    send(res, 200, JSON.stringify(review));
+  }
+
+  const server = https.createServer(
+    {
+      ...tlsOptions(served),
+      // Slow or stalled clients must not pin sockets past the API server's own timeout; the
+      // checking interval bounds how late these timeouts fire (Node's default is 30 s).
+      requestTimeout: options.requestTimeoutMs ?? 15_000,
+      headersTimeout: options.headersTimeoutMs ?? 10_000,
+      connectionsCheckingInterval: 1000,
+      // Longer than Go's 90 s idle timeout so the API server, not us, closes idle connections.
+      keepAliveTimeout: 120_000,
+      handshakeTimeout: 10_000,
+    },
+    (req, res) => {
+      handle(req, res).catch((error: unknown) => {
+        const code = error instanceof HttpError ? error.code : 500;
+        const message = error instanceof HttpError ? error.message : 'internal error';
+        if (!(error instanceof HttpError)) log.error('request failed', { error: String(error) });
+        // After a rejected body the connection state is unknown; close it rather than reuse it.
+        send(res, code, statusBody(code, message), code === 413 ? { Connection: 'close' } : {});
+      });
+    },
+  );
+  server.on('tlsClientError', (error) => log.debug('TLS handshake failed', { error: error.message }));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    log.debug('malformed HTTP request', { error: error.message, code: error.code });
+    if (!socket.writable) return;
+    const [code, text, message] =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'the request was not received in time']
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, 'Request Header Fields Too Large', 'request headers are too large']
+          : [400, 'Bad Request', `malformed HTTP request (${error.code ?? error.message})`];
+    const body = statusBody(code, message);
+    socket.end(`HTTP/1.1 ${code} ${text}\r\nContent-Type: ${jsonType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 9443, options.host ?? '0.0.0.0', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+
+  return {
+    port: (server.address() as AddressInfo).port,
+    setCertificate(certificate) {
+      server.setSecureContext(tlsOptions(certificate));
+      served = certificate;
+    },
+    servedCertificate: () => served.cert,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

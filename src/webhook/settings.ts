@@ -1,0 +1,60 @@
+// The webhook's settings from the operator's environment (the contract the chart fills in).
+// Every problem names the variable and the fix, because it surfaces as a crash-looping pod.
+
+export type CertMode = 'self-managed' | 'cert-manager';
+
+export interface WebhookSettings {
+  /** `POD_NAMESPACE`: where the operator runs; models must live here, the Secret is kept here. */
+  readonly namespace: string;
+  /** `NLS_WEBHOOK_PORT`. @default 9443 */
+  readonly port: number;
+  /** `NLS_CERT_MODE`. @default 'self-managed' */
+  readonly certMode: CertMode;
+  /** `NLS_CERT_DIR`: mounted certificates in cert-manager mode. */
+  readonly certDir: string;
+  /** `NLS_WEBHOOK_SECRET`: the self-managed CA and serving certificate. */
+  readonly secretName: string;
+  /** `NLS_WEBHOOK_SERVICE`: the Service the API server calls; the certificate names it. */
+  readonly serviceName: string;
+  /** `NLS_WEBHOOK_CONFIGURATIONS`: our Validating/MutatingWebhookConfigurations (comma-separated). */
+  readonly webhookConfigurations: readonly string[];
+  /** `NLS_LOG_LEVEL`. */
+  readonly logLevel: string;
+}
+
+export const defaultCertDir = '/var/run/nebari-llm-serving/webhook-certs';
+export const defaultWebhookPort = 9443;
+
+function required(env: NodeJS.ProcessEnv, name: string, hint: string): string {
+  const value = env[name]?.trim();
+  if (!value) throw new Error(`${name} is not set; ${hint}`);
+  return value;
+}
+
+/** Reads the settings; throws with the variable and the fix when one is unusable. */
+export function webhookSettingsFromEnv(env: NodeJS.ProcessEnv): WebhookSettings {
+  const namespace = required(env, 'POD_NAMESPACE', 'set it from the downward API (fieldRef metadata.namespace)');
+  const release = env.NLS_RELEASE_NAME?.trim() || 'nebari-llm-serving';
+  const portText = env.NLS_WEBHOOK_PORT?.trim() || String(defaultWebhookPort);
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`NLS_WEBHOOK_PORT is "${portText}"; set it to a TCP port from 1 to 65535 (default ${defaultWebhookPort})`);
+  }
+  const certMode = (env.NLS_CERT_MODE?.trim() || 'self-managed') as CertMode;
+  if (certMode !== 'self-managed' && certMode !== 'cert-manager') {
+    throw new Error(`NLS_CERT_MODE is "${certMode}"; set it to self-managed or cert-manager`);
+  }
+  return {
+    namespace,
+    port,
+    certMode,
+    certDir: env.NLS_CERT_DIR?.trim() || defaultCertDir,
+    secretName: env.NLS_WEBHOOK_SECRET?.trim() || `${release}-webhook-server-cert`,
+    serviceName: env.NLS_WEBHOOK_SERVICE?.trim() || `${release}-webhook`,
+    webhookConfigurations: (env.NLS_WEBHOOK_CONFIGURATIONS ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
+    logLevel: env.NLS_LOG_LEVEL?.trim() || 'info',
+  };
+}

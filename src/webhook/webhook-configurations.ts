@@ -1,0 +1,91 @@
+// Our own Mutating/ValidatingWebhookConfigurations, found by name: reading which CA each webhook
+// trusts (readiness, rotation) and writing our CA into their caBundle (self-managed mode).
+// A name may exist as either kind or both; names that do not exist yet are skipped and picked
+// up on a later round, so the chart may create them after the operator starts.
+import * as k8s from '@kubernetes/client-node';
+import type { ApiClients } from './kube-clients';
+import { describeApiError } from './lookups';
+
+export type WebhookConfigurationKind = 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration';
+
+/** One webhook configuration as far as trust is concerned. */
+export interface WebhookConfigurationTrust {
+  readonly kind: WebhookConfigurationKind;
+  readonly name: string;
+  readonly resourceVersion: string;
+  /** Each webhook's name and its caBundle decoded to PEM ('' when empty). */
+  readonly webhooks: readonly { readonly name: string; readonly caBundle: string }[];
+}
+
+export interface WebhookConfigurations {
+  /** Every existing configuration among `names`, of either kind. */
+  read(): Promise<WebhookConfigurationTrust[]>;
+  /**
+   * Sets caBundle of every webhook in every existing configuration to `bundlePem`. Returns the
+   * configurations it changed. Conflicts (someone else wrote first) are left for the next round.
+   */
+  inject(bundlePem: string): Promise<string[]>;
+}
+
+const kinds: readonly WebhookConfigurationKind[] = ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'];
+
+function decode(caBundle: string | undefined): string {
+  return caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : '';
+}
+
+export function kubernetesWebhookConfigurations(clients: ApiClients, names: readonly string[]): WebhookConfigurations {
+  const api = clients.make(k8s.AdmissionregistrationV1Api);
+  const jsonPatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch);
+
+  async function readOne(kind: WebhookConfigurationKind, name: string): Promise<WebhookConfigurationTrust | undefined> {
+    try {
+      const found =
+        kind === 'MutatingWebhookConfiguration'
+          ? await api.readMutatingWebhookConfiguration({ name })
+          : await api.readValidatingWebhookConfiguration({ name });
+      return {
+        kind,
+        name,
+        resourceVersion: found.metadata?.resourceVersion ?? '',
+        webhooks: (found.webhooks ?? []).map((w) => ({ name: w.name, caBundle: decode(w.clientConfig.caBundle) })),
+      };
+    } catch (error) {
+      if (error instanceof k8s.ApiException && error.code === 404) return undefined;
+      throw new Error(`reading ${kind} ${name}: ${describeApiError(error)}`);
+    }
+  }
+
+  async function read(): Promise<WebhookConfigurationTrust[]> {
+    const found = await Promise.all(names.flatMap((name) => kinds.map((kind) => readOne(kind, name))));
+    return found.filter((c): c is WebhookConfigurationTrust => c !== undefined);
+  }
+
+  return {
+    read,
+    async inject(bundlePem) {
+      const changed: string[] = [];
+      const encoded = Buffer.from(bundlePem).toString('base64');
+      for (const configuration of await read()) {
+        const stale = configuration.webhooks.map((w, index) => ({ ...w, index })).filter((w) => w.caBundle !== bundlePem);
+        if (stale.length === 0) continue;
+        // resourceVersion in the patch makes it conditional: a concurrent writer yields 409.
+        const body = [
+          { op: 'replace', path: '/metadata/resourceVersion', value: configuration.resourceVersion },
+          ...stale.map((w) => ({ op: 'add', path: `/webhooks/${w.index}/clientConfig/caBundle`, value: encoded })),
+        ];
+        try {
+          if (configuration.kind === 'MutatingWebhookConfiguration') {
+            await api.patchMutatingWebhookConfiguration({ name: configuration.name, body }, jsonPatch);
+          } else {
+            await api.patchValidatingWebhookConfiguration({ name: configuration.name, body }, jsonPatch);
+          }
+          changed.push(`${configuration.kind}/${configuration.name}`);
+        } catch (error) {
+          if (error instanceof k8s.ApiException && (error.code === 409 || error.code === 404)) continue;
+          throw new Error(`injecting the CA into ${configuration.kind} ${configuration.name}: ${describeApiError(error)}`);
+        }
+      }
+      return changed;
+    },
+  };
+}

@@ -1,0 +1,156 @@
+// Benchmark: admission latency (p50/p99) and requests per second of the webhook server over
+// loopback TLS at concurrency 1, 16 and 64, side by side with a minimal Node HTTPS server that
+// answers a fixed allow response (the ceiling of Node + TLS on this machine). Each server runs in
+// its own child process so the load generator does not share its event loop. The webhook runs the
+// real routes and rules (/validate-llmmodel, a CREATE with the placement checks) with in-memory
+// cluster lookups, so the figures are the server's own cost, not the API server's.
+// Bounded: at most `requests` per measurement and `secondsPerRun` seconds each.
+import { type ChildProcess, fork } from 'node:child_process';
+import * as https from 'node:https';
+import * as path from 'node:path';
+import { admittedKinds } from '../../src/webhook';
+import { admissionRoutes } from '../../src/webhook/admission';
+import { issueCertificateAuthority, issueServingCertificate } from '../../src/webhook/certificates';
+import { listenAdmissionServer } from '../../src/webhook/server';
+import { clusterState, memoryLookups } from '../unit/webhook/fixtures';
+import { admissionReview, isWellFormedAnswer, post } from '../support/webhook/tls-client';
+
+type ServerKind = 'webhook' | 'baseline';
+interface Certificates {
+  cert: string;
+  key: string;
+}
+
+const operatorNamespace = 'nebari-llm-serving-system';
+
+// ---- child process: one server --------------------------------------------------------------
+
+async function serve(kind: ServerKind, certificates: Certificates): Promise<number> {
+  if (kind === 'baseline') {
+    const fixed = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'fixed', allowed: true } });
+    const server = https.createServer({ ...certificates, keepAliveTimeout: 120_000 }, (req, res) => {
+      req.on('data', () => undefined);
+      req.on('end', () => {
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(fixed) });
+        res.end(fixed);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return (server.address() as { port: number }).port;
+  }
+  const routes = admissionRoutes(admittedKinds, { operatorNamespace, lookups: memoryLookups(clusterState()) });
+  const server = await listenAdmissionServer({ routes, certificate: certificates, host: '127.0.0.1', port: 0 });
+  return server.port;
+}
+
+if (process.argv[2] === '--serve') {
+  process.once('message', (message: { kind: ServerKind; certificates: Certificates }) => {
+    serve(message.kind, message.certificates).then(
+      (port) => process.send?.({ port }),
+      (error: Error) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  });
+}
+
+// ---- parent: load generator -----------------------------------------------------------------
+
+function startServer(kind: ServerKind, certificates: Certificates): Promise<{ port: number; child: ChildProcess }> {
+  const child = fork(__filename, ['--serve', kind], {
+    execArgv: ['-r', 'ts-node/register/transpile-only'],
+    env: { ...process.env, TS_NODE_PROJECT: path.resolve(__dirname, '../../tsconfig.json') },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (message: { port: number }) => resolve({ port: message.port, child }));
+    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
+    child.send({ kind, certificates });
+  });
+}
+
+interface Measurement {
+  p50Ms: number;
+  p99Ms: number;
+  requestsPerSecond: number;
+  requests: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function measure(port: number, ca: string, body: string, concurrency: number, requests: number, secondsPerRun: number): Promise<Measurement> {
+  const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency });
+  const call = async () => {
+    const response = await post({ port, ca, agent, path: '/validate-llmmodel', body });
+    if (response.status !== 200 || !isWellFormedAnswer(response)) throw new Error(`unexpected answer ${response.status} ${response.body.slice(0, 200)}`);
+    if (!JSON.parse(response.body).response.allowed) throw new Error(`the benchmark request was denied: ${response.body}`);
+  };
+  // Warm-up: connections, TLS sessions and JIT.
+  await Promise.all(Array.from({ length: Math.min(concurrency * 4, 200) }, call));
+  const latencies: number[] = [];
+  const deadline = Date.now() + secondsPerRun * 1000;
+  let issued = 0;
+  const started = process.hrtime.bigint();
+  const worker = async () => {
+    while (issued < requests && Date.now() < deadline) {
+      issued++;
+      const t0 = process.hrtime.bigint();
+      await call();
+      latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return { p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), requestsPerSecond: latencies.length / seconds, requests: latencies.length };
+}
+
+export async function run(requests = 8000, secondsPerRun = 6): Promise<Record<string, number | string>> {
+  const ca = issueCertificateAuthority({ commonName: 'bench-ca' });
+  const serving = issueServingCertificate({ ca, dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+  const certificates = { cert: serving.certPem, key: serving.keyPem };
+  const body = JSON.stringify(
+    admissionReview({
+      apiVersion: 'llm.nebari.dev/v1alpha1',
+      kind: 'LLMModel',
+      metadata: { name: 'bench', namespace: operatorNamespace },
+      spec: { model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface' }, resources: { gpu: { count: 1, type: 'nvidia' } }, access: { public: true } },
+    }),
+  );
+  const servers = { webhook: await startServer('webhook', certificates), baseline: await startServer('baseline', certificates) };
+  const figures: Record<string, number | string> = { path: '/validate-llmmodel (CREATE, in-memory lookups)' };
+  try {
+    for (const concurrency of [1, 16, 64]) {
+      // Alternate the two servers so background load on the machine hits both alike.
+      const webhook = await measure(servers.webhook.port, ca.certPem, body, concurrency, requests, secondsPerRun);
+      const baseline = await measure(servers.baseline.port, ca.certPem, body, concurrency, requests, secondsPerRun);
+      for (const [name, m] of [['webhook', webhook], ['baseline', baseline]] as const) {
+        figures[`c${concurrency}_${name}_p50_ms`] = m.p50Ms;
+        figures[`c${concurrency}_${name}_p99_ms`] = m.p99Ms;
+        figures[`c${concurrency}_${name}_req_per_s`] = m.requestsPerSecond;
+        figures[`c${concurrency}_${name}_requests`] = m.requests;
+      }
+      figures[`c${concurrency}_throughput_ratio_webhook_to_baseline`] = webhook.requestsPerSecond / baseline.requestsPerSecond;
+    }
+  } finally {
+    servers.webhook.child.kill();
+    servers.baseline.child.kill();
+  }
+  return figures;
+}
+
+if (require.main === module && process.argv[2] !== '--serve') {
+  run().then(
+    (figures) => {
+      for (const [key, value] of Object.entries(figures)) console.log(`${key}: ${typeof value === 'number' ? Number(value.toPrecision(4)) : value}`);
+    },
+    (error: Error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

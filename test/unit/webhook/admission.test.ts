@@ -1,0 +1,68 @@
+import { admissionRoutes, webhookPath } from '../../../src/webhook/admission';
+import { agentDeploymentAdmission } from '../../../src/webhook/agentdeployment';
+import { applyJsonPatch } from '../../../src/webhook/json-patch';
+import { llmModelAdmission } from '../../../src/webhook/llmmodel';
+import { passthroughModelAdmission } from '../../../src/webhook/passthroughmodel';
+import type { AdmissionRequest } from '../../../src/webhook/review';
+import { context, llmModel, request } from './fixtures';
+
+const routes = admissionRoutes([llmModelAdmission, passthroughModelAdmission, agentDeploymentAdmission], context());
+const call = (path: string, req: AdmissionRequest<unknown>) => routes.get(path)!(req as AdmissionRequest);
+
+describe('admission routes', () => {
+  it('serves validate and mutate paths for every kind', () => {
+    expect([...routes.keys()].sort()).toEqual([
+      '/mutate-agentdeployment',
+      '/mutate-llmmodel',
+      '/mutate-passthroughmodel',
+      '/validate-agentdeployment',
+      '/validate-llmmodel',
+      '/validate-passthroughmodel',
+    ]);
+    expect(webhookPath('validate', 'llmmodel')).toBe('/validate-llmmodel');
+  });
+
+  it('denies a kind the path does not serve, naming what it got', async () => {
+    const review = await call('/validate-agentdeployment', request(llmModel()));
+    expect(review.response).toMatchObject({ allowed: false, status: { code: 400 } });
+    expect(review.response.status?.message).toBe(
+      'this webhook admits AgentDeployment.llm.nebari.dev only, but was sent LLMModel.llm.nebari.dev; fix the rules of the webhook configuration',
+    );
+  });
+
+  it('denies versions it does not understand', async () => {
+    const review = await call('/validate-llmmodel', request(llmModel(), { version: 'v9' }));
+    expect(review.response.status?.message).toContain('LLMModel version v9 is not served by this webhook (served: v1alpha1)');
+  });
+
+  it('allows DELETE and objects being deleted without running rules', async () => {
+    const outside = llmModel({}, { namespace: 'elsewhere' });
+    expect((await call('/validate-llmmodel', request(outside, { operation: 'DELETE' }))).response.allowed).toBe(true);
+    const deleting = llmModel({}, { namespace: 'elsewhere', deletionTimestamp: '2030-01-01T00:00:00Z' } as never);
+    expect((await call('/validate-llmmodel', request(deleting))).response.allowed).toBe(true);
+    expect((await call('/validate-llmmodel', request(outside))).response.allowed).toBe(false);
+  });
+
+  it('denies a body with no spec and one whose spec breaks the rules\' assumptions', async () => {
+    const noSpec = { ...llmModel(), spec: undefined };
+    expect((await call('/validate-llmmodel', request(noSpec as never))).response.status?.message).toBe('spec: the LLMModel has no spec object; add one');
+    const broken = { ...llmModel(), spec: { access: {}, model: {} } };
+    const review = await call('/validate-llmmodel', request(broken as never));
+    expect(review.response.allowed).toBe(false);
+    expect(review.response.status?.message).toContain('the LLMModel does not match its schema');
+  });
+
+  it('answers mutations with a JSON Patch that produces the defaulted object', async () => {
+    const model = llmModel({ resources: { gpu: { count: 2, type: 'nvidia' } } });
+    const review = await call('/mutate-llmmodel', request(model));
+    expect(review.response.allowed).toBe(true);
+    const patch = JSON.parse(Buffer.from(review.response.patch as string, 'base64').toString());
+    expect(patch).toEqual([{ op: 'add', path: '/spec/serving', value: { tensorParallelism: 2 } }]);
+    expect(applyJsonPatch(model, patch).spec.serving).toEqual({ tensorParallelism: 2 });
+  });
+
+  it('answers a mutation with nothing to default without a patch', async () => {
+    const review = await call('/mutate-llmmodel', request(llmModel({ resources: { gpu: { count: 0, type: 'nvidia' } } })));
+    expect(review.response).toEqual({ uid: 'uid-1', allowed: true });
+  });
+});

@@ -1,0 +1,114 @@
+// Objects and an in-memory ClusterLookups for the rule tests: the rules only see the interface,
+// and the real implementation is exercised against a real API server in the integration tests.
+import type { AgentDeployment } from '../../../src/api/agentdeployment';
+import type { LLMModel } from '../../../src/api/llmmodel';
+import type { PassthroughModel } from '../../../src/api/passthroughmodel';
+import type { AdmissionContext } from '../../../src/webhook/admission';
+import type { ClusterLookups, ModelKind } from '../../../src/webhook/lookups';
+import type { AdmissionOperation, AdmissionRequest, KubernetesObject, UserInfo } from '../../../src/webhook/review';
+
+export const operatorNamespace = 'nebari-llm-serving-system';
+
+export interface ClusterState {
+  namespaces: Record<string, Record<string, string>>;
+  models: { kind: ModelKind; namespace: string; name: string; spec: unknown }[];
+  /** `user/namespace/secret` triples that may be read. */
+  readableSecrets: string[];
+  failing?: Partial<Record<keyof ClusterLookups, Error>>;
+}
+
+export function clusterState(overrides: Partial<ClusterState> = {}): ClusterState {
+  return {
+    namespaces: { [operatorNamespace]: { 'nebari.dev/managed': 'true' }, team: {} },
+    models: [],
+    readableSecrets: [],
+    ...overrides,
+  };
+}
+
+export function memoryLookups(state: ClusterState): ClusterLookups & { reviews: string[] } {
+  const reviews: string[] = [];
+  return {
+    reviews,
+    async namespaceLabels(namespace) {
+      if (state.failing?.namespaceLabels) throw state.failing.namespaceLabels;
+      return state.namespaces[namespace];
+    },
+    async getModel(kind, namespace, name) {
+      if (state.failing?.getModel) throw state.failing.getModel;
+      const found = state.models.find((m) => m.kind === kind && m.namespace === namespace && m.name === name);
+      return found ? ({ kind, metadata: { name, namespace }, spec: found.spec } as KubernetesObject) : undefined;
+    },
+    async userMayGetSecret(user: UserInfo, namespace, name) {
+      reviews.push(`${user.username}/${namespace}/${name}`);
+      if (state.failing?.userMayGetSecret) throw state.failing.userMayGetSecret;
+      return { allowed: state.readableSecrets.includes(`${user.username}/${namespace}/${name}`) };
+    },
+  };
+}
+
+export function context(state: ClusterState = clusterState()): AdmissionContext & { lookups: ReturnType<typeof memoryLookups> } {
+  return { operatorNamespace, lookups: memoryLookups(state) };
+}
+
+export function request<T extends { kind?: string; metadata?: { name?: string; namespace?: string } }>(
+  object: T,
+  options: { operation?: AdmissionOperation; oldObject?: T; user?: string; version?: string } = {},
+): AdmissionRequest<T> {
+  return {
+    uid: 'uid-1',
+    kind: { group: 'llm.nebari.dev', version: options.version ?? 'v1alpha1', kind: object.kind ?? '' },
+    operation: options.operation ?? 'CREATE',
+    name: object.metadata?.name,
+    namespace: object.metadata?.namespace,
+    userInfo: { username: options.user ?? 'alice', groups: ['system:authenticated'] },
+    object,
+    oldObject: options.oldObject,
+    dryRun: false,
+  };
+}
+
+export function llmModel(spec: Partial<LLMModel['spec']> = {}, metadata: Partial<LLMModel['metadata']> = {}): LLMModel {
+  return {
+    apiVersion: 'llm.nebari.dev/v1alpha1',
+    kind: 'LLMModel',
+    metadata: { name: 'qwen', namespace: operatorNamespace, ...metadata },
+    spec: {
+      model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface' },
+      resources: { gpu: { count: 1, type: 'nvidia' } },
+      access: { public: true },
+      ...spec,
+    },
+  };
+}
+
+export function passthroughModel(
+  provider: Partial<PassthroughModel['spec']['provider']> = {},
+  spec: Partial<PassthroughModel['spec']> = {},
+  metadata: Partial<PassthroughModel['metadata']> = {},
+): PassthroughModel {
+  return {
+    apiVersion: 'llm.nebari.dev/v1alpha1',
+    kind: 'PassthroughModel',
+    metadata: { name: 'openai', namespace: operatorNamespace, ...metadata },
+    spec: {
+      provider: { hostname: 'api.openai.com', credentialSecretName: 'openai-key', ...provider },
+      models: { declared: ['gpt-4o'] },
+      access: { groups: ['ml'] },
+      ...spec,
+    },
+  };
+}
+
+export function agentDeployment(spec: Partial<AgentDeployment['spec']> = {}, metadata: Partial<AgentDeployment['metadata']> = {}): AgentDeployment {
+  return {
+    apiVersion: 'llm.nebari.dev/v1alpha1',
+    kind: 'AgentDeployment',
+    metadata: { name: 'helper', namespace: 'team', ...metadata },
+    spec: {
+      image: 'ghcr.io/example/agent:1.0',
+      model: { externalAPI: { type: 'openai', baseURL: 'https://api.openai.com/v1', modelName: 'gpt-4o', credentialsRef: { name: 'openai', key: 'apiKey' } } },
+      ...spec,
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import { defaultLLMModel, effectiveSubdomain, llmModelAdmission } from '../../../src/webhook/llmmodel';
+import { clusterState, context, llmModel, operatorNamespace, request } from './fixtures';
+
+describe('LLMModel admission', () => {
+  it('allows a model in the managed operator namespace without warnings', async () => {
+    expect(await llmModelAdmission.validate(request(llmModel()), context())).toEqual({ denials: [], warnings: [], code: 422 });
+  });
+
+  it.each([
+    ['another namespace', llmModel({}, { namespace: 'team' }), clusterState(), 'metadata.namespace: "team" is not the operator namespace; create the LLMModel in "nebari-llm-serving-system"'],
+    [
+      'an unlabelled namespace',
+      llmModel(),
+      clusterState({ namespaces: { [operatorNamespace]: {} } }),
+      'lacks the label nebari.dev/managed=true; add it (kubectl label namespace nebari-llm-serving-system nebari.dev/managed=true)',
+    ],
+    ['a missing namespace', llmModel(), clusterState({ namespaces: {} }), 'namespace "nebari-llm-serving-system" does not exist'],
+    [
+      'a name a PassthroughModel uses',
+      llmModel(),
+      clusterState({ models: [{ kind: 'PassthroughModel', namespace: operatorNamespace, name: 'qwen', spec: {} }] }),
+      'metadata.name: a PassthroughModel named "qwen" already exists in "nebari-llm-serving-system" and both would use the API-key Secret "qwen-api-keys"; choose another name',
+    ],
+    [
+      'a subdomain longer than a DNS label',
+      llmModel({ endpoints: { external: { subdomain: 'a'.repeat(64) } as never } }),
+      clusterState(),
+      'spec.endpoints.external.subdomain: the endpoint subdomain "aaaa',
+    ],
+    [
+      'a long dotted name without subdomain',
+      llmModel({}, { name: `${'a'.repeat(40)}.${'b'.repeat(30)}` }),
+      clusterState(),
+      'metadata.name: the endpoint subdomain',
+    ],
+  ])('denies %s', async (_case, model, state, message) => {
+    const verdict = await llmModelAdmission.validate(request(model), context(state));
+    expect(verdict.denials.join('\n')).toContain(message);
+  });
+
+  it('fails closed with 503 when a lookup fails', async () => {
+    const verdict = await llmModelAdmission.validate(request(llmModel()), context(clusterState({ failing: { namespaceLabels: new Error('boom') } })));
+    expect(verdict.code).toBe(503);
+    expect(verdict.denials[0]).toContain('could not check the labels of namespace "nebari-llm-serving-system" (boom)');
+  });
+
+  it('checks placement only on CREATE, so updates of existing objects are never blocked by it', async () => {
+    const model = llmModel({}, { namespace: 'team' });
+    const verdict = await llmModelAdmission.validate(request(model, { operation: 'UPDATE', oldObject: model }), context());
+    expect(verdict.denials).toEqual([]);
+  });
+
+  it.each([
+    [{ model: { name: 'm', source: 'huggingface', storage: { type: 'emptyDir' }, preload: true } }, 'spec.model.storage.type: emptyDir with spec.model.preload downloads the whole model again'],
+    [{ model: { name: 'm', source: 'huggingface', image: 'x' } }, 'spec.model.image is ignored when spec.model.source is huggingface'],
+    [{ model: { name: 'm', source: 'oci', image: 'x', revision: 'main' } }, 'spec.model.revision and spec.model.authSecretName apply to Hugging Face downloads only'],
+    [{ access: { public: true, groups: ['a'] } }, 'spec.access.groups is ignored because spec.access.public is true'],
+    [{ serving: { tensorParallelism: 2 } }, 'tensorParallelism × dataParallelism is 2 but spec.resources.gpu.count is 1'],
+    [{ serving: { updateStrategy: 'RollingUpdate' } }, 'RollingUpdate starts the new pod before the old one stops'],
+  ])('warns about %j', async (spec, warning) => {
+    const verdict = await llmModelAdmission.validate(request(llmModel(spec as never)), context());
+    expect(verdict.denials).toEqual([]);
+    expect(verdict.warnings.join('\n')).toContain(warning);
+  });
+
+  it('defaults tensor parallelism to the GPU count', () => {
+    const model = llmModel({ resources: { gpu: { count: 4, type: 'nvidia' } }, serving: { replicas: 2 } });
+    defaultLLMModel(model);
+    expect(model.spec.serving).toEqual({ replicas: 2, tensorParallelism: 4 });
+
+    const explicit = llmModel({ resources: { gpu: { count: 4, type: 'nvidia' } }, serving: { tensorParallelism: 2 } });
+    defaultLLMModel(explicit);
+    expect(explicit.spec.serving?.tensorParallelism).toBe(2);
+
+    const cpu = llmModel({ resources: { gpu: { count: 0, type: 'nvidia' } } });
+    defaultLLMModel(cpu);
+    expect(cpu.spec.serving).toBeUndefined();
+  });
+
+  it('leaves malformed objects to schema validation when defaulting', () => {
+    const model = llmModel({ resources: { gpu: { count: 'two' } } as never, serving: 'fast' as never });
+    defaultLLMModel(model);
+    expect(model.spec.serving).toBe('fast');
+  });
+
+  it('derives the subdomain from the name unless set', () => {
+    expect(effectiveSubdomain(llmModel({}, { name: 'org.model' }))).toEqual({ value: 'org-model', field: 'metadata.name' });
+    expect(effectiveSubdomain(llmModel({ endpoints: { external: { subdomain: 'x' } as never } }))).toEqual({
+      value: 'x',
+      field: 'spec.endpoints.external.subdomain',
+    });
+  });
+});

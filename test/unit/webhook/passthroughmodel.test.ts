@@ -1,0 +1,56 @@
+import { defaultPassthroughModel, passthroughModelAdmission } from '../../../src/webhook/passthroughmodel';
+import { clusterState, context, operatorNamespace, passthroughModel, request } from './fixtures';
+
+describe('PassthroughModel admission', () => {
+  it('allows a provider in the managed operator namespace', async () => {
+    expect(await passthroughModelAdmission.validate(request(passthroughModel()), context())).toEqual({ denials: [], warnings: [], code: 422 });
+  });
+
+  it.each([
+    ['another namespace', passthroughModel({}, {}, { namespace: 'team' }), clusterState(), 'metadata.namespace: "team" is not the operator namespace; create the PassthroughModel in'],
+    [
+      'a name an LLMModel uses',
+      passthroughModel(),
+      clusterState({ models: [{ kind: 'LLMModel', namespace: operatorNamespace, name: 'openai', spec: {} }] }),
+      'metadata.name: an LLMModel named "openai" already exists in "nebari-llm-serving-system" and both would use the API-key Secret "openai-api-keys"',
+    ],
+    ['a hostname with a port', passthroughModel({ hostname: 'Api.OpenAI.com:443' }), clusterState(), 'spec.provider.hostname: "Api.OpenAI.com:443" has a port; put the port in spec.provider.port'],
+    ['a label longer than 63', passthroughModel({ hostname: `${'a'.repeat(64)}.example.com` }), clusterState(), 'longer than 63 characters'],
+    ['a duplicate model id', passthroughModel({}, { models: { declared: ['a', 'b', 'a'] } }), clusterState(), 'spec.models.declared[2]: "a" is already listed at spec.models.declared[0]; remove the duplicate'],
+    ['a blank model id', passthroughModel({}, { models: { declared: ['  '] } }), clusterState(), 'spec.models.declared[0]: the model id is blank'],
+    ['a padded model id', passthroughModel({}, { models: { declared: [' gpt'] } }), clusterState(), 'spec.models.declared[0]: " gpt" has leading or trailing whitespace'],
+    ['a missing credential', passthroughModel({ credentialSecretName: undefined }), clusterState(), 'spec.provider.credentialSecretName: is required for the OpenAI backend'],
+  ])('denies %s', async (_case, model, state, message) => {
+    const verdict = await passthroughModelAdmission.validate(request(model), context(state));
+    expect(verdict.denials.join('\n')).toContain(message);
+  });
+
+  it.each([
+    [passthroughModel({ hostname: 'API.OpenAI.com.' }), 'spec.provider.hostname: "API.OpenAI.com." is used as "api.openai.com"'],
+    [passthroughModel({ port: 80 }), 'spec.provider.port: 80 usually serves plain HTTP'],
+    [passthroughModel({}, { access: { public: true, groups: ['x'] } }), 'spec.access.groups is ignored'],
+  ])('warns (%#)', async (model, warning) => {
+    const verdict = await passthroughModelAdmission.validate(request(model), context());
+    expect(verdict.denials).toEqual([]);
+    expect(verdict.warnings.join('\n')).toContain(warning);
+  });
+
+  it('defaults the credential type from the backend and Anthropic\'s host', () => {
+    const openai = passthroughModel();
+    defaultPassthroughModel(openai);
+    expect(openai.spec.provider.credential).toEqual({ type: 'APIKey' });
+
+    const bedrock = passthroughModel({ hostname: undefined, credentialSecretName: undefined, backend: { type: 'Bedrock', bedrock: { region: 'us-east-1' } } });
+    defaultPassthroughModel(bedrock);
+    expect(bedrock.spec.provider.credential).toEqual({ type: 'WorkloadIdentity' });
+    expect(bedrock.spec.provider.hostname).toBeUndefined();
+
+    const anthropic = passthroughModel({ hostname: undefined, backend: { type: 'Anthropic' } });
+    defaultPassthroughModel(anthropic);
+    expect(anthropic.spec.provider.hostname).toBe('api.anthropic.com');
+
+    const explicit = passthroughModel({ credential: { type: 'APIKey' }, hostname: 'x.example.com' });
+    defaultPassthroughModel(explicit);
+    expect(explicit.spec.provider).toEqual(passthroughModel({ credential: { type: 'APIKey' }, hostname: 'x.example.com' }).spec.provider);
+  });
+});

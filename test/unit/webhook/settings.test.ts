@@ -1,0 +1,38 @@
+import { webhookSettingsFromEnv } from '../../../src/webhook/settings';
+
+describe('webhook settings from the environment', () => {
+  it('applies the documented defaults', () => {
+    expect(webhookSettingsFromEnv({ POD_NAMESPACE: 'sys', NLS_RELEASE_NAME: 'llm' })).toEqual({
+      namespace: 'sys',
+      port: 9443,
+      certMode: 'self-managed',
+      certDir: '/var/run/nebari-llm-serving/webhook-certs',
+      secretName: 'llm-webhook-server-cert',
+      serviceName: 'llm-webhook',
+      webhookConfigurations: [],
+      logLevel: 'info',
+    });
+  });
+
+  it('reads every variable of the contract', () => {
+    const settings = webhookSettingsFromEnv({
+      POD_NAMESPACE: 'sys',
+      NLS_WEBHOOK_PORT: '8443',
+      NLS_CERT_MODE: 'cert-manager',
+      NLS_CERT_DIR: '/certs',
+      NLS_WEBHOOK_SECRET: 's',
+      NLS_WEBHOOK_SERVICE: 'svc',
+      NLS_WEBHOOK_CONFIGURATIONS: ' a, b ,,',
+      NLS_LOG_LEVEL: 'debug',
+    });
+    expect(settings).toMatchObject({ port: 8443, certMode: 'cert-manager', certDir: '/certs', secretName: 's', serviceName: 'svc', webhookConfigurations: ['a', 'b'] });
+  });
+
+  it.each([
+    [{}, 'POD_NAMESPACE is not set; set it from the downward API'],
+    [{ POD_NAMESPACE: 'x', NLS_WEBHOOK_PORT: 'https' }, 'NLS_WEBHOOK_PORT is "https"; set it to a TCP port'],
+    [{ POD_NAMESPACE: 'x', NLS_CERT_MODE: 'manual' }, 'NLS_CERT_MODE is "manual"; set it to self-managed or cert-manager'],
+  ])('names the variable and the fix (%j)', (env, message) => {
+    expect(() => webhookSettingsFromEnv(env)).toThrow(message);
+  });
+});
