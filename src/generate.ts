@@ -1,7 +1,7 @@
 // The single list of files that `npm run synth` writes into the work tree and that the staleness
 // test regenerates and compares. Each layer contributes its own files through one function.
+import { chartGeneratedFiles } from './chart/files';
 import { apiGeneratedFiles } from './api/generated';
-import { placeholderChartFiles } from './chart/placeholder';
 
 /** A file produced from source, with its path relative to the repository root. */
 export interface GeneratedFile {
@@ -11,7 +11,7 @@ export interface GeneratedFile {
 
 /** Every committed generated file, in a stable order. */
 export function generatedFiles(): GeneratedFile[] {
-  return [...apiGeneratedFiles(), ...placeholderChartFiles()];
+  return [...apiGeneratedFiles(), ...chartGeneratedFiles()];
 }
 
 /** The header every generated text file starts with (YAML/shell comment syntax). */

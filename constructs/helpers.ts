@@ -1,0 +1,124 @@
+// Names and image references, each defined twice side by side: as a named template for the chart's
+// `_helpers.tpl` and as a TS function for plain rendering. The chart integration test renders the
+// chart with default values and compares it with the plain bundles, so the twins cannot drift.
+import { version } from '../src/version';
+
+export const CHART_NAME = 'nebari-llm-serving';
+/** Longest full name: leaves room for the longest suffix (`-agentdeployment-guard`) in 63 characters. */
+export const FULLNAME_MAX = 40;
+
+interface NameValues { nameOverride?: string; fullnameOverride?: string }
+interface ImageValues { repository: string; tag: string; digest: string }
+
+function trunc(s: string, n: number): string {
+  return s.slice(0, n).replace(/-+$/, '');
+}
+
+export function fullname(values: NameValues, releaseName: string): string {
+  if (values.fullnameOverride) return trunc(values.fullnameOverride, FULLNAME_MAX);
+  const name = values.nameOverride || CHART_NAME;
+  return trunc(releaseName.includes(name) ? releaseName : `${releaseName}-${name}`, FULLNAME_MAX);
+}
+
+export function imageReference(image: ImageValues): string {
+  if (image.digest) return `${image.repository}@${image.digest}`;
+  return `${image.repository}:${image.tag || version}`;
+}
+
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortedKeys((value as Record<string, unknown>)[k])]));
+  }
+  return value;
+}
+
+const isEmpty = (v: unknown) => v === '' || v === undefined || v === null || (Array.isArray(v) && v.length === 0);
+
+/**
+ * The operator's gateway context (NLS_GATEWAY_CONTEXT) from `platform` values: empty settings are
+ * left out so the translation applies its documented defaults, except `sectionName`, where empty
+ * means "every listener". Keys sorted, as Helm's toJson writes them.
+ */
+export function gatewayContextJson(platform: Record<string, unknown>): string {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(platform)) {
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      out[k] = Object.fromEntries(Object.entries(v).filter(([k2, v2]) => k2 === 'sectionName' || !isEmpty(v2)));
+    } else if (!isEmpty(v)) out[k] = v;
+  }
+  return JSON.stringify(sortedKeys(out));
+}
+
+/** `_helpers.tpl`: the Helm twins of the functions above plus label sets. */
+export function helpersTemplate(): string {
+  const c = CHART_NAME;
+  return `{{/* Full name: release name, plus the chart name unless the release name contains it; at most ${FULLNAME_MAX} characters so suffixed names fit in 63. */}}
+{{- define "${c}.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc ${FULLNAME_MAX} | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc ${FULLNAME_MAX} | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc ${FULLNAME_MAX} | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Operator image: by digest when one is given, else by tag (default: the chart appVersion). */}}
+{{- define "${c}.operatorImage" -}}
+{{- $img := .Values.operator.image -}}
+{{- if $img.digest -}}
+{{- printf "%s@%s" $img.repository $img.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $img.repository (default .Chart.AppVersion $img.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The operator's gateway context as JSON: empty settings left out (sectionName kept: empty means every listener). */}}
+{{- define "${c}.gatewayContext" -}}
+{{- $out := dict -}}
+{{- range $k, $v := .Values.platform -}}
+{{- if kindIs "map" $v -}}
+{{- $m := dict -}}
+{{- range $k2, $v2 := $v -}}
+{{- if or $v2 (eq $k2 "sectionName") -}}
+{{- $_ := set $m $k2 $v2 -}}
+{{- end -}}
+{{- end -}}
+{{- $_ := set $out $k $m -}}
+{{- else if $v -}}
+{{- $_ := set $out $k $v -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $out -}}
+{{- end -}}
+
+{{/* ServiceAccount name. */}}
+{{- define "${c}.serviceAccountName" -}}
+{{- default (include "${c}.fullname" .) .Values.serviceAccount.name -}}
+{{- end -}}
+
+{{/* GatewayClass name. */}}
+{{- define "${c}.gatewayClassName" -}}
+{{- default (include "${c}.fullname" .) .Values.gateway.gatewayClass.name -}}
+{{- end -}}
+
+{{/* Gateway name. */}}
+{{- define "${c}.gatewayName" -}}
+{{- default (include "${c}.fullname" .) .Values.gateway.gateway.name -}}
+{{- end -}}
+
+{{/* Class the Gateway uses. */}}
+{{- define "${c}.gatewayClassOfGateway" -}}
+{{- default (include "${c}.gatewayClassName" .) .Values.gateway.gateway.className -}}
+{{- end -}}
+
+{{/* Issuer of the webhook certificate in cert-manager mode. */}}
+{{- define "${c}.issuerName" -}}
+{{- default (printf "%s-selfsigned" (include "${c}.fullname" .)) .Values.webhook.certificates.certManager.issuerRef.name -}}
+{{- end -}}
+`;
+}

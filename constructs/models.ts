@@ -1,0 +1,41 @@
+// Static models of a custom build: the LLMModel/PassthroughModel objects and the gateway objects
+// that publish them, from the same translation function the operator calls, so a GitOps repo gets
+// exactly what the operator would apply for the same objects.
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import { desiredGatewayObjects, GatewayContext, GatewayModel, TranslationError } from '../src/translate/gateway';
+import { plainCopy } from './render-context';
+
+export interface StaticModelsProps {
+  /** The models, defaults applied, each with a namespace. */
+  readonly models: readonly GatewayModel[];
+  /** Cluster-level gateway settings (the chart's `platform` values). */
+  readonly gatewayContext: GatewayContext;
+  /** Also render the model objects themselves. @default true */
+  readonly includeModels?: boolean;
+}
+
+/** Thrown when a model cannot be translated; lists every problem with the model and field. */
+export class StaticModelError extends Error {}
+
+export class StaticModels extends Construct {
+  constructor(scope: Construct, id: string, props: StaticModelsProps) {
+    super(scope, id);
+    const problems: string[] = [];
+    props.models.forEach((model, i) => {
+      const where = `models[${i}] (${model.kind} ${model.metadata.namespace}/${model.metadata.name})`;
+      const translation = desiredGatewayObjects(model, props.gatewayContext);
+      for (const e of translation.errors) problems.push(`${where}: ${formatError(e)}`);
+      if (translation.errors.length > 0) return;
+      const child = new Construct(this, `${model.kind}-${model.metadata.namespace}-${model.metadata.name}`);
+      if (props.includeModels ?? true) new ApiObject(child, 'model', plainCopy(model) as never);
+      translation.objects.forEach((o, j) => new ApiObject(child, `gateway-${j}`, plainCopy(o) as never));
+    });
+    if (problems.length > 0) throw new StaticModelError(problems.join('\n'));
+  }
+}
+
+/** Cluster settings come from the chart's `platform` values; say so in the message. */
+function formatError(e: TranslationError): string {
+  return e.message.replace(/^context\./, 'values.platform.');
+}

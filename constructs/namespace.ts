@@ -1,0 +1,25 @@
+// The optional release Namespace, labelled so the webhooks accept models in it.
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import { clusterMeta } from './labels';
+import { RenderContext } from './render-context';
+
+export interface ReleaseNamespaceProps {
+  /** How values and names are rendered. */
+  readonly context: RenderContext;
+}
+
+/** Namespace carrying `nebari.dev/managed: "true"` (Helm's `--create-namespace` cannot add it). */
+export class ReleaseNamespace extends Construct {
+  constructor(scope: Construct, id: string, props: ReleaseNamespaceProps) {
+    super(scope, id);
+    const ctx = props.context;
+    // `helm uninstall` must not delete the namespace: it holds every model and its API-key Secrets.
+    const meta = clusterMeta(ctx, ctx.namespace, 'namespace', { annotations: { 'helm.sh/resource-policy': 'keep' } });
+    new ApiObject(this, 'Resource', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { ...meta, labels: { ...meta.labels, 'nebari.dev/managed': 'true', ...ctx.merge('namespace.labels') } } as never,
+    });
+  }
+}

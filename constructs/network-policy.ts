@@ -1,0 +1,34 @@
+// Ingress to the operator pods: the webhook port from anywhere (the API server's address is not
+// known in advance) and the metrics port from the configured peers. Egress stays open: the operator
+// talks to the API server, whose address is cluster-specific.
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import { namespacedMeta, selectorLabels } from './labels';
+import { METRICS_PORT, WEBHOOK_PORT, objectNames } from './names';
+import { OPERATOR_COMPONENT } from './operator';
+import { RenderContext } from './render-context';
+
+export interface OperatorNetworkPolicyProps {
+  /** How values and names are rendered. */
+  readonly context: RenderContext;
+}
+
+export class OperatorNetworkPolicy extends Construct {
+  constructor(scope: Construct, id: string, props: OperatorNetworkPolicyProps) {
+    super(scope, id);
+    const ctx = props.context;
+    new ApiObject(this, 'Resource', {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: namespacedMeta(ctx, objectNames(ctx).networkPolicy, OPERATOR_COMPONENT) as never,
+      spec: {
+        podSelector: { matchLabels: selectorLabels(ctx, OPERATOR_COMPONENT) },
+        policyTypes: ['Ingress'],
+        ingress: [
+          { ports: [{ port: WEBHOOK_PORT, protocol: 'TCP' }] },
+          { ports: [{ port: METRICS_PORT, protocol: 'TCP' }], ...ctx.block('from', 'networkPolicy.metricsFrom') },
+        ],
+      },
+    });
+  }
+}

@@ -1,0 +1,164 @@
+// The operator: ServiceAccount, Deployment (restricted Pod Security), metrics Service and, with more
+// than one replica, a PodDisruptionBudget. Environment follows the operator process contract.
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import { gatewayContextJson, imageReference } from './helpers';
+import { namespacedMeta, objectLabels, selectorLabels } from './labels';
+import { CERT_DIR, HEALTH_PORT, METRICS_PORT, WEBHOOK_PORT, objectNames } from './names';
+import { cond, RenderContext } from './render-context';
+
+
+export const OPERATOR_COMPONENT = 'operator';
+export const OPERATOR_CONTAINER = 'operator';
+
+export interface OperatorProps {
+  /** How values and names are rendered. */
+  readonly context: RenderContext;
+}
+
+/** The ServiceAccount name (the full name unless `serviceAccount.name` is set). */
+export function serviceAccountName(ctx: RenderContext): string {
+  return ctx.helper('serviceAccountName', (v) => (v as { serviceAccount: { name: string } }).serviceAccount.name || ctx.fullname);
+}
+
+export const certManagerMode = cond.eq('webhook.certificates.mode', 'cert-manager');
+export const multipleReplicas = cond.gt('operator.replicas', 1);
+
+export class OperatorServiceAccount extends Construct {
+  constructor(scope: Construct, id: string, props: OperatorProps) {
+    super(scope, id);
+    const ctx = props.context;
+    new ApiObject(this, 'Resource', {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: namespacedMeta(ctx, serviceAccountName(ctx), OPERATOR_COMPONENT, ctx.block('annotations', 'serviceAccount.annotations')) as never,
+      automountServiceAccountToken: true,
+    });
+  }
+}
+
+export class OperatorDeployment extends Construct {
+  constructor(scope: Construct, id: string, props: OperatorProps) {
+    super(scope, id);
+    const ctx = props.context;
+    const names = objectNames(ctx);
+    const selector = selectorLabels(ctx, OPERATOR_COMPONENT);
+    const env = (name: string, value: string) => ({ name, value });
+    const leaderElection = ctx.expression(
+      'or .Values.operator.leaderElection (gt (int .Values.operator.replicas) 1) | quote',
+      (v) => String((v as { operator: { leaderElection: boolean; replicas: number } }).operator.leaderElection || (v as { operator: { replicas: number } }).operator.replicas > 1),
+    );
+    const image = ctx.helper('operatorImage', (v) => imageReference((v as { operator: { image: { repository: string; tag: string; digest: string } } }).operator.image));
+    new ApiObject(this, 'Resource', {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: namespacedMeta(ctx, names.operatorDeployment, OPERATOR_COMPONENT) as never,
+      spec: {
+        replicas: ctx.value('operator.replicas'),
+        revisionHistoryLimit: 5,
+        selector: { matchLabels: selector },
+        // Keep the webhook served during a rollout: start the new pod before stopping the old one.
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+        template: {
+          metadata: {
+            labels: { ...objectLabels(ctx, OPERATOR_COMPONENT), ...ctx.merge('operator.podLabels') },
+            ...ctx.block('annotations', 'operator.podAnnotations'),
+          },
+          spec: {
+            serviceAccountName: serviceAccountName(ctx),
+            ...ctx.block('imagePullSecrets', 'imagePullSecrets'),
+            ...ctx.when(cond.truthy('operator.priorityClassName'), { priorityClassName: ctx.text('operator.priorityClassName') }),
+            ...ctx.block('nodeSelector', 'operator.nodeSelector'),
+            ...ctx.block('tolerations', 'operator.tolerations'),
+            ...ctx.block('affinity', 'operator.affinity'),
+            securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+            terminationGracePeriodSeconds: 30,
+            containers: [
+              {
+                name: OPERATOR_CONTAINER,
+                image,
+                imagePullPolicy: ctx.value('operator.image.pullPolicy'),
+                // No command: the image's own CMD starts the operator (node lib/src/operator/main.js).
+                env: [
+                  { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } } },
+                  { name: 'POD_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } },
+                  env('NLS_RELEASE_NAME', ctx.releaseName),
+                  env('NLS_WEBHOOK_PORT', String(WEBHOOK_PORT)),
+                  env('NLS_METRICS_PORT', String(METRICS_PORT)),
+                  env('NLS_HEALTH_PORT', String(HEALTH_PORT)),
+                  env('NLS_CERT_MODE', ctx.text('webhook.certificates.mode')),
+                  env('NLS_CERT_DIR', CERT_DIR),
+                  env('NLS_WEBHOOK_SECRET', names.webhookSecret),
+                  env('NLS_WEBHOOK_SERVICE', names.webhookService),
+                  env('NLS_WEBHOOK_CONFIGURATIONS', `${names.validatingWebhookConfiguration},${names.mutatingWebhookConfiguration}`),
+                  { name: 'NLS_LEADER_ELECTION', value: leaderElection },
+                  env('NLS_LOG_LEVEL', ctx.text('operator.logLevel')),
+                  env('NLS_GATEWAY_CONTEXT', ctx.helper('gatewayContext', (v) => gatewayContextJson((v as { platform: Record<string, unknown> }).platform))),
+                ],
+                ports: [
+                  { name: 'webhook', containerPort: WEBHOOK_PORT, protocol: 'TCP' },
+                  { name: 'metrics', containerPort: METRICS_PORT, protocol: 'TCP' },
+                  { name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' },
+                ],
+                livenessProbe: { httpGet: { path: '/healthz', port: 'health' }, initialDelaySeconds: 5, periodSeconds: 10, failureThreshold: 3 },
+                readinessProbe: { httpGet: { path: '/readyz', port: 'health' }, periodSeconds: 5, failureThreshold: 3 },
+                ...ctx.block('resources', 'operator.resources'),
+                securityContext: {
+                  allowPrivilegeEscalation: false,
+                  readOnlyRootFilesystem: true,
+                  runAsNonRoot: true,
+                  capabilities: { drop: ['ALL'] },
+                  seccompProfile: { type: 'RuntimeDefault' },
+                },
+                volumeMounts: [
+                  { name: 'webhook-certs', mountPath: CERT_DIR, ...ctx.when(certManagerMode, { readOnly: true }) },
+                  { name: 'tmp', mountPath: '/tmp' },
+                ],
+              },
+            ],
+            volumes: [
+              {
+                name: 'webhook-certs',
+                // cert-manager writes the Secret; self-managed mode lets the operator write the files itself.
+                ...ctx.when(certManagerMode, { secret: { secretName: names.webhookSecret } }),
+                ...ctx.when(cond.not(certManagerMode), { emptyDir: { sizeLimit: '1Mi' } }),
+              },
+              { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } },
+            ],
+          },
+        },
+      },
+    });
+  }
+}
+
+export class OperatorMetricsService extends Construct {
+  constructor(scope: Construct, id: string, props: OperatorProps) {
+    super(scope, id);
+    const ctx = props.context;
+    new ApiObject(this, 'Resource', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: namespacedMeta(ctx, objectNames(ctx).metricsService, OPERATOR_COMPONENT) as never,
+      spec: {
+        type: 'ClusterIP',
+        selector: selectorLabels(ctx, OPERATOR_COMPONENT),
+        ports: [{ name: 'metrics', port: METRICS_PORT, targetPort: 'metrics', protocol: 'TCP' }],
+      },
+    });
+  }
+}
+
+/** Only rendered when replicas > 1 (a PDB over one replica would block node drains). */
+export class OperatorPodDisruptionBudget extends Construct {
+  constructor(scope: Construct, id: string, props: OperatorProps) {
+    super(scope, id);
+    const ctx = props.context;
+    new ApiObject(this, 'Resource', {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: namespacedMeta(ctx, objectNames(ctx).podDisruptionBudget, OPERATOR_COMPONENT) as never,
+      spec: { minAvailable: ctx.value('operator.podDisruptionBudget.minAvailable'), selector: { matchLabels: selectorLabels(ctx, OPERATOR_COMPONENT) } },
+    });
+  }
+}

@@ -1,0 +1,48 @@
+// Chart.yaml: version and appVersion from package.json (the single source), Artifact Hub metadata.
+import { stringify } from 'yaml';
+import { KIND_DEFINITIONS } from '../api/kinds';
+import { version } from '../version';
+import { CHART_NAME } from '../../constructs';
+import { defaultValues } from './values-schema';
+import { imageReference } from '../../constructs';
+
+export const KUBE_VERSION = '>=1.30.0-0';
+export const HOME = 'https://github.com/nebari-dev/nebari-llm-serving';
+
+/** Changes listed on Artifact Hub for this version. */
+export const CHANGES = [
+  { kind: 'added', description: 'Chart generated from cdk8s constructs with a strict values schema' },
+  { kind: 'added', description: 'AgentDeployment kind, admission webhooks and the upgrade guard' },
+  { kind: 'added', description: 'Webhook certificates by cert-manager or self-managed by the operator' },
+];
+
+export function chartYaml(): string {
+  const crds = KIND_DEFINITIONS.map((d) => ({ kind: d.kind, version: 'v1alpha1', name: `${d.plural}.llm.nebari.dev`, displayName: d.kind, description: firstSentence(d) }));
+  const chart = {
+    apiVersion: 'v2',
+    name: CHART_NAME,
+    version,
+    appVersion: version,
+    kubeVersion: KUBE_VERSION,
+    type: 'application',
+    description: 'LLM serving pack for Kubernetes: LLMModel, PassthroughModel and AgentDeployment kinds, their operator and admission webhooks, served through Envoy AI Gateway.',
+    home: HOME,
+    sources: [HOME],
+    keywords: ['llm', 'inference', 'vllm', 'envoy-ai-gateway', 'gateway-api', 'operator', 'nebari'],
+    maintainers: [{ name: 'Nebari', url: 'https://nebari.dev' }],
+    annotations: {
+      'artifacthub.io/license': 'Apache-2.0',
+      'artifacthub.io/operator': 'true',
+      'artifacthub.io/prerelease': String(/-/.test(version)),
+      'artifacthub.io/crds': stringify(crds, { lineWidth: 0 }),
+      'artifacthub.io/images': stringify([{ name: 'operator', image: imageReference(defaultValues().operator.image) }], { lineWidth: 0 }),
+      'artifacthub.io/changes': stringify(CHANGES, { lineWidth: 0 }),
+    },
+  };
+  return stringify(chart, { lineWidth: 0 });
+}
+
+function firstSentence(def: { kind: string; schema?: unknown }): string {
+  const d = (def.schema as { description?: string } | undefined)?.description;
+  return d ? d.split(/(?<=\.)\s/)[0] : `${def.kind} of llm.nebari.dev`;
+}

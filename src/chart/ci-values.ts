@@ -1,0 +1,88 @@
+// charts/nebari-llm-serving/ci/*-values.yaml: the value sets the chart is tested with (the
+// chart-testing convention). The integration test renders each with real helm, applies every
+// object to a real API server and compares it with the plain rendering of the same values.
+import { stringify } from 'yaml';
+
+export interface CiValues {
+  /** File name under ci/. */
+  readonly file: string;
+  /** What the set exercises (the file's comment). */
+  readonly description: string;
+  readonly values: Record<string, unknown>;
+}
+
+export const CI_VALUES: readonly CiValues[] = [
+  {
+    file: 'cert-manager-values.yaml',
+    description: 'Webhook certificates from cert-manager: a self-signed Issuer, a Certificate and CA injection.',
+    values: { webhook: { certificates: { mode: 'cert-manager' } } },
+  },
+  {
+    file: 'self-managed-values.yaml',
+    description: 'Certificates self-managed by the operator, with the platform settings filled in.',
+    values: {
+      webhook: { certificates: { mode: 'self-managed' } },
+      platform: { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari', audiences: ['llm'] }, external: { hostname: 'api.example.com' } },
+    },
+  },
+  {
+    file: 'upgrade-guard-values.yaml',
+    description: 'Phase 1 of the guarded upgrade: the guard on, everything else as before.',
+    values: { webhook: { upgradeGuard: { enabled: true } } },
+  },
+  {
+    file: 'agentdeployment-webhooks-off-values.yaml',
+    description: 'Phase 2 of the guarded upgrade: guard on and the AgentDeployment routes off.',
+    values: { webhook: { upgradeGuard: { enabled: true }, agentDeployment: { enabled: false } } },
+  },
+  {
+    file: 'three-replicas-values.yaml',
+    description: 'Three operator replicas: leader election forced on and a PodDisruptionBudget.',
+    values: { operator: { replicas: 3, leaderElection: false, podDisruptionBudget: { minAvailable: 2 } } },
+  },
+  {
+    file: 'custom-images-values.yaml',
+    description: 'A private registry: image by digest, pull policy and pull secrets.',
+    values: {
+      imagePullSecrets: [{ name: 'registry-credentials' }],
+      operator: { image: { repository: 'registry.example.com/mirror/nebari-llm-serving', digest: `sha256:${'0123456789abcdef'.repeat(4)}`, pullPolicy: 'Always' } },
+    },
+  },
+  {
+    file: 'no-namespace-values.yaml',
+    description: 'The namespace is created outside the chart (helm --create-namespace, Argo CD).',
+    values: { namespace: { create: false } },
+  },
+  {
+    file: 'everything-values.yaml',
+    description: 'Every optional object and pod setting: gateway objects, ServiceMonitor, an existing ClusterIssuer, scheduling and labels.',
+    values: {
+      commonLabels: { 'example.com/team': 'ml-platform' },
+      namespace: { labels: { 'example.com/tier': 'platform' } },
+      serviceAccount: { annotations: { 'example.com/role': 'operator' } },
+      operator: {
+        logLevel: 'debug',
+        priorityClassName: 'system-cluster-critical',
+        podAnnotations: { 'example.com/scrape': 'true' },
+        podLabels: { 'example.com/pod': 'operator' },
+        nodeSelector: { 'kubernetes.io/os': 'linux' },
+        tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'platform', effect: 'NoSchedule' }],
+        affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, preference: { matchExpressions: [{ key: 'node-role', operator: 'In', values: ['platform'] }] } }] } },
+        resources: { requests: { cpu: '200m', memory: '256Mi' }, limits: { cpu: '1', memory: '512Mi' } },
+      },
+      webhook: { timeoutSeconds: 5, certificates: { mode: 'cert-manager', certManager: { issuerRef: { name: 'corp-ca', kind: 'ClusterIssuer' } } } },
+      networkPolicy: { metricsFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }] },
+      serviceMonitor: { enabled: true, interval: '15s', labels: { release: 'prometheus' } },
+      gateway: {
+        gatewayClass: { create: true },
+        gateway: { create: true },
+        gatewayConfig: { create: true, extProcResources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } } },
+        clientTrafficPolicy: { create: true, bufferLimit: '100Mi' },
+      },
+    },
+  },
+];
+
+export function ciValuesYaml(c: CiValues, header: string): string {
+  return `${header}# ${c.description}\n${stringify(c.values, { lineWidth: 0 })}`;
+}

@@ -1,0 +1,147 @@
+// Custom builds (`npm run synth -- --config my-build.yaml`): chart values overrides and static
+// models, rendered into a separate output a GitOps repository can consume. Every problem in the
+// config is reported with the key that causes it.
+import { TSchema, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import Ajv from 'ajv';
+import { App, Chart } from 'cdk8s';
+import { stringify } from 'yaml';
+import { crdObject } from '../api/crd';
+import { applyDefaults } from '../api/defaults';
+import { kindDefinition } from '../api/kinds';
+import { fullname, gatewayContextJson, plainCopy, StaticModels } from '../../constructs';
+import type { GatewayModel } from '../translate/gateway';
+import { generatedHeader } from '../generate';
+import { manifestStream } from './bundles';
+import { mergeValues } from './merge-values';
+import { DEFAULT_NAMESPACE, DEFAULT_RELEASE_NAME, plainObjects } from './render';
+import { crdObjects } from '../api/kinds';
+import { ChartValues, defaultValues, ValuesSchema } from './values-schema';
+
+export const CustomBuildSchema = Type.Object(
+  {
+    release: Type.Optional(
+      Type.Object(
+        {
+          name: Type.Optional(Type.String({ pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', maxLength: 53, description: 'Release name.' })),
+          namespace: Type.Optional(Type.String({ pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', maxLength: 63, description: 'Release namespace.' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    values: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Chart values overriding the defaults (checked against values.schema.json).' })),
+    models: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'Static LLMModel / PassthroughModel objects.' })),
+  },
+  { additionalProperties: false },
+);
+
+export interface CustomBuildConfig {
+  release?: { name?: string; namespace?: string };
+  values?: Record<string, unknown>;
+  models?: Record<string, unknown>[];
+}
+
+export interface CustomBuild {
+  readonly releaseName: string;
+  readonly namespace: string;
+  readonly values: ChartValues;
+  readonly models: GatewayModel[];
+}
+
+/** Thrown with every problem of a config, one per line, each naming its key. */
+export class CustomBuildConfigError extends Error {}
+
+const pointerToKey = (prefix: string, pointer: string) => `${prefix}${pointer.replace(/^\//, '').split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('')}`.replace(/^\./, '');
+
+function typeboxProblems(schema: TSchema, value: unknown, prefix: string): string[] {
+  return [...Value.Errors(schema, value)].map((e) => `${pointerToKey(prefix, e.path)}: ${e.message}`);
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, logger: false });
+const modelValidators = new Map<string, ReturnType<typeof ajv.compile>>();
+
+function modelProblems(model: Record<string, unknown>, i: number, namespace: string): string[] {
+  const at = `models[${i}]`;
+  if (model.apiVersion !== 'llm.nebari.dev/v1alpha1') return [`${at}.apiVersion: ${JSON.stringify(model.apiVersion)} is not llm.nebari.dev/v1alpha1`];
+  const def = typeof model.kind === 'string' ? kindDefinition(model.kind) : undefined;
+  if (!def || (model.kind !== 'LLMModel' && model.kind !== 'PassthroughModel')) {
+    return [`${at}.kind: ${JSON.stringify(model.kind)} is not a static model kind; use LLMModel or PassthroughModel`];
+  }
+  const meta = (model.metadata ?? {}) as { namespace?: string };
+  if (meta.namespace && meta.namespace !== namespace) {
+    return [`${at}.metadata.namespace: "${meta.namespace}" differs from the release namespace "${namespace}"; models must live in the operator's namespace, so remove it or set release.namespace`];
+  }
+  let validate = modelValidators.get(def.kind);
+  if (!validate) {
+    const crd = crdObject(def) as { spec: { versions: { schema: { openAPIV3Schema: object } }[] } };
+    validate = ajv.compile(crd.spec.versions[0].schema.openAPIV3Schema);
+    modelValidators.set(def.kind, validate);
+  }
+  const openAPI = (crdObject(def) as { spec: { versions: { schema: { openAPIV3Schema: Record<string, unknown> } }[] } }).spec.versions[0].schema.openAPIV3Schema;
+  const unknown = unknownFields(openAPI, model, '').map((p) => `${at}.${p}`);
+  if (validate(model)) return unknown;
+  return unknown.concat((validate.errors ?? []).map((e) => {
+    const extra = e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : '';
+    return `${pointerToKey(at, e.instancePath)}: ${e.message}${extra}`;
+  }));
+}
+
+/** Fields the CRD schema does not declare (the API server would prune them silently). */
+function unknownFields(schema: Record<string, unknown>, value: unknown, at: string): string[] {
+  if (Array.isArray(value)) {
+    const items = schema.items as Record<string, unknown> | undefined;
+    return items ? value.flatMap((v, i) => unknownFields(items, v, `${at}[${i}]`)) : [];
+  }
+  if (!value || typeof value !== 'object' || schema['x-kubernetes-preserve-unknown-fields'] === true) return [];
+  const props = schema.properties as Record<string, Record<string, unknown>> | undefined;
+  if (!props) return [];
+  return Object.entries(value).flatMap(([k, v]) => {
+    if (at === '' && (k === 'apiVersion' || k === 'kind' || k === 'metadata')) return [];
+    if (!(k in props)) return [`${at ? `${at}.` : ''}${k}: unknown field; remove it (the API server would drop it)`];
+    return unknownFields(props[k], v, at ? `${at}.${k}` : k);
+  });
+}
+
+/** Checks a parsed config and resolves it into values and defaulted models. */
+export function resolveCustomBuild(config: unknown): CustomBuild {
+  const problems = typeboxProblems(CustomBuildSchema, config, '');
+  if (problems.length > 0) throw new CustomBuildConfigError(problems.join('\n'));
+  const c = config as CustomBuildConfig;
+  const releaseName = c.release?.name ?? DEFAULT_RELEASE_NAME;
+  const namespace = c.release?.namespace ?? DEFAULT_NAMESPACE;
+  const values = mergeValues(defaultValues(), c.values ?? {}) as ChartValues;
+  problems.push(...typeboxProblems(ValuesSchema, values, 'values'));
+  const models: GatewayModel[] = [];
+  (c.models ?? []).forEach((m, i) => {
+    const p = modelProblems(m, i, namespace);
+    problems.push(...p);
+    if (p.length > 0) return;
+    const def = kindDefinition(m.kind as string)!;
+    const withNamespace = { ...m, metadata: { ...(m.metadata as object), namespace } };
+    models.push(plainCopy(applyDefaults(def.schema, withNamespace)) as unknown as GatewayModel);
+  });
+  if (models.length > 0 && !values.platform.baseDomain) {
+    problems.push('values.platform.baseDomain: required when models are declared (endpoint host names derive from it), e.g. example.com');
+  }
+  const names = models.map((m) => `${m.kind}/${m.metadata.name}`);
+  names.forEach((n, i) => {
+    if (names.indexOf(n) !== i) problems.push(`models[${i}].metadata.name: ${n} is declared twice`);
+  });
+  if (problems.length > 0) throw new CustomBuildConfigError(problems.join('\n'));
+  return { releaseName, namespace, values, models };
+}
+
+/** The custom build's files, relative to its output directory. */
+export function customBuildFiles(build: CustomBuild): Record<string, string> {
+  const header = generatedHeader('npm run synth -- --config');
+  const app = new App();
+  const chart = new Chart(app, 'static-models');
+  const gatewayContext = JSON.parse(gatewayContextJson(build.values.platform as unknown as Record<string, unknown>));
+  new StaticModels(chart, 'models', { models: build.models, gatewayContext });
+  const objects = plainObjects(build.values, { releaseName: build.releaseName, namespace: build.namespace });
+  return {
+    'values.yaml': `${header}# Release ${build.releaseName} (full name ${fullname(build.values, build.releaseName)}) in ${build.namespace}; use with helm -f.\n${stringify(build.values, { lineWidth: 0 })}`,
+    'manifests.yaml': `${header}${manifestStream([...crdObjects(), ...objects])}`,
+    'models.yaml': `${header}${manifestStream(chart.toJson())}`,
+  };
+}

@@ -1,0 +1,73 @@
+// The chart's template files: which constructs each holds and the condition that switches the whole
+// file on. Helm rendering and plain rendering (deploy/ bundles, custom builds) both walk this list.
+import { App, Chart } from 'cdk8s';
+import { Construct } from 'constructs';
+import {
+  AgentDeploymentUpgradeGuard,
+  AIGatewayConfig,
+  certManagerMode,
+  cond,
+  Condition,
+  createsIssuer,
+  Gateway,
+  GatewayClass,
+  GatewayClientTrafficPolicy,
+  multipleReplicas,
+  MutatingWebhooks,
+  OperatorDeployment,
+  OperatorMetricsService,
+  OperatorNetworkPolicy,
+  OperatorPodDisruptionBudget,
+  OperatorRbac,
+  OperatorServiceAccount,
+  OperatorServiceMonitor,
+  ReleaseNamespace,
+  RenderContext,
+  SelfSignedIssuer,
+  upgradeGuardEnabled,
+  ValidatingWebhooks,
+  WebhookCertificate,
+  WebhookService,
+} from '../../constructs';
+
+export interface TemplateFile {
+  /** File name under templates/. */
+  readonly file: string;
+  /** Whole-file condition; absent means always rendered. */
+  readonly condition?: Condition;
+  /** Adds the file's constructs. */
+  readonly build: (scope: Construct, context: RenderContext) => void;
+}
+
+export const TEMPLATE_FILES: readonly TemplateFile[] = [
+  { file: 'namespace.yaml', condition: cond.truthy('namespace.create'), build: (s, context) => new ReleaseNamespace(s, 'namespace', { context }) },
+  { file: 'serviceaccount.yaml', condition: cond.truthy('serviceAccount.create'), build: (s, context) => new OperatorServiceAccount(s, 'sa', { context }) },
+  { file: 'rbac.yaml', build: (s, context) => new OperatorRbac(s, 'rbac', { context }) },
+  { file: 'deployment.yaml', build: (s, context) => new OperatorDeployment(s, 'deployment', { context }) },
+  { file: 'poddisruptionbudget.yaml', condition: multipleReplicas, build: (s, context) => new OperatorPodDisruptionBudget(s, 'pdb', { context }) },
+  { file: 'metrics-service.yaml', build: (s, context) => new OperatorMetricsService(s, 'metrics', { context }) },
+  { file: 'webhook-service.yaml', build: (s, context) => new WebhookService(s, 'webhook', { context }) },
+  { file: 'validating-webhook-configuration.yaml', build: (s, context) => new ValidatingWebhooks(s, 'validating', { context }) },
+  { file: 'mutating-webhook-configuration.yaml', build: (s, context) => new MutatingWebhooks(s, 'mutating', { context }) },
+  { file: 'agentdeployment-upgrade-guard.yaml', condition: upgradeGuardEnabled, build: (s, context) => new AgentDeploymentUpgradeGuard(s, 'guard', { context }) },
+  { file: 'issuer.yaml', condition: createsIssuer, build: (s, context) => new SelfSignedIssuer(s, 'issuer', { context }) },
+  { file: 'certificate.yaml', condition: certManagerMode, build: (s, context) => new WebhookCertificate(s, 'certificate', { context }) },
+  { file: 'networkpolicy.yaml', condition: cond.truthy('networkPolicy.enabled'), build: (s, context) => new OperatorNetworkPolicy(s, 'netpol', { context }) },
+  { file: 'servicemonitor.yaml', condition: cond.truthy('serviceMonitor.enabled'), build: (s, context) => new OperatorServiceMonitor(s, 'sm', { context }) },
+  { file: 'gatewayclass.yaml', condition: cond.truthy('gateway.gatewayClass.create'), build: (s, context) => new GatewayClass(s, 'gatewayclass', { context }) },
+  { file: 'gateway.yaml', condition: cond.truthy('gateway.gateway.create'), build: (s, context) => new Gateway(s, 'gateway', { context }) },
+  { file: 'gatewayconfig.yaml', condition: cond.truthy('gateway.gatewayConfig.create'), build: (s, context) => new AIGatewayConfig(s, 'gatewayconfig', { context }) },
+  {
+    file: 'clienttrafficpolicy.yaml',
+    condition: cond.truthy('gateway.clientTrafficPolicy.create'),
+    build: (s, context) => new GatewayClientTrafficPolicy(s, 'ctp', { context }),
+  },
+];
+
+/** Synthesizes one template file's objects in memory. */
+export function synthesizeTemplate(template: TemplateFile, context: RenderContext): Record<string, unknown>[] {
+  const app = new App();
+  const chart = new Chart(app, template.file.replace(/\W/g, '-'));
+  template.build(chart, context);
+  return chart.toJson() as Record<string, unknown>[];
+}

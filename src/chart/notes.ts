@@ -1,0 +1,38 @@
+// templates/NOTES.txt: what was installed and the next steps, printed by helm after install/upgrade.
+import { CHART_NAME } from '../../constructs';
+
+export function notesTxt(header: string): string {
+  const c = CHART_NAME;
+  return `{{- /* ${header.replace(/^# /, '').trim()} */ -}}
+{{ .Chart.Name }} {{ .Chart.Version }} is installed as release "{{ .Release.Name }}" in namespace "{{ .Release.Namespace }}".
+
+Operator:  deployment/{{ include "${c}.fullname" . }}-operator ({{ .Values.operator.replicas }} replica(s))
+Webhooks:  validatingwebhookconfiguration/{{ include "${c}.fullname" . }}-validating, mutatingwebhookconfiguration/{{ include "${c}.fullname" . }}-mutating
+Certificates: {{ .Values.webhook.certificates.mode }}{{ if eq .Values.webhook.certificates.mode "self-managed" }} (the operator writes Secret {{ .Release.Name }}-webhook-server-cert and injects the CA){{ end }}
+{{- if not .Values.platform.baseDomain }}
+
+WARNING: platform.baseDomain is empty; the operator cannot publish models until it is set
+(helm upgrade ... --reuse-values --set platform.baseDomain=example.com).
+{{- end }}
+{{- if not .Values.webhook.agentDeployment.enabled }}
+
+AgentDeployment admission routes are OFF (guarded upgrade in progress?). Finish with: nls upgrade --resume-from activate
+{{- end }}
+{{- if .Values.webhook.upgradeGuard.enabled }}
+
+The AgentDeployment upgrade guard is ON: AgentDeployment CREATE/UPDATE are denied until it is removed.
+{{- end }}
+{{- if not .Values.namespace.create }}
+
+The chart did not create the namespace; models are only admitted in a namespace labelled
+nebari.dev/managed=true:
+  kubectl label namespace {{ .Release.Namespace }} nebari.dev/managed=true
+{{- end }}
+
+Helm installs crds/ only on first install and never upgrades them. Before every upgrade run
+  nls crds apply --chart oci://<registry>/${c} --version <version>
+(server-side apply of the new CRDs), then helm upgrade.
+
+Check the installation with: nls verify --namespace {{ .Release.Namespace }}
+`;
+}

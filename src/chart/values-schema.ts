@@ -1,0 +1,312 @@
+// The chart's values: one TypeBox source for values.schema.json, the commented values.yaml, the
+// README values table, the TS type the constructs read, and the validation of custom-build configs.
+// Every object is closed (`additionalProperties: false`) so a misspelt key fails at install time;
+// the only open maps are Kubernetes pass-through fields (labels, resources, affinity, ...), whose
+// value types are still checked.
+import { plainCopy } from '../../constructs/render-context';
+import { Static, TSchema, Type } from '@sinclair/typebox';
+
+const closed = <T extends Parameters<typeof Type.Object>[0]>(props: T, description: string) =>
+  Type.Object(props, { additionalProperties: false, description });
+
+const stringMap = (description: string) =>
+  Type.Record(Type.String(), Type.String(), { default: {}, description });
+
+/** Labels the chart sets itself; a user label with the same key would be a duplicate YAML key. */
+export const RESERVED_LABELS = [
+  'app.kubernetes.io/name',
+  'app.kubernetes.io/instance',
+  'app.kubernetes.io/component',
+  'app.kubernetes.io/part-of',
+  'app.kubernetes.io/version',
+  'app.kubernetes.io/managed-by',
+  'helm.sh/chart',
+];
+
+const labelMap = (description: string) =>
+  Type.Record(Type.String(), Type.String(), { default: {}, propertyNames: { not: { enum: RESERVED_LABELS } }, description: `${description} The chart's own app.kubernetes.io/* and helm.sh/chart labels cannot be overridden.` });
+
+/** A Kubernetes object passed through verbatim (affinity, securityContext, peers...). */
+const opaqueObject = (description: string, def: Record<string, unknown> = {}) =>
+  Type.Object({}, { additionalProperties: true, default: def, description });
+
+const dnsLabelOrEmpty = (description: string, def = '') =>
+  Type.String({ default: def, maxLength: 52, pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$', description });
+
+const image = (repository: string, what: string) =>
+  closed(
+    {
+      repository: Type.String({ default: repository, minLength: 1, description: `Image repository of ${what}.` }),
+      tag: Type.String({ default: '', description: 'Image tag; empty means the chart appVersion. Ignored when digest is set.' }),
+      digest: Type.String({
+        default: '',
+        pattern: '^(sha256:[a-f0-9]{64})?$',
+        description: 'Image digest (`sha256:...`); when set the image is pulled by digest, which is immutable.',
+      }),
+      pullPolicy: Type.Union([Type.Literal('IfNotPresent'), Type.Literal('Always'), Type.Literal('Never')], {
+        default: 'IfNotPresent',
+        description: 'Image pull policy.',
+      }),
+    },
+    `Container image of ${what}.`,
+  );
+
+const endpoint = (name: string, auth: string, section: string, gateway: string) =>
+  closed(
+    {
+      hostname: Type.String({
+        default: '',
+        pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$',
+        description: `Host name clients call; empty means \`${name === 'external' ? 'llm' : 'llm-internal'}.<baseDomain>\`.`,
+      }),
+      gatewayName: Type.String({ default: gateway, minLength: 1, description: 'Gateway the model routes attach to.' }),
+      gatewayNamespace: Type.String({ default: 'envoy-gateway-system', minLength: 1, description: 'Namespace of that Gateway.' }),
+      sectionName: Type.String({ default: section, description: 'Listener of the Gateway; empty attaches to every listener.' }),
+    },
+    `The ${name} endpoint (${auth}).`,
+  );
+
+export const ValuesSchema = closed(
+  {
+    nameOverride: dnsLabelOrEmpty('Replaces the chart name in object names.'),
+    fullnameOverride: dnsLabelOrEmpty('Replaces the full name (release name, plus the chart name when they differ) in object names.'),
+    commonLabels: labelMap('Labels added to every object the chart creates.'),
+    namespace: closed(
+      {
+        create: Type.Boolean({
+          default: true,
+          description:
+            'Create the release namespace with the label `nebari.dev/managed: "true"` the webhooks require. Set false when the namespace exists (for example made by `--create-namespace` or Argo CD); then label it yourself.',
+        }),
+        labels: labelMap('Extra labels for the created namespace.'),
+      },
+      'The release namespace.',
+    ),
+    imagePullSecrets: Type.Array(
+      closed({ name: Type.String({ minLength: 1, description: 'Name of a docker-registry Secret in the release namespace.' }) }, 'A pull secret reference.'),
+      { default: [], description: 'Pull secrets for the operator pods.' },
+    ),
+    platform: closed(
+      {
+        baseDomain: Type.String({
+          default: '',
+          pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$',
+          description: 'Base DNS domain of the platform (e.g. `example.com`); endpoint host names derive from it. Required for the operator to serve models.',
+        }),
+        external: endpoint('external', 'API keys', 'llm-https', 'nebari-gateway'),
+        internal: endpoint('internal', 'OIDC JWT + groups', 'llm-internal-https', 'nebari-internal-gateway'),
+        jwt: closed(
+          {
+            issuer: Type.String({ default: '', pattern: '^(https://\\S+)?$', description: 'OIDC issuer URL (https); required while any model enables its internal endpoint.' }),
+            jwksUri: Type.String({ default: '', pattern: '^(https://\\S+)?$', description: 'Signing keys URL; empty means `<issuer>/protocol/openid-connect/certs` (Keycloak).' }),
+            groupsClaim: Type.String({ default: 'groups', minLength: 1, description: 'Token claim holding the caller\'s groups (a string array).' }),
+            audiences: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Accepted `aud` values; empty accepts any audience.' }),
+          },
+          'How the internal endpoint checks OIDC tokens.',
+        ),
+        passthroughRequestTimeout: Type.String({ default: '120s', pattern: '^([0-9]{1,5}(h|m|s|ms)){1,4}$', description: 'Request timeout of PassthroughModel routes.' }),
+        llmModelRequestTimeout: Type.String({ default: '600s', pattern: '^([0-9]{1,5}(h|m|s|ms)){1,4}$', description: 'Request timeout of LLMModel routes whose spec sets none.' }),
+        clientIDHeader: Type.String({ default: 'x-llm-client-id', pattern: '^[a-z0-9-]+$', description: 'Header that carries the API-key client ID upstream.' }),
+        modelsOwnedBy: Type.String({ default: 'nebari-llm-serving', minLength: 1, description: '`owned_by` of LLMModel entries in `/v1/models`.' }),
+      },
+      'Where models are served: the shared gateway endpoints the operator attaches model routes to (passed to the operator as NLS_GATEWAY_CONTEXT).',
+    ),
+    operator: closed(
+      {
+        image: image('nebari/nebari-llm-serving', 'the operator (with the webhook server inside)'),
+        replicas: Type.Integer({
+          default: 1,
+          minimum: 1,
+          maximum: 10,
+          description: 'Operator replicas. With more than one, leader election is forced on and a PodDisruptionBudget is created.',
+        }),
+        leaderElection: Type.Boolean({ default: true, description: 'Use a Lease so only one replica reconciles (always on when replicas > 1).' }),
+        logLevel: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], {
+          default: 'info',
+          description: 'Log level of the operator.',
+        }),
+        resources: closed(
+          {
+            requests: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), {
+              default: { cpu: '100m', memory: '128Mi' },
+              description: 'Resource requests.',
+            }),
+            limits: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), {
+              default: { memory: '256Mi' },
+              description: 'Resource limits (no CPU limit by default, to avoid throttling the webhook).',
+            }),
+          },
+          'Operator container resources.',
+        ),
+        podAnnotations: stringMap('Annotations for the operator pods.'),
+        podLabels: labelMap('Extra labels for the operator pods.'),
+        nodeSelector: stringMap('Node selector for the operator pods.'),
+        tolerations: Type.Array(Type.Object({}, { additionalProperties: true }), { default: [], description: 'Tolerations for the operator pods.' }),
+        affinity: opaqueObject('Affinity for the operator pods.'),
+        priorityClassName: Type.String({ default: '', description: 'Priority class of the operator pods; empty means none.' }),
+        podDisruptionBudget: closed(
+          {
+            minAvailable: Type.Integer({ default: 1, minimum: 0, description: 'Pods that must stay available during voluntary disruptions.' }),
+          },
+          'The PodDisruptionBudget created when replicas > 1.',
+        ),
+      },
+      'The operator Deployment.',
+    ),
+    serviceAccount: closed(
+      {
+        create: Type.Boolean({ default: true, description: 'Create the operator ServiceAccount.' }),
+        name: Type.String({ default: '', description: 'ServiceAccount name; empty means the full name.' }),
+        annotations: stringMap('Annotations for the ServiceAccount (e.g. cloud workload identity).'),
+      },
+      'The operator ServiceAccount.',
+    ),
+    webhook: closed(
+      {
+        timeoutSeconds: Type.Integer({ default: 10, minimum: 1, maximum: 30, description: 'Admission webhook timeout.' }),
+        agentDeployment: closed(
+          {
+            enabled: Type.Boolean({
+              default: true,
+              description: 'Serve the AgentDeployment validating and mutating routes. Switched off during the guarded upgrade (`nls upgrade`).',
+            }),
+          },
+          'AgentDeployment admission routes.',
+        ),
+        upgradeGuard: closed(
+          {
+            enabled: Type.Boolean({
+              default: false,
+              description: 'Install the fail-closed guard that denies AgentDeployment CREATE/UPDATE while the operator rolls out.',
+            }),
+          },
+          'The AgentDeployment upgrade guard.',
+        ),
+        certificates: closed(
+          {
+            mode: Type.Union([Type.Literal('self-managed'), Type.Literal('cert-manager')], {
+              default: 'self-managed',
+              description:
+                '`self-managed`: the operator creates the CA and serving certificate and injects the CA. `cert-manager`: a Certificate is requested and cert-manager injects the CA.',
+            }),
+            certManager: closed(
+              {
+                issuerRef: closed(
+                  {
+                    name: Type.String({ default: '', description: 'Existing issuer to use; empty creates a self-signed Issuer for the webhook.' }),
+                    kind: Type.Union([Type.Literal('Issuer'), Type.Literal('ClusterIssuer')], { default: 'Issuer', description: 'Kind of the existing issuer.' }),
+                  },
+                  'Issuer of the webhook certificate.',
+                ),
+                duration: Type.String({ default: '8760h', pattern: '^[0-9]+(h|m|s)$', description: 'Certificate lifetime.' }),
+                renewBefore: Type.String({ default: '720h', pattern: '^[0-9]+(h|m|s)$', description: 'Renew this long before expiry.' }),
+              },
+              'Settings used when mode is cert-manager.',
+            ),
+          },
+          'Webhook serving certificates.',
+        ),
+      },
+      'Admission webhooks.',
+    ),
+    networkPolicy: closed(
+      {
+        enabled: Type.Boolean({ default: true, description: 'Restrict ingress to the operator pods to the webhook and metrics ports.' }),
+        metricsFrom: Type.Array(Type.Object({}, { additionalProperties: true }), {
+          default: [],
+          description: 'NetworkPolicy peers allowed to scrape metrics; empty allows any source.',
+        }),
+      },
+      'NetworkPolicy for the operator pods.',
+    ),
+    serviceMonitor: closed(
+      {
+        enabled: Type.Boolean({ default: false, description: 'Create a Prometheus Operator ServiceMonitor for the operator metrics.' }),
+        interval: Type.String({ default: '30s', pattern: '^[0-9]+(ms|s|m|h)$', description: 'Scrape interval.' }),
+        labels: labelMap('Extra labels on the ServiceMonitor (to match a Prometheus selector).'),
+      },
+      'Prometheus scraping.',
+    ),
+    gateway: closed(
+      {
+        gatewayClass: closed(
+          {
+            create: Type.Boolean({ default: false, description: 'Create a GatewayClass for Envoy Gateway.' }),
+            name: Type.String({ default: '', description: 'GatewayClass name; empty means the full name.' }),
+            controllerName: Type.String({ default: 'gateway.envoyproxy.io/gatewayclass-controller', minLength: 1, description: 'Controller that implements the class.' }),
+          },
+          'The GatewayClass (cluster-scoped, named after the release).',
+        ),
+        gateway: closed(
+          {
+            create: Type.Boolean({ default: false, description: 'Create the Gateway models attach to, in the release namespace.' }),
+            name: Type.String({ default: '', description: 'Gateway name; empty means the full name.' }),
+            className: Type.String({ default: '', description: 'GatewayClass of the Gateway; empty means the class above.' }),
+            listeners: Type.Array(Type.Object({}, { additionalProperties: true }), {
+              minItems: 1,
+              default: [{ name: 'http', protocol: 'HTTP', port: 80, allowedRoutes: { namespaces: { from: 'Same' } } }],
+              description: 'Gateway listeners (Gateway API `spec.listeners`).',
+            }),
+          },
+          'The Gateway.',
+        ),
+        gatewayConfig: closed(
+          {
+            create: Type.Boolean({ default: false, description: 'Create an AI Gateway GatewayConfig and attach it to the Gateway above.' }),
+            extProcResources: Type.Object(
+              {
+                requests: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), { description: 'Resource requests.' })),
+                limits: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), { description: 'Resource limits.' })),
+              },
+              { additionalProperties: false, minProperties: 1, default: { requests: { cpu: '100m', memory: '128Mi' } }, description: 'Resources of the AI Gateway external processor container.' },
+            ),
+          },
+          'The AI Gateway GatewayConfig.',
+        ),
+        clientTrafficPolicy: closed(
+          {
+            create: Type.Boolean({ default: false, description: 'Create a ClientTrafficPolicy raising the request buffer for LLM bodies on the Gateway above.' }),
+            bufferLimit: Type.String({ default: '50Mi', pattern: '^[1-9][0-9]*(Ki|Mi|Gi)?$', description: 'Connection buffer limit.' }),
+          },
+          'Envoy Gateway ClientTrafficPolicy.',
+        ),
+      },
+      'Gateway-level objects, created once per release (never per model).',
+    ),
+  },
+  'Values of the nebari-llm-serving chart.',
+);
+
+export type ChartValues = Static<typeof ValuesSchema>;
+
+/** The defaults written into values.yaml, collected from the schema. */
+export function defaultValuesOf(schema: TSchema = ValuesSchema): unknown {
+  if (schema.type === 'object' && schema.properties && !('default' in schema)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, s] of Object.entries(schema.properties as Record<string, TSchema>)) out[k] = defaultValuesOf(s);
+    return out;
+  }
+  return plainCopy(schema.default);
+}
+
+export function defaultValues(): ChartValues {
+  return defaultValuesOf(ValuesSchema) as ChartValues;
+}
+
+/** A union of string literals as `enum`, so helm's message lists the allowed values. */
+function literalUnionsAsEnums(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(literalUnionsAsEnums);
+  if (!node || typeof node !== 'object') return node;
+  const n = node as Record<string, unknown>;
+  const anyOf = n.anyOf as Array<Record<string, unknown>> | undefined;
+  if (anyOf && anyOf.every((x) => typeof x.const === 'string')) {
+    const { anyOf: _drop, ...rest } = n;
+    return { ...rest, type: 'string', enum: anyOf.map((x) => x.const) };
+  }
+  return Object.fromEntries(Object.entries(n).map(([k, v]) => [k, literalUnionsAsEnums(v)]));
+}
+
+/** values.schema.json: the TypeBox schema as plain JSON Schema (draft-07, which helm v3 and v4 read). */
+export function valuesJsonSchema(): Record<string, unknown> {
+  return { $schema: 'http://json-schema.org/draft-07/schema#', ...(literalUnionsAsEnums(JSON.parse(JSON.stringify(ValuesSchema))) as object) };
+}

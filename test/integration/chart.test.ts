@@ -1,0 +1,225 @@
+// The committed chart with real helm v3 and v4 against a real kube-apiserver (a private control
+// plane: the webhook configurations it installs must not reach other test files' objects):
+// lint, render defaults and every ci/ value set, server-side apply every object with the upstream
+// CRDs loaded and read it back unpruned, compare Helm's rendering with the plain rendering of the
+// same values, and reject bad values naming the key.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { parseAllDocuments, stringify } from 'yaml';
+import { applyObject, ControlPlane, getObject, helm, installCRDs, startControlPlane, upstreamCrdDir } from '../support/cluster';
+import { CI_VALUES } from '../../src/chart/ci-values';
+import { mergeValues } from '../../src/chart/merge-values';
+import { plainObjects } from '../../src/chart/render';
+import { ChartValues, defaultValues } from '../../src/chart/values-schema';
+import { chartDir, repoRoot } from './chart-support';
+
+
+/** The upstream CRDs the chart's optional objects need (cert-manager, Prometheus Operator, gateway stack). */
+function upstreamCrdPaths(): string[] {
+  const up = upstreamCrdDir();
+  return [
+    path.join(up, 'cert-manager', 'v1.21.1'),
+    path.join(up, 'prometheus-operator', 'v0.93.0', 'monitoring.coreos.com_servicemonitors.yaml'),
+    path.join(up, 'gateway-api', 'v1.5.1', 'standard'),
+    path.join(up, 'envoy-gateway', 'v1.8.1'),
+    path.join(up, 'envoy-ai-gateway', 'v1.1.0'),
+  ];
+}
+
+/** Paths where `stored` lacks or changes something `sent` has (extra defaulted fields are fine). */
+function prunedOrChanged(sent: unknown, stored: unknown, at = ''): string[] {
+  if (Array.isArray(sent)) {
+    if (!Array.isArray(stored) || stored.length !== sent.length) return [`${at}: sent ${JSON.stringify(sent)}, stored ${JSON.stringify(stored)}`];
+    return sent.flatMap((x, i) => prunedOrChanged(x, stored[i], `${at}[${i}]`));
+  }
+  if (sent && typeof sent === 'object') {
+    if (!stored || typeof stored !== 'object') return [`${at}: missing`];
+    return Object.entries(sent).flatMap(([k, v]) => prunedOrChanged(v, (stored as Record<string, unknown>)[k], `${at}.${k}`));
+  }
+  return sent === stored ? [] : [`${at}: sent ${JSON.stringify(sent)}, stored ${JSON.stringify(stored)}`];
+}
+
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> } } & Record<string, unknown>;
+
+interface Variant { file: string; values: Record<string, unknown>; release?: string }
+// Besides ci/: the naming branches of the helpers (overrides, a release name containing the chart name).
+const EXTRA_VARIANTS: Variant[] = [
+  { file: 'fullname-override', values: { fullnameOverride: 'llm' } },
+  {
+    file: 'name-override-existing-service-account',
+    values: {
+      nameOverride: 'serving',
+      serviceAccount: { create: false, name: 'existing-sa' },
+      gateway: { gatewayClass: { create: true, name: 'shared-eg' }, gateway: { create: true, name: 'gw', className: 'other-class' }, gatewayConfig: { create: true } },
+    },
+  },
+  { file: 'release-contains-chart-name', values: {}, release: 'team-nebari-llm-serving' },
+];
+const variants: Variant[] = [{ file: 'defaults', values: {} }, ...CI_VALUES.map((c) => ({ file: c.file, values: c.values })), ...EXTRA_VARIANTS];
+
+function valuesFileOf(v: Variant): string[] {
+  if (v.file === 'defaults') return [];
+  const ci = path.join(chartDir, 'ci', v.file);
+  if (fs.existsSync(ci)) return ['-f', ci];
+  const file = path.join(tmp, `${v.file}.yaml`);
+  fs.writeFileSync(file, stringify(v.values));
+  return ['-f', file];
+}
+
+function docs(text: string): Obj[] {
+  return parseAllDocuments(text).map((d) => d.toJS() as Obj).filter((o) => o && o.kind);
+}
+
+const key = (o: Obj) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+
+function withoutHelmLabel(o: Obj): Obj {
+  const copy = structuredClone(o);
+  for (const labels of [copy.metadata.labels, (copy as { spec?: { template?: { metadata?: { labels?: Record<string, string> } } } }).spec?.template?.metadata?.labels]) {
+    if (labels) delete labels['app.kubernetes.io/managed-by'];
+  }
+  return copy;
+}
+
+let plane: ControlPlane;
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-chart-'));
+
+beforeAll(async () => {
+  plane = await startControlPlane({ mode: 'apiserver' });
+  await installCRDs([...upstreamCrdPaths(), path.join(repoRoot, 'crds')], plane.kubeConfig());
+}, 180000);
+
+afterAll(async () => {
+  await plane?.stop();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe.each([3, 4] as const)('helm v%i', (version) => {
+  test.each(variants.map((v, i) => [v.file, i] as const))('lint --strict is clean with %s', async (_file, index) => {
+    const args = ['lint', '--strict', chartDir, ...valuesFileOf(variants[index])];
+    const r = await helm(version, args);
+    expect(`${r.stdout}${r.stderr}`).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+    expect(r.stdout).not.toMatch(/\[(WARNING|ERROR)\]/);
+    expect(r.code).toBe(0);
+  });
+});
+
+describe('rendered objects against the real API server', () => {
+  test.each(variants.map((v, i) => [v.file, i] as const))('%s: every object is admitted, stored unpruned, and equals the plain rendering', async (_file, index) => {
+    const variant = variants[index];
+    const release = variant.release ?? `r${index}`;
+    const namespace = `chart-${index}-${variant.file.replace(/-values\.yaml$/, '').replace(/[^a-z0-9-]/g, '-')}`.slice(0, 40).replace(/-+$/, '');
+    const args = ['template', release, chartDir, '--namespace', namespace, ...valuesFileOf(variant)];
+    const [v3, v4] = await Promise.all([helm(3, args), helm(4, args)]);
+    expect(v3.stderr).toBe('');
+    expect(v4.stderr).toBe('');
+    const objects = docs(v4.stdout);
+    // Same objects from both versions (their document order differs).
+    expect(new Map(docs(v3.stdout).map((o) => [key(o), o]))).toEqual(new Map(objects.map((o) => [key(o), o])));
+
+    // The same values rendered by the TS twins (deploy/ bundles and custom builds use them).
+    const values = mergeValues(defaultValues(), variant.values) as ChartValues;
+    const plain = (plainObjects(values, { releaseName: release, namespace }) as Obj[]).map((o) => [key(o), o] as const);
+    const helmRendered = objects.map((o) => [key(o), withoutHelmLabel(o)] as const);
+    expect(new Map(helmRendered)).toEqual(new Map(plain));
+
+    // Namespace first, as Helm orders it; when the chart does not create it, the installer does.
+    if (!variant.values.serviceAccount) expect(objects.some((o) => o.kind === 'ServiceAccount')).toBe(true);
+    const ns = objects.find((o) => o.kind === 'Namespace');
+    if (ns) {
+      expect(ns.metadata.labels?.['nebari.dev/managed']).toBe('true');
+      await applyObject(ns, { kubeConfig: plane.kubeConfig() });
+    } else {
+      await applyObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { kubeConfig: plane.kubeConfig() });
+    }
+    const problems: string[] = [];
+    for (const o of objects.filter((x) => x.kind !== 'Namespace')) {
+      const stored = await applyObject(o, { kubeConfig: plane.kubeConfig(), fieldManager: 'helm-template-test' });
+      problems.push(...prunedOrChanged(o, stored, key(o)));
+      const readBack = await getObject(o as never, plane.kubeConfig());
+      problems.push(...prunedOrChanged(o, readBack, `${key(o)} (read back)`));
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('bad values are rejected by values.schema.json, naming the key', () => {
+  // [case, values file content, the key as helm v3 prints it, as helm v4 prints it]
+  const bad: Array<[string, Record<string, unknown>, RegExp, RegExp]> = [
+    ['misspelt operator.replica', { operator: { replica: 2 } }, /operator: Additional property replica is not allowed/, /at '\/operator': additional properties 'replica' not allowed/],
+    ['zero replicas', { operator: { replicas: 0 } }, /operator\.replicas/, /\/operator\/replicas/],
+    ['unknown certificate mode', { webhook: { certificates: { mode: 'manual' } } }, /webhook\.certificates\.mode.*must be one of/, /\/webhook\/certificates\/mode.*must be one of/],
+    ['digest that is not sha256', { operator: { image: { digest: 'latest' } } }, /operator\.image\.digest/, /\/operator\/image\/digest/],
+    ['string for a boolean', { webhook: { upgradeGuard: { enabled: 'sure' } } }, /webhook\.upgradeGuard\.enabled/, /\/webhook\/upgradeGuard\/enabled/],
+    ['plain-http OIDC issuer', { platform: { jwt: { issuer: 'http://keycloak' } } }, /platform\.jwt\.issuer/, /\/platform\/jwt\/issuer/],
+    ['unknown top-level key', { webhooks: { enabled: true } }, /Additional property webhooks is not allowed/, /additional properties 'webhooks' not allowed/],
+    ['a label the chart sets itself', { commonLabels: { 'app.kubernetes.io/name': 'x' } }, /commonLabels: Property name of "app\.kubernetes\.io\/name"/, /invalid propertyName 'app\.kubernetes\.io\/name'/],
+    ['pull secret without a name', { imagePullSecrets: [{ secret: 'x' }] }, /imagePullSecrets\.0/, /\/imagePullSecrets\/0/],
+  ];
+  test.each(bad)('%s', async (name, values, v3Message, v4Message) => {
+    const file = path.join(tmp, `${name.replace(/\W+/g, '-')}.yaml`);
+    fs.writeFileSync(file, stringify(values));
+    for (const [version, message] of [[3, v3Message], [4, v4Message]] as const) {
+      const r = await helm(version, ['template', 'bad', chartDir, '-f', file]);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/values don't meet the specifications of the schema/);
+      expect(r.stderr).toMatch(message);
+    }
+  });
+
+  test('`--set operator.replica=2` fails on both versions', async () => {
+    for (const version of [3, 4] as const) {
+      const r = await helm(version, ['template', 'bad', chartDir, '--set', 'operator.replica=2']);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/replica/);
+    }
+  });
+});
+
+describe('deploy/ bundles for kubectl users, applied in the guarded-upgrade order', () => {
+  const bundle = (name: string) => docs(fs.readFileSync(path.join(repoRoot, 'deploy', name), 'utf8'));
+  const apply = async (objects: Obj[]) => {
+    const problems: string[] = [];
+    for (const o of objects) problems.push(...prunedOrChanged(o, await applyObject(o, { kubeConfig: plane.kubeConfig(), fieldManager: 'kubectl' }), key(o)));
+    return problems;
+  };
+  const entries = async (kind: string, name: string) =>
+    ((await getObject({ apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name } }, plane.kubeConfig())) as { webhooks: { name: string; clientConfig: { caBundle?: string } }[] } | undefined)?.webhooks;
+
+  test('guard, then controller (no AgentDeployment routes), then activation; an injected caBundle survives re-applying', async () => {
+    const controller = bundle('controller.yaml');
+    expect(controller.some((o) => /\{\{/.test(JSON.stringify(o)))).toBe(false);
+    expect(await apply(bundle('agentdeployment-webhook-guard.yaml'))).toEqual([]);
+    expect((await entries('MutatingWebhookConfiguration', 'nebari-llm-serving-agentdeployment-guard'))?.map((w) => w.name)).toEqual(['agentdeployment-upgrade-guard.llm.nebari.dev']);
+
+    const ns = controller.filter((o) => o.kind === 'Namespace');
+    expect(await apply([...ns, ...controller.filter((o) => o.kind !== 'Namespace')])).toEqual([]);
+    expect((await entries('ValidatingWebhookConfiguration', 'nebari-llm-serving-validating'))?.map((w) => w.name)).toEqual(['vllmmodel.llm.nebari.dev', 'vpassthroughmodel.llm.nebari.dev']);
+
+    expect(await apply(bundle('agentdeployment-webhook.yaml'))).toEqual([]);
+    const validating = await entries('ValidatingWebhookConfiguration', 'nebari-llm-serving-validating');
+    expect(validating?.map((w) => w.name)).toEqual(['vllmmodel.llm.nebari.dev', 'vpassthroughmodel.llm.nebari.dev', 'vagentdeployment.llm.nebari.dev']);
+
+    // The operator injects the CA with its own field manager; re-applying the bundles keeps it.
+    const caBundle = Buffer.from('injected CA').toString('base64');
+    await applyObject(
+      { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'nebari-llm-serving-validating' }, webhooks: validating!.map((w) => ({ name: w.name, clientConfig: { caBundle } })) },
+      { kubeConfig: plane.kubeConfig(), fieldManager: 'nebari-llm-serving-operator', force: false },
+    );
+    expect(await apply(bundle('agentdeployment-webhook.yaml'))).toEqual([]);
+    expect((await entries('ValidatingWebhookConfiguration', 'nebari-llm-serving-validating'))?.map((w) => w.clientConfig.caBundle)).toEqual([caBundle, caBundle, caBundle]);
+  });
+});
+
+describe('examples/argocd-application.yaml', () => {
+  test('is admitted by the Argo CD v3.5.1 Application CRD and stored unpruned', async () => {
+    const kc = plane.kubeConfig();
+    await installCRDs([path.join(upstreamCrdPaths()[0], '..', '..', 'argo-cd', 'v3.5.1', 'application-crd.yaml')], kc);
+    const [app] = docs(fs.readFileSync(path.join(repoRoot, 'examples', 'argocd-application.yaml'), 'utf8'));
+    expect(app.spec).toMatchObject({ source: { chart: 'nebari-llm-serving', targetRevision: JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).version }, syncPolicy: { syncOptions: expect.arrayContaining(['ServerSideApply=true', 'CreateNamespace=true']) } });
+    expect(app.metadata).toMatchObject({ annotations: { 'argocd.argoproj.io/sync-wave': expect.any(String) } });
+    await applyObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: app.metadata.namespace! } }, { kubeConfig: kc });
+    const stored = await applyObject(app, { kubeConfig: kc });
+    expect(prunedOrChanged(app, stored, 'Application')).toEqual([]);
+  });
+});

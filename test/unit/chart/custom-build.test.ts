@@ -1,0 +1,107 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { parseAllDocuments } from 'yaml';
+import { CustomBuildConfigError, customBuildFiles, resolveCustomBuild } from '../../../src/chart/custom-build';
+import { desiredGatewayObjects } from '../../../src/translate/gateway';
+import { loadConfig, parseArgs } from '../../../src/cli/synth';
+
+const anthropic = {
+  apiVersion: 'llm.nebari.dev/v1alpha1',
+  kind: 'PassthroughModel',
+  metadata: { name: 'anthropic' },
+  spec: {
+    provider: { backend: { type: 'Anthropic' }, credentialSecretName: 'anthropic-key' },
+    models: { declared: ['claude-sonnet-4-5'] },
+    access: { groups: ['llm-users'] },
+  },
+};
+const platform = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari' } };
+
+function problems(config: unknown): string[] {
+  try {
+    resolveCustomBuild(config);
+  } catch (err) {
+    if (err instanceof CustomBuildConfigError) return err.message.split('\n');
+    throw err;
+  }
+  return [];
+}
+
+describe('custom build config', () => {
+  test('values override the defaults and models land in the release namespace with defaults applied', () => {
+    const build = resolveCustomBuild({ release: { name: 'team', namespace: 'llm' }, values: { platform, operator: { replicas: 2 } }, models: [anthropic] });
+    expect(build.values.operator.replicas).toBe(2);
+    expect(build.values.operator.logLevel).toBe('info');
+    expect(build.models[0].metadata.namespace).toBe('llm');
+  });
+
+  const bad: Array<[string, unknown, string]> = [
+    ['unknown top-level key', { valuez: {} }, 'valuez: Unexpected property'],
+    ['misspelt chart value', { values: { operator: { replica: 2 } } }, 'values.operator.replica: Unexpected property'],
+    ['chart value of the wrong type', { values: { webhook: { timeoutSeconds: 'ten' } } }, 'values.webhook.timeoutSeconds: Expected integer'],
+    ['release name that is not a DNS label', { release: { name: 'Team_LLM' } }, 'release.name: Expected string to match'],
+    ['a kind that cannot be static', { values: { platform }, models: [{ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'AgentDeployment', metadata: { name: 'a' } }] }, 'models[0].kind: "AgentDeployment" is not a static model kind'],
+    ['a field the CRD does not have', { values: { platform }, models: [{ ...anthropic, spec: { ...anthropic.spec, extra: 1 } }] }, 'models[0].spec.extra: unknown field'],
+    ['a field of the wrong type', { values: { platform }, models: [{ ...anthropic, spec: { ...anthropic.spec, access: { groups: 'llm-users' } } }] }, 'models[0].spec.access.groups: must be array'],
+    ['a model in another namespace', { values: { platform }, models: [{ ...anthropic, metadata: { name: 'a', namespace: 'elsewhere' } }] }, 'models[0].metadata.namespace: "elsewhere" differs from the release namespace'],
+    ['models without a base domain', { models: [anthropic] }, 'values.platform.baseDomain: required when models are declared'],
+    ['the same model twice', { values: { platform }, models: [anthropic, anthropic] }, 'models[1].metadata.name: PassthroughModel/anthropic is declared twice'],
+  ];
+  test.each(bad)('%s is refused naming the key', (_name, config, message) => {
+    expect(problems(config).join('\n')).toContain(message);
+  });
+
+  test('a model the translation refuses is reported with its index, kind and field', () => {
+    const build = resolveCustomBuild({ values: { platform: { baseDomain: 'example.com' } }, models: [anthropic] });
+    expect(() => customBuildFiles(build)).toThrow(/models\[0\] \(PassthroughModel nebari-llm-serving-system\/anthropic\): spec\.endpoints\.internal\.enabled/);
+  });
+});
+
+describe('custom build output', () => {
+  const build = resolveCustomBuild({ release: { name: 'team', namespace: 'llm' }, values: { platform }, models: [anthropic] });
+  const files = customBuildFiles(build);
+  const docs = (text: string) => parseAllDocuments(text).map((d) => d.toJS()).filter(Boolean);
+
+  test('models.yaml holds each model and exactly the objects the translation gives the operator', () => {
+    const objects = docs(files['models.yaml']);
+    expect(objects[0]).toMatchObject({ kind: 'PassthroughModel', metadata: { name: 'anthropic', namespace: 'llm' } });
+    const expected = desiredGatewayObjects(build.models[0], { ...platform, clientIDHeader: 'x-llm-client-id', external: { gatewayName: 'nebari-gateway', gatewayNamespace: 'envoy-gateway-system', sectionName: 'llm-https' }, internal: { gatewayName: 'nebari-internal-gateway', gatewayNamespace: 'envoy-gateway-system', sectionName: 'llm-internal-https' }, jwt: { ...platform.jwt, groupsClaim: 'groups' }, llmModelRequestTimeout: '600s', modelsOwnedBy: 'nebari-llm-serving', passthroughRequestTimeout: '120s' });
+    expect(expected.errors).toEqual([]);
+    expect(objects.slice(1)).toEqual(JSON.parse(JSON.stringify(expected.objects)));
+  });
+
+  test('manifests.yaml is the whole installation for the release, CRDs first', () => {
+    const objects = docs(files['manifests.yaml']);
+    expect(objects.slice(0, 3).map((o) => o.kind)).toEqual(['CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition']);
+    expect(objects.find((o) => o.kind === 'Deployment')).toMatchObject({ metadata: { name: 'team-nebari-llm-serving-operator', namespace: 'llm' } });
+    expect(files['values.yaml']).toContain('baseDomain: example.com');
+  });
+});
+
+describe('synth arguments', () => {
+  test('parses --config, --out and --no-package and refuses anything else', () => {
+    expect(parseArgs(['--config', 'b.yaml', '--out', 'o', '--no-package'])).toEqual({ config: 'b.yaml', out: 'o', package: false });
+    expect(parseArgs([])).toEqual({ package: true });
+    expect(() => parseArgs(['--config'])).toThrow('--config: missing value');
+    expect(() => parseArgs(['--values', 'x'])).toThrow('unknown argument --values');
+  });
+});
+
+describe('loading a build config', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-config-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('reads YAML, and TypeScript modules through their default export', () => {
+    fs.writeFileSync(path.join(dir, 'b.yaml'), 'release: { name: yaml-build }\n');
+    fs.writeFileSync(path.join(dir, 'b.ts'), "export default { release: { name: 'ts-build' } };\n");
+    expect(loadConfig(path.join(dir, 'b.yaml'))).toEqual({ release: { name: 'yaml-build' } });
+    expect(loadConfig(path.join(dir, 'b.ts'))).toEqual({ release: { name: 'ts-build' } });
+  });
+
+  test('a missing file or broken YAML is an error naming --config', () => {
+    expect(() => loadConfig(path.join(dir, 'nope.yaml'))).toThrow(/--config: .*nope\.yaml does not exist/);
+    fs.writeFileSync(path.join(dir, 'bad.yaml'), 'values: [\n');
+    expect(() => loadConfig(path.join(dir, 'bad.yaml'))).toThrow(/--config: .*bad\.yaml is not valid YAML/);
+  });
+});

@@ -1,0 +1,33 @@
+import { App, Chart } from 'cdk8s';
+import { StaticModelError, StaticModels } from '../../../constructs/models';
+import { desiredGatewayObjects, GatewayModel } from '../../../src/translate/gateway';
+
+const model = {
+  apiVersion: 'llm.nebari.dev/v1alpha1',
+  kind: 'PassthroughModel',
+  metadata: { name: 'openai', namespace: 'llm' },
+  spec: {
+    provider: { backend: { type: 'OpenAI' }, hostname: 'api.openai.com', port: 443, credentialSecretName: 'k' },
+    models: { declared: ['gpt-4o'] },
+    access: { public: true },
+    endpoints: { internal: { enabled: false } },
+  },
+} as unknown as GatewayModel;
+const context = { baseDomain: 'example.com' };
+
+describe('StaticModels', () => {
+  test('renders the model and exactly the translation’s objects, in its order', () => {
+    const chart = new Chart(new App(), 'c');
+    new StaticModels(chart, 'models', { models: [model], gatewayContext: context });
+    const expected = desiredGatewayObjects(model, context);
+    expect(expected.errors).toEqual([]);
+    expect(chart.toJson()).toEqual([model, ...expected.objects].map((o) => JSON.parse(JSON.stringify(o))));
+  });
+
+  test('a model the translation refuses fails the build naming the model and field', () => {
+    const chart = new Chart(new App(), 'c');
+    const bad = { ...model, spec: { ...(model as unknown as { spec: object }).spec, access: { public: false } } } as unknown as GatewayModel;
+    expect(() => new StaticModels(chart, 'models', { models: [bad], gatewayContext: context })).toThrow(StaticModelError);
+    expect(() => new StaticModels(new Chart(new App(), 'd'), 'models', { models: [bad], gatewayContext: context })).toThrow(/models\[0\] \(PassthroughModel llm\/openai\): spec\.access/);
+  });
+});

@@ -1,0 +1,75 @@
+import { find, render } from './fixtures';
+
+const env = (d: ReturnType<typeof find>) => Object.fromEntries(d.spec.template.spec.containers[0].env.map((e: { name: string; value?: string }) => [e.name, e.value ?? 'fieldRef']));
+
+describe('operator Deployment', () => {
+  test('meets the restricted Pod Security profile', () => {
+    const pod = find(render(), 'Deployment').spec.template.spec;
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.containers[0].securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(pod.containers[0].livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'health' });
+    expect(pod.containers[0].readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'health' });
+    expect(pod.containers[0].resources.requests).toEqual({ cpu: '100m', memory: '128Mi' });
+  });
+
+  test('sets the process contract environment for the release', () => {
+    const e = env(find(render(undefined, { releaseName: 'r1', namespace: 'ns1' }), 'Deployment'));
+    expect(e).toMatchObject({
+      POD_NAMESPACE: 'fieldRef',
+      POD_NAME: 'fieldRef',
+      NLS_RELEASE_NAME: 'r1',
+      NLS_WEBHOOK_PORT: '9443',
+      NLS_METRICS_PORT: '8080',
+      NLS_HEALTH_PORT: '8081',
+      NLS_CERT_MODE: 'self-managed',
+      NLS_CERT_DIR: '/var/run/nebari-llm-serving/webhook-certs',
+      NLS_WEBHOOK_SECRET: 'r1-webhook-server-cert',
+      NLS_WEBHOOK_SERVICE: 'r1-nebari-llm-serving-webhook',
+      NLS_WEBHOOK_CONFIGURATIONS: 'r1-nebari-llm-serving-validating,r1-nebari-llm-serving-mutating',
+      NLS_LEADER_ELECTION: 'true',
+      NLS_LOG_LEVEL: 'info',
+    });
+  });
+
+  test('pulls by digest when one is given, else by tag defaulting to the chart version', () => {
+    const digest = `sha256:${'a'.repeat(64)}`;
+    expect(find(render(), 'Deployment').spec.template.spec.containers[0].image).toBe('nebari/nebari-llm-serving:0.2.0');
+    const d = find(render((v) => { v.operator.image.digest = digest; v.operator.image.tag = 'x'; }), 'Deployment');
+    expect(d.spec.template.spec.containers[0].image).toBe(`nebari/nebari-llm-serving@${digest}`);
+  });
+
+  test('more than one replica forces leader election and adds a PodDisruptionBudget', () => {
+    expect(render().some((o) => o.kind === 'PodDisruptionBudget')).toBe(false);
+    const objects = render((v) => { v.operator.replicas = 3; v.operator.leaderElection = false; });
+    expect(env(find(objects, 'Deployment')).NLS_LEADER_ELECTION).toBe('true');
+    expect(find(objects, 'PodDisruptionBudget').spec.minAvailable).toBe(1);
+    expect(env(find(render((v) => { v.operator.leaderElection = false; }), 'Deployment')).NLS_LEADER_ELECTION).toBe('false');
+  });
+
+  test('cert-manager mode mounts the certificate Secret; self-managed mode a writable emptyDir', () => {
+    const vol = (objects: ReturnType<typeof render>) => find(objects, 'Deployment').spec.template.spec.volumes.find((x: { name: string }) => x.name === 'webhook-certs');
+    expect(vol(render())).toEqual({ name: 'webhook-certs', emptyDir: { sizeLimit: '1Mi' } });
+    expect(vol(render((v) => { v.webhook.certificates.mode = 'cert-manager'; }))).toEqual({ name: 'webhook-certs', secret: { secretName: 'nebari-llm-serving-webhook-server-cert' } });
+  });
+
+  test('gateway settings reach the operator as JSON, leaving empty settings to the translation defaults', () => {
+    const ctx = JSON.parse(env(find(render((v) => { v.platform.baseDomain = 'example.com'; v.platform.external.sectionName = ''; }), 'Deployment')).NLS_GATEWAY_CONTEXT);
+    expect(ctx.baseDomain).toBe('example.com');
+    expect(ctx.external).toEqual({ gatewayName: 'nebari-gateway', gatewayNamespace: 'envoy-gateway-system', sectionName: '' });
+    expect(ctx.jwt).toEqual({ groupsClaim: 'groups' });
+  });
+
+  test('optional pod settings appear only when set', () => {
+    const plain = find(render(), 'Deployment').spec.template.spec;
+    expect(plain).not.toHaveProperty('imagePullSecrets');
+    expect(plain).not.toHaveProperty('priorityClassName');
+    const set = find(render((v) => { v.imagePullSecrets = [{ name: 'regcred' }]; v.operator.priorityClassName = 'high'; v.operator.nodeSelector = { a: 'b' }; }), 'Deployment').spec.template.spec;
+    expect(set).toMatchObject({ imagePullSecrets: [{ name: 'regcred' }], priorityClassName: 'high', nodeSelector: { a: 'b' } });
+  });
+});
