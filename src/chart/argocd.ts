@@ -5,7 +5,7 @@ import { version } from '../version';
 import { DEFAULT_NAMESPACE, DEFAULT_RELEASE_NAME } from './render';
 
 /** Registry host and path of the published chart (Argo CD takes OCI repos without `oci://`). */
-export const OCI_REPOSITORY = 'ghcr.io/nebari-dev/charts';
+export const OCI_REPOSITORY = 'registry.example.com/nebari/charts';
 
 export function argoCdApplication(): Record<string, unknown> {
   return {

@@ -57,7 +57,7 @@ const bedrock = (name: string, provider: Obj = {}) =>
   });
 
 const AGENT_BASE = {
-  image: 'ghcr.io/example/agent:1.0.0',
+  image: 'registry.example.com/agent:1.0.0',
   model: { modelRef: { kind: 'LLMModel', name: 'qwen3-8b' } },
 };
 /** A valid AgentDeployment with `patch` deep-merged into its spec. */
@@ -144,7 +144,7 @@ export const INVALID_CASES: InvalidCase[] = [
   {
     name: 'changing model.source',
     before: llmModel('imm-source'),
-    object: llmModel('imm-source', { model: { source: 'oci', image: 'ghcr.io/example/qwen:1' } }),
+    object: llmModel('imm-source', { model: { source: 'oci', image: 'registry.example.com/qwen:1' } }),
     expect: ['spec.model.source is immutable'],
   },
   {
@@ -218,7 +218,7 @@ export const UPSTREAM_OBJECTS: Array<{ name: string; object: Obj }> = [
         limits: { cpu: 16, memory: '128Gi' },
       },
       serving: {
-        image: 'ghcr.io/llm-d/llm-d-cuda:v0.7.0',
+        image: 'registry.example.com/llm-d/llm-d-cuda:v0.7.0',
         command: ['python3', '-m', 'vllm.entrypoints.openai.api_server'],
         replicas: 1,
         tensorParallelism: 2,
@@ -257,7 +257,7 @@ export const UPSTREAM_OBJECTS: Array<{ name: string; object: Obj }> = [
   {
     name: 'LLMModel from an OCI image on emptyDir',
     object: object('LLMModel', 'up-oci', {
-      model: { name: 'granite-3b', source: 'oci', image: 'quay.io/example/granite:3b', storage: { type: 'emptyDir' } },
+      model: { name: 'granite-3b', source: 'oci', image: 'registry.example.com/granite:3b', storage: { type: 'emptyDir' } },
       resources: { gpu: { count: 1 } },
       access: { groups: ['research'] },
     }),

@@ -25,7 +25,7 @@ const agent = (name: string, model: Record<string, unknown>, spec: Record<string
   apiVersion: 'llm.nebari.dev/v1alpha1',
   kind: 'AgentDeployment',
   metadata: { name },
-  spec: { image: 'ghcr.io/example/agent:1.0', model, ...spec },
+  spec: { image: 'registry.example.com/agent:1.0', model, ...spec },
 });
 
 const create = (namespace: string, plural: string, body: unknown) => kubeRequest(admin, 'POST', collectionPath(namespace, plural), body);

@@ -20,7 +20,7 @@ const agent = (name: string, modelName = 'gpt-4o') => ({
   apiVersion: 'llm.nebari.dev/v1alpha1',
   kind: 'AgentDeployment',
   metadata: { name },
-  spec: { image: 'ghcr.io/example/agent:1.0', model: { externalAPI: { type: 'custom', baseURL: 'https://llm.example.com/v1', modelName } } },
+  spec: { image: 'registry.example.com/agent:1.0', model: { externalAPI: { type: 'custom', baseURL: 'https://llm.example.com/v1', modelName } } },
 });
 
 // The guard as the chart renders it (constructs/webhooks.ts, AgentDeploymentUpgradeGuard).

@@ -25,7 +25,7 @@ const agent = (name: string, secret: string, modelName = 'gpt-4o') => ({
   kind: 'AgentDeployment',
   metadata: { name },
   spec: {
-    image: 'ghcr.io/example/agent:1.0',
+    image: 'registry.example.com/agent:1.0',
     model: { externalAPI: { type: 'openai', baseURL: 'https://api.openai.com/v1', modelName, credentialsRef: { name: secret, key: 'apiKey' } } },
   },
 });

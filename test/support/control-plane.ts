@@ -167,6 +167,9 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
           '--manage-all-nodes=true',
           '--cidr=10.244.0.0/16',
           '--node-ip=127.0.0.1',
+          // Without a lease duration kwok never renews the nodes' Leases, so the node lifecycle
+          // controller marks them unreachable after its grace period and every pod goes NotReady.
+          '--node-lease-duration-seconds=40',
           ...stages,
         ], { logDir: dir, env: { HOME: dir } }),
       );

@@ -72,7 +72,7 @@ describe('types and schema agree', () => {
     kind: 'AgentDeployment',
     metadata: { name: 'typed' },
     spec: {
-      image: 'ghcr.io/example/agent:1',
+      image: 'registry.example.com/agent:1',
       lifecycle: 'deployment',
       model: { externalAPI: { type: 'openai', baseURL: 'https://api.openai.com/v1', modelName: 'gpt-4.1', credentialsRef: { name: 's', key: 'apiKey' } } },
       resources: { limits: { memory: '1Gi' } },

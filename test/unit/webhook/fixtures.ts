@@ -106,7 +106,7 @@ export function agentDeployment(spec: Partial<AgentDeployment['spec']> = {}, met
     kind: 'AgentDeployment',
     metadata: { name: 'helper', namespace: 'team', ...metadata },
     spec: {
-      image: 'ghcr.io/example/agent:1.0',
+      image: 'registry.example.com/agent:1.0',
       model: { externalAPI: { type: 'openai', baseURL: 'https://api.openai.com/v1', modelName: 'gpt-4o', credentialsRef: { name: 'openai', key: 'apiKey' } } },
       ...spec,
     },
