@@ -1,0 +1,244 @@
+// `nls crds apply`: the chart's crds/ applied server-side with our own field manager, forcing
+// conflicts so ownership moves from Helm (which installs crds/ once and never updates them),
+// one CRD at a time, each waited on until Established, stopping at the first failure. Nothing
+// here ever deletes a CRD, and a change that would stop serving or drop a version that still
+// has objects (or is recorded as stored) is refused before anything is written.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import { crdObjects } from '../api/kinds';
+import { KubeRest, type KubeObject } from '../kube/rest';
+import { durationMs, parseFlags } from './flags';
+import { Helm, findHelm, type ChartSource } from './helm';
+import { ExitCode, type Phase, RefusedError, UsageError, runPhases } from './phases';
+import { waitUntil } from './wait';
+
+export const FIELD_MANAGER = 'nebari-llm-serving-cli';
+
+export const crdsUsage = `Usage:
+  nls crds apply [--chart oci://REGISTRY/PATH/nebari-llm-serving|DIR|FILE.tgz] [--version V] [options]
+Applies the chart's crds/ server-side (field manager ${FIELD_MANAGER}, conflicts forced so
+ownership moves from Helm), waits until each CRD is Established, and stops at the first failure.
+Without --chart it applies the CRDs built into this nls.
+Never deletes a CRD; refuses to stop serving or drop a version that still has objects.
+Options:
+  --plain-http          talk to the OCI registry over HTTP (helm's flag)
+  --kubeconfig PATH     kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)
+  --context NAME        kubeconfig context
+  --timeout DURATION    how long to wait for each CRD (default 60s)
+  --dry-run             print the plan; change nothing`;
+
+export interface CrdObject extends KubeObject {
+  metadata: { name: string; [key: string]: unknown };
+  spec: {
+    group: string;
+    scope: string;
+    names: { kind: string; plural: string };
+    versions: { name: string; served: boolean; storage: boolean }[];
+  };
+  status?: { storedVersions?: string[]; conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+}
+
+/** Every CustomResourceDefinition in the YAML files of a directory (sorted by file name). */
+export function readCrdDirectory(dir: string): CrdObject[] {
+  if (!fs.existsSync(dir)) throw new RefusedError(`the chart has no crds/ directory at ${dir}`);
+  const files = fs.readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort();
+  const crds = files.flatMap((f) =>
+    parseAllDocuments(fs.readFileSync(path.join(dir, f), 'utf8'))
+      .map((d) => d.toJS() as CrdObject | null)
+      .filter((o): o is CrdObject => !!o && o.kind === 'CustomResourceDefinition'),
+  );
+  if (crds.length === 0) throw new RefusedError(`no CustomResourceDefinition in ${dir}`);
+  return crds;
+}
+
+/**
+ * Why applying `desired` over `live` would lose data or be refused by the API server; empty
+ * when it is safe. `objectCounts` gives, per version name, whether objects are readable there.
+ */
+export function crdChangeProblems(live: CrdObject | undefined, desired: CrdObject, objectsExist: (version: string) => boolean): string[] {
+  if (!live) return [];
+  const name = desired.metadata.name;
+  const problems: string[] = [];
+  if (live.spec.group !== desired.spec.group) problems.push(`${name}: spec.group would change from ${live.spec.group} to ${desired.spec.group}; a CRD's group cannot change`);
+  if (live.spec.scope !== desired.spec.scope) problems.push(`${name}: spec.scope would change from ${live.spec.scope} to ${desired.spec.scope}; a CRD's scope cannot change`);
+  if (live.spec.names.kind !== desired.spec.names.kind) problems.push(`${name}: spec.names.kind would change from ${live.spec.names.kind} to ${desired.spec.names.kind}`);
+  const wanted = new Map(desired.spec.versions.map((v) => [v.name, v]));
+  const stored = live.status?.storedVersions ?? [];
+  for (const version of live.spec.versions) {
+    const next = wanted.get(version.name);
+    if (!next && stored.includes(version.name)) {
+      problems.push(`${name}: version ${version.name} is listed in status.storedVersions but the new CRD drops it; migrate the stored objects to ${desiredStorage(desired)} and remove ${version.name} from storedVersions first`);
+    } else if (version.served && (!next || !next.served) && objectsExist(version.name)) {
+      problems.push(`${name}: version ${version.name} has objects but the new CRD ${next ? 'stops serving' : 'drops'} it; migrate them to ${desiredStorage(desired)} first`);
+    }
+  }
+  return problems;
+}
+
+function desiredStorage(crd: CrdObject): string {
+  return crd.spec.versions.find((v) => v.storage)?.name ?? '(no storage version)';
+}
+
+function condition(crd: CrdObject | undefined, type: string) {
+  return crd?.status?.conditions?.find((c) => c.type === type);
+}
+
+/** Whether any object of `crd` can be listed at `version`. */
+async function objectsExistAt(rest: KubeRest, crd: CrdObject, version: string): Promise<boolean> {
+  const list = await rest.request<{ items: unknown[] }>('GET', `/apis/${crd.spec.group}/${version}/${crd.spec.names.plural}`, { query: { limit: '1' } });
+  return list.items.length > 0;
+}
+
+/** Refuses (RefusedError) when any CRD change is unsafe; then asks the API server to validate every CRD (dry run). */
+export async function checkCrds(rest: KubeRest, crds: readonly CrdObject[], note: (line: string) => void): Promise<void> {
+  const problems: string[] = [];
+  for (const crd of crds) {
+    const live = (await rest.get({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: crd.metadata.name } })) as CrdObject | undefined;
+    const existing = new Map<string, boolean>();
+    for (const v of live?.spec.versions ?? []) if (v.served) existing.set(v.name, await objectsExistAt(rest, live!, v.name));
+    problems.push(...crdChangeProblems(live, crd, (v) => existing.get(v) ?? false));
+    note(`${crd.metadata.name}: ${live ? `installed (versions ${live.spec.versions.map((v) => v.name).join(', ')}), will be updated` : 'not installed, will be created'}`);
+  }
+  if (problems.length > 0) throw new RefusedError(`unsafe CRD change, nothing applied:\n      ${problems.join('\n      ')}`);
+  for (const crd of crds) {
+    try {
+      await rest.apply(crd, { fieldManager: FIELD_MANAGER, force: true, dryRun: true });
+    } catch (error) {
+      throw new RefusedError(`the API server rejects ${crd.metadata.name} (dry run): ${(error as Error).message}`);
+    }
+  }
+  note(`the API server accepts all ${crds.length} CRDs (server-side dry run)`);
+}
+
+/** Applies each CRD and waits until it is Established with the applied versions; stops at the first failure. */
+export async function applyCrds(rest: KubeRest, crds: readonly CrdObject[], timeoutMs: number, note: (line: string) => void): Promise<void> {
+  for (const crd of crds) {
+    const name = crd.metadata.name;
+    let stored: CrdObject;
+    try {
+      stored = (await rest.apply(crd, { fieldManager: FIELD_MANAGER, force: true })) as CrdObject;
+    } catch (error) {
+      throw new Error(`applying ${name} failed: ${(error as Error).message}`);
+    }
+    const want = crd.spec.versions.map((v) => v.name).join(',');
+    if (stored.spec.versions.map((v) => v.name).join(',') !== want) throw new Error(`${name}: the stored CRD has versions ${stored.spec.versions.map((v) => v.name).join(',')}, not ${want}`);
+    await waitUntil(
+      `${name} Established`,
+      async () => {
+        const current = (await rest.get({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name } })) as CrdObject | undefined;
+        const established = condition(current, 'Established');
+        const names = condition(current, 'NamesAccepted');
+        if (names?.status === 'False') throw new Error(`${name}: NamesAccepted is False (${names.reason}: ${names.message})`);
+        return established?.status === 'True'
+          ? { done: true, status: `${name} Established (generation ${String((current?.metadata as { generation?: number }).generation ?? '?')})` }
+          : { done: false, status: `${name} not Established yet${established?.message ? `: ${established.message}` : ''}` };
+      },
+      { timeoutMs, report: note },
+    );
+  }
+}
+
+export interface CrdSource {
+  readonly chart?: ChartSource;
+  readonly version?: string;
+}
+
+/** The CRDs of a chart (pulled with helm), or the ones built into this nls. */
+export async function loadCrds(source: CrdSource, helm: () => Helm): Promise<CrdObject[]> {
+  if (!source.chart) return crdObjects() as unknown as CrdObject[];
+  const dir = await helm().pull(source.chart, source.version);
+  return readCrdDirectory(path.join(dir, 'crds'));
+}
+
+export interface CrdsApplyContext {
+  readonly rest: KubeRest;
+  readonly source: CrdSource;
+  readonly helm: () => Helm;
+  readonly timeoutMs: number;
+  crds?: CrdObject[];
+}
+
+export function describeSource(source: CrdSource): string {
+  return source.chart ? `${source.chart.ref}${source.version ? ` --version ${source.version}` : ''}` : 'the CRDs built into this nls';
+}
+
+/** The two CRD phases, shared with `upgrade`. */
+export function crdPhases<C extends CrdsApplyContext>(): Phase<C>[] {
+  return [
+    {
+      name: 'crds-check',
+      title: 'read the target CRDs and check the change is safe',
+      waitsFor: 'the API server to accept every CRD in a server-side dry run',
+      readOnly: true,
+      actions: (c) => [
+        `read crds/ of ${describeSource(c.source)}`,
+        'refuse if a CRD would change group, scope or kind, or stop serving / drop a version that has objects or is stored',
+        `server-side apply --dry-run=server --force-conflicts --field-manager=${FIELD_MANAGER}`,
+      ],
+      run: async (c, r) => {
+        c.crds = await loadCrds(c.source, c.helm);
+        r.note(`${c.crds.length} CRDs: ${c.crds.map((x) => x.metadata.name).join(', ')}`);
+        await checkCrds(c.rest, c.crds, r.note);
+      },
+    },
+    {
+      name: 'crds',
+      title: 'apply the CRDs server-side (ownership moves from Helm)',
+      waitsFor: 'each CRD to be Established, one at a time, stopping at the first failure',
+      actions: () => [`server-side apply --force-conflicts --field-manager=${FIELD_MANAGER}, then wait Established, for each CRD`],
+      run: async (c, r) => {
+        c.crds ??= await loadCrds(c.source, c.helm);
+        await applyCrds(c.rest, c.crds, c.timeoutMs, r.note);
+      },
+    },
+  ];
+}
+
+/** Shared connection flags of the lifecycle commands. */
+export function kubeConfigFrom(kubeconfig?: string, context?: string): k8s.KubeConfig {
+  const kc = new k8s.KubeConfig();
+  if (kubeconfig) kc.loadFromFile(kubeconfig);
+  else kc.loadFromDefault();
+  if (context) kc.setCurrentContext(context);
+  return kc;
+}
+
+/** `nls crds <action>` as the dispatcher calls it. */
+export async function runCrds(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+  const [action, ...rest] = args;
+  if (action !== 'apply') {
+    out(`crds: unknown action "${action ?? ''}"; the only action is apply\n${crdsUsage}`);
+    return ExitCode.usage;
+  }
+  return runCrdsApply(rest, out);
+}
+
+/** `nls crds apply ...`; returns the exit code. */
+export async function runCrdsApply(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+  let context: CrdsApplyContext;
+  let dryRun: boolean;
+  try {
+    const flags = parseFlags('crds apply', args, { values: ['chart', 'version', 'kubeconfig', 'context', 'timeout'], switches: ['plain-http', 'dry-run'] }, crdsUsage);
+    if (flags.positional.length > 0) throw new UsageError(`crds apply: unexpected argument "${flags.positional[0]}"\n${crdsUsage}`);
+    if (flags.values.version && !flags.values.chart) throw new UsageError('crds apply: --version needs --chart (which chart to take the version of)');
+    dryRun = flags.switches.has('dry-run');
+    const chart = flags.values.chart ? { ref: flags.values.chart, registryArgs: flags.switches.has('plain-http') ? ['--plain-http'] : [] } : undefined;
+    const kubeconfig = flags.values.kubeconfig;
+    context = {
+      rest: dryRun ? (undefined as unknown as KubeRest) : new KubeRest(kubeConfigFrom(kubeconfig, flags.values.context)),
+      source: { chart, version: flags.values.version },
+      helm: () => new Helm({ binary: findHelm(), kubeconfig, kubeContext: flags.values.context }),
+      timeoutMs: durationMs('timeout', flags.values.timeout ?? '60s'),
+    };
+  } catch (error) {
+    out(`error: ${(error as Error).message}`);
+    return error instanceof UsageError ? ExitCode.usage : ExitCode.error;
+  }
+  try {
+    return await runPhases(crdPhases<CrdsApplyContext>(), context, { command: ['nls', 'crds', 'apply', ...args], dryRun, out });
+  } finally {
+    context.rest?.close();
+  }
+}

@@ -1,0 +1,190 @@
+// `nls verify`: the post-install checks as a table — CRDs Established, the operator rolled out
+// and ready, the webhook Service backed by ready endpoints, every webhook's caBundle equal to the
+// serving CA, no upgrade guard left behind, and our gateway objects accepted where a controller
+// wrote a status. Reads only; exit 5 when any check fails.
+import { KIND_DEFINITIONS } from '../api/kinds';
+import { API_GROUP } from '../api/common';
+import { APP_NAME } from '../translate/gateway/labels';
+import { KubeRest, type KubeObject, isNotFound } from '../kube/rest';
+import { kubeConfigFrom } from './crds';
+import { parseFlags } from './flags';
+import { type Installation, findInstallation } from './installation';
+import { CHART_NAME } from './guarded-phases';
+import { ExitCode, UsageError } from './phases';
+import { observeRollout, serviceEndpoints, servingCa, webhookEntries } from './wait';
+
+export const verifyUsage = `Usage:
+  nls verify [--release NAME] [--namespace NS] [--kubeconfig PATH] [--context NAME] [--output text|json]
+Checks an installation (Helm, Argo CD or plain manifests) and prints a table; exit 0 when every
+check passes, 5 when one fails. Changes nothing.`;
+
+export type CheckResult = 'pass' | 'fail' | 'skip';
+
+export interface Check {
+  readonly check: string;
+  readonly result: CheckResult;
+  readonly detail: string;
+}
+
+/** The table, columns padded; one row per check. */
+export function formatChecks(checks: readonly Check[]): string[] {
+  const width = Math.max('CHECK'.length, ...checks.map((c) => c.check.length));
+  return [`${'CHECK'.padEnd(width)}  RESULT  DETAIL`, ...checks.map((c) => `${c.check.padEnd(width)}  ${c.result.toUpperCase().padEnd(6)}  ${c.detail}`)];
+}
+
+export function verifyExitCode(checks: readonly Check[]): number {
+  return checks.some((c) => c.result === 'fail') ? ExitCode.checksFailed : ExitCode.ok;
+}
+
+type Obj = KubeObject & { metadata: { name: string; namespace?: string }; status?: Record<string, unknown> };
+type Condition = { type: string; status: string; reason?: string; message?: string };
+
+/** Conditions wherever a gateway controller writes them: status, status.parents[], status.ancestors[]. */
+export function statusConditions(obj: { status?: Record<string, unknown> }): Condition[] {
+  const status = obj.status ?? {};
+  const nested = ['parents', 'ancestors'].flatMap((key) => ((status[key] as { conditions?: Condition[] }[] | undefined) ?? []).flatMap((p) => p.conditions ?? []));
+  return [...((status.conditions as Condition[] | undefined) ?? []), ...nested];
+}
+
+/** Accepted=False anywhere fails; no Accepted condition at all means no controller has looked (skip). */
+export function acceptance(obj: { status?: Record<string, unknown> }): CheckResult {
+  const accepted = statusConditions(obj).filter((c) => c.type === 'Accepted');
+  if (accepted.length === 0) return 'skip';
+  return accepted.every((c) => c.status === 'True') ? 'pass' : 'fail';
+}
+
+/** The gateway kinds the operator generates, checked where a status exists. */
+export const GATEWAY_KINDS: readonly { apiVersion: string; kind: string }[] = [
+  { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' },
+  { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIGatewayRoute' },
+  { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIServiceBackend' },
+  { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'BackendSecurityPolicy' },
+  { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'SecurityPolicy' },
+  { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'Backend' },
+  { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'BackendTLSPolicy' },
+  { apiVersion: 'inference.networking.k8s.io/v1', kind: 'InferencePool' },
+];
+
+async function crdChecks(rest: KubeRest): Promise<Check[]> {
+  const checks: Check[] = [];
+  for (const def of KIND_DEFINITIONS) {
+    const name = `${def.plural}.${API_GROUP}`;
+    const crd = (await rest.get({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name } })) as
+      | (Obj & { status?: { conditions?: Condition[] } })
+      | undefined;
+    const established = crd?.status?.conditions?.find((c) => c.type === 'Established');
+    checks.push({
+      check: `CRD ${name}`,
+      result: established?.status === 'True' ? 'pass' : 'fail',
+      detail: !crd ? 'not installed; run nls crds apply' : established?.status === 'True' ? 'Established' : `not Established (${established?.message ?? 'no condition yet'})`,
+    });
+  }
+  return checks;
+}
+
+async function installationChecks(rest: KubeRest, inst: Installation): Promise<Check[]> {
+  const checks: Check[] = [];
+  const rollout = await observeRollout(rest, inst.namespace, inst.deployment, inst.webhookService);
+  checks.push({ check: 'operator ready', result: rollout.done ? 'pass' : 'fail', detail: rollout.status });
+  const endpoints = await serviceEndpoints(rest, inst.namespace, inst.webhookService);
+  const ready = endpoints.filter((e) => e.ready);
+  checks.push({
+    check: 'webhook endpoints',
+    result: ready.length > 0 ? 'pass' : 'fail',
+    detail: `Service ${inst.webhookService}: ${ready.length} ready of ${endpoints.length} endpoint(s)`,
+  });
+  const ca = await servingCa(rest, inst.namespace, inst.webhookSecret);
+  const entries = await webhookEntries(rest, inst.webhookConfigurations);
+  const stale = entries.filter((e) => e.caBundle !== ca);
+  checks.push({
+    check: 'webhook caBundle',
+    result: ca && entries.length > 0 && stale.length === 0 ? 'pass' : 'fail',
+    detail: !ca
+      ? `Secret ${inst.webhookSecret} has no ca.crt yet (the operator or cert-manager writes it)`
+      : entries.length === 0
+        ? `no webhook configurations named ${inst.webhookConfigurations.join(', ')}`
+        : stale.length > 0
+          ? `caBundle differs from the serving CA in ${stale.map((e) => `${e.configuration}/${e.name}`).join(', ')}`
+          : `all ${entries.length} webhooks trust the serving CA in ${inst.webhookSecret}`,
+  });
+  const guard = await rest.get({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: inst.guard } });
+  checks.push({
+    check: 'no upgrade guard',
+    result: guard ? 'fail' : 'pass',
+    detail: guard ? `${inst.guard} is installed, so AgentDeployment writes are denied; finish the upgrade (nls upgrade ... --resume-from unguard)` : `${inst.guard} is absent`,
+  });
+  return checks;
+}
+
+async function gatewayChecks(rest: KubeRest): Promise<Check[]> {
+  const checks: Check[] = [];
+  for (const { apiVersion, kind } of GATEWAY_KINDS) {
+    let items: Obj[];
+    try {
+      items = (await rest.list<Obj>(apiVersion, kind, { labelSelector: `app.kubernetes.io/managed-by=${APP_NAME}` })).items;
+    } catch (error) {
+      if (isNotFound(error)) {
+        checks.push({ check: `${kind} accepted`, result: 'skip', detail: `${apiVersion} is not served (gateway CRDs not installed)` });
+        continue;
+      }
+      throw error;
+    }
+    const results = items.map((o) => ({ o, r: acceptance(o) }));
+    const failed = results.filter((x) => x.r === 'fail');
+    const passed = results.filter((x) => x.r === 'pass').length;
+    const noStatus = results.filter((x) => x.r === 'skip').length;
+    checks.push({
+      check: `${kind} accepted`,
+      result: failed.length > 0 ? 'fail' : passed > 0 ? 'pass' : 'skip',
+      detail:
+        failed.length > 0
+          ? `not accepted: ${failed.map((x) => `${x.o.metadata.namespace}/${x.o.metadata.name} (${statusConditions(x.o).find((c) => c.type === 'Accepted' && c.status !== 'True')?.message ?? ''})`).join('; ')}`
+          : `${passed} accepted, ${noStatus} without status, of ${items.length}`,
+    });
+  }
+  return checks;
+}
+
+/** Every check of an installation. */
+export async function verifyInstallation(rest: KubeRest, release: string, namespace: string): Promise<Check[]> {
+  const checks = await crdChecks(rest);
+  const inst = await findInstallation(rest, release, namespace);
+  if (!inst) {
+    checks.push({ check: 'operator ready', result: 'fail', detail: `no operator Deployment of release ${release} in ${namespace}; check --release and --namespace` });
+  } else {
+    checks.push(...(await installationChecks(rest, inst)));
+  }
+  checks.push(...(await gatewayChecks(rest)));
+  return checks;
+}
+
+/** `nls verify ...`; returns the exit code. */
+export async function runVerify(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+  let rest: KubeRest;
+  let release: string;
+  let namespace: string;
+  let output: string;
+  try {
+    const flags = parseFlags('verify', args, { values: ['release', 'namespace', 'kubeconfig', 'context', 'output'] }, verifyUsage);
+    if (flags.positional.length > 0) throw new UsageError(`verify: unexpected argument "${flags.positional[0]}"\n${verifyUsage}`);
+    output = flags.values.output ?? 'text';
+    if (output !== 'text' && output !== 'json') throw new UsageError(`verify: --output "${output}" is not supported; use text or json`);
+    release = flags.values.release ?? CHART_NAME;
+    namespace = flags.values.namespace ?? `${CHART_NAME}-system`;
+    rest = new KubeRest(kubeConfigFrom(flags.values.kubeconfig, flags.values.context));
+  } catch (error) {
+    out(`error: ${(error as Error).message}`);
+    return error instanceof UsageError ? ExitCode.usage : ExitCode.error;
+  }
+  try {
+    const checks = await verifyInstallation(rest, release, namespace);
+    if (output === 'json') out(JSON.stringify(checks, null, 2));
+    else for (const line of formatChecks(checks)) out(line);
+    return verifyExitCode(checks);
+  } catch (error) {
+    out(`error: ${(error as Error).message}`);
+    return ExitCode.error;
+  } finally {
+    rest.close();
+  }
+}
