@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+// `nls`: the command line. Each command lives in its own module and is loaded only when used,
+// so `nls keys` does not load the chart generator and vice versa.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { version } from '../version';
+
+interface Command {
+  readonly summary: string;
+  /** Module beside this file and the function it exports: `(args) => Promise<number>`. */
+  readonly module: string;
+  readonly entry: string;
+}
+
+// Commands implemented elsewhere in src/cli/ register here with one line each.
+export const commands: Record<string, Command> = {
+  keys: { summary: 'mint, list or revoke API keys of a model', module: './keys', entry: 'runKeys' },
+  crds: { summary: 'apply the CRDs server-side and wait until Established', module: './crds', entry: 'runCrds' },
+  upgrade: { summary: 'guarded upgrade of an installation', module: './upgrade', entry: 'runUpgrade' },
+  rollback: { summary: 'roll an installation back', module: './rollback', entry: 'runRollback' },
+  verify: { summary: 'check an installation', module: './verify', entry: 'runVerify' },
+};
+
+export function usage(): string {
+  const lines = [`nls ${version} — nebari-llm-serving command line`, '', 'Usage: nls <command> [arguments]', '', 'Commands:'];
+  for (const [name, c] of Object.entries(commands)) if (available(c)) lines.push(`  ${name.padEnd(10)} ${c.summary}`);
+  lines.push('  version    print the version', '', 'Run `nls <command> --help` for a command\'s arguments.');
+  return lines.join('\n');
+}
+
+function available(c: Command): boolean {
+  const base = path.join(__dirname, c.module);
+  return fs.existsSync(base + '.ts') || fs.existsSync(base + '.js');
+}
+
+/** Dispatch `argv` (without node and script); returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage() + '\n');
+    return name ? 0 : 2;
+  }
+  if (name === 'version' || name === '--version') {
+    process.stdout.write(version + '\n');
+    return 0;
+  }
+  const command = commands[name];
+  if (!command || !available(command)) {
+    process.stderr.write(`nls: unknown command "${name}"\n\n${usage()}\n`);
+    return 2;
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const mod = require(command.module) as Record<string, (args: string[]) => Promise<number>>;
+  const run = mod[command.entry];
+  if (typeof run !== 'function') {
+    process.stderr.write(`nls: command "${name}" is not available in this build (${command.module} has no ${command.entry})\n`);
+    return 2;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    const help = (mod as Record<string, unknown>)[`${name}Usage`];
+    if (typeof help === 'string') {
+      process.stdout.write(help + '\n');
+      return 0;
+    }
+  }
+  return run(args);
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: Error) => {
+      process.stderr.write(`nls: ${err.message}\n`);
+      process.exit(1);
+    },
+  );
+}

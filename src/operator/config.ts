@@ -1,0 +1,100 @@
+// The operator's configuration, from environment variables (the chart sets them; see
+// /work/shared helpers' process contract). Parsing is pure so it can be tested; errors name the
+// variable and the fix.
+import type { GatewayContext } from '../translate/gateway';
+import type { ProviderContext } from '../translate/providers';
+import { LogLevel, parseLogLevel } from './runtime/log';
+
+export interface OperatorConfig {
+  podNamespace: string;
+  podName: string;
+  releaseName: string;
+  webhookPort: number;
+  metricsPort: number;
+  healthPort: number;
+  leaderElection: boolean;
+  logLevel: LogLevel;
+  /** Settings of the shared gateway endpoints (from NLS_GATEWAY_CONTEXT / NLS_BASE_DOMAIN). */
+  gateway: GatewayContext;
+  /** LLMModel provider defaults (images, storage class). */
+  providers: ProviderContext;
+  /** Workers per kind. */
+  workers: number;
+  /** Full resync interval of the model informers. */
+  resyncMs: number;
+  /** Lease timing (ms). */
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  /** Start the webhook server in this process. */
+  webhooks: boolean;
+  /** Interface the HTTP servers bind to. */
+  bindAddress: string;
+}
+
+function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name}: "${raw}" is not a port; set a number from 1 to 65535`);
+  return n;
+}
+
+function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name}: "${raw}" is not a positive number`);
+  return n;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = (env[name] ?? '').toLowerCase();
+  if (raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new Error(`${name}: "${env[name]}" is not a boolean; use true or false`);
+}
+
+/** The gateway context: NLS_GATEWAY_CONTEXT (JSON GatewayContext) with NLS_BASE_DOMAIN / NLS_OIDC_ISSUER_URL overriding. */
+export function gatewayContextFromEnv(env: NodeJS.ProcessEnv): GatewayContext {
+  let ctx: Partial<GatewayContext> = {};
+  if (env.NLS_GATEWAY_CONTEXT) {
+    try {
+      ctx = JSON.parse(env.NLS_GATEWAY_CONTEXT) as Partial<GatewayContext>;
+    } catch (err) {
+      throw new Error(`NLS_GATEWAY_CONTEXT: not valid JSON (${(err as Error).message}); set it to the gateway settings object, e.g. {"baseDomain":"example.com"}`);
+    }
+  }
+  const baseDomain = env.NLS_BASE_DOMAIN || ctx.baseDomain;
+  if (!baseDomain) throw new Error('NLS_BASE_DOMAIN: not set; set the platform base domain (chart value platform.baseDomain), e.g. example.com');
+  const issuer = env.NLS_OIDC_ISSUER_URL || ctx.jwt?.issuer;
+  return { ...ctx, baseDomain, ...(issuer ? { jwt: { ...ctx.jwt, issuer } } : {}) };
+}
+
+export function operatorConfigFromEnv(env: NodeJS.ProcessEnv = process.env): OperatorConfig {
+  return {
+    podNamespace: env.POD_NAMESPACE || 'nebari-llm-serving-system',
+    podName: env.POD_NAME || `nebari-llm-serving-operator-${process.pid}`,
+    releaseName: env.NLS_RELEASE_NAME || 'nebari-llm-serving',
+    webhookPort: port(env, 'NLS_WEBHOOK_PORT', 9443),
+    metricsPort: port(env, 'NLS_METRICS_PORT', 8080),
+    healthPort: port(env, 'NLS_HEALTH_PORT', 8081),
+    leaderElection: bool(env, 'NLS_LEADER_ELECTION', true),
+    logLevel: parseLogLevel(env.NLS_LOG_LEVEL),
+    gateway: gatewayContextFromEnv(env),
+    providers: {
+      vllmImage: env.NLS_VLLM_IMAGE || undefined,
+      downloaderImage: env.NLS_MODEL_DOWNLOADER_IMAGE || undefined,
+      eppImage: env.NLS_EPP_IMAGE || undefined,
+      storageClassName: env.NLS_STORAGE_CLASS_NAME || undefined,
+    },
+    workers: positive(env, 'NLS_WORKERS', 8),
+    resyncMs: positive(env, 'NLS_RESYNC_SECONDS', 300) * 1000,
+    leaseDurationMs: positive(env, 'NLS_LEASE_DURATION_SECONDS', 15) * 1000,
+    renewDeadlineMs: positive(env, 'NLS_RENEW_DEADLINE_SECONDS', 10) * 1000,
+    retryPeriodMs: positive(env, 'NLS_RETRY_PERIOD_SECONDS', 2) * 1000,
+    webhooks: bool(env, 'NLS_WEBHOOKS', true),
+    bindAddress: env.NLS_BIND_ADDRESS || '0.0.0.0',
+  };
+}

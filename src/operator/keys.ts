@@ -1,0 +1,190 @@
+// The per-model API-key Secret and metadata ConfigMap: created (metadata only) while the model
+// exists, deleted only by the model's cleanup finalizer. Minting and revoking (the CLI) write the
+// data under a different field manager with optimistic concurrency, so the operator's re-apply
+// never touches a key.
+import { randomBytes } from 'node:crypto';
+import {
+  ANNOTATION_MODEL_NAME,
+  ApiKeyRecord,
+  LABEL_API_KEYS,
+  ModelRef,
+  apiKeyMetadataConfigMapName,
+  apiKeysSecretName,
+  desiredApiKeyMetadataConfigMap,
+  desiredApiKeySecret,
+  listApiKeys,
+  mintApiKey,
+  revokeApiKey,
+} from '../translate/keys/api-keys';
+import { API_GROUP_VERSION } from '../api/common';
+import { applyObject } from './runtime/apply';
+import { cleanupFinalizer } from './runtime/finalizer';
+import { KubeClient, KubeObject, isConflict, isNotFound } from './runtime/kube-client';
+
+export interface SecretObject extends KubeObject {
+  data?: Record<string, string>;
+}
+export interface ConfigMapObject extends KubeObject {
+  data?: Record<string, string>;
+}
+
+/** Label selector matching every operator-managed key Secret and metadata ConfigMap. */
+export const apiKeyObjectsSelector = `${LABEL_API_KEYS}=true`;
+
+/** The model a key object belongs to (from its annotation), as a queue key. */
+export function modelKeyOfApiKeyObject(obj: KubeObject): string[] {
+  const name = obj.metadata.annotations?.[ANNOTATION_MODEL_NAME];
+  return name && obj.metadata.namespace ? [`${obj.metadata.namespace}/${name}`] : [];
+}
+
+/**
+ * Secondary-watch mapping for key Secrets: re-render the model's SecurityPolicy only when the set
+ * of client IDs changed (a key minted or revoked), not for the empty Secret the operator creates.
+ */
+export function modelKeyOnClientIdChange(obj: KubeObject, event: string, old?: KubeObject): string[] {
+  const ids = (o?: KubeObject) => JSON.stringify((o as { clientIds?: string[] } | undefined)?.clientIds ?? []);
+  if (event === 'add' && ids(obj) === '[]') return [];
+  if (event === 'update' && ids(obj) === ids(old)) return [];
+  return modelKeyOfApiKeyObject(obj);
+}
+
+/** A key object without its data, only the client IDs: what informers cache (key values never sit in memory). */
+export function withoutData(obj: KubeObject): KubeObject {
+  const { data, ...rest } = obj as SecretObject;
+  return { ...rest, clientIds: Object.keys(data ?? {}).sort() } as KubeObject;
+}
+
+/** Create or refresh both key objects (metadata only) and return the Secret as stored. */
+export async function ensureApiKeyObjects(client: KubeClient, model: ModelRef): Promise<SecretObject> {
+  const secret = await applyObject<SecretObject>(client, desiredApiKeySecret(model));
+  await applyObject(client, desiredApiKeyMetadataConfigMap(model));
+  return secret;
+}
+
+/**
+ * Delete both key objects; called only from the cleanup finalizer. If a model of the other kind
+ * with the same name exists (the webhook forbids it, but it may have been down), the keys are
+ * theirs too and stay.
+ */
+export async function deleteApiKeyObjects(client: KubeClient, model: ModelRef, apiVersion: string): Promise<'deleted' | 'kept-shared'> {
+  const otherKind = model.kind === 'LLMModel' ? 'PassthroughModel' : 'LLMModel';
+  const other = await client.get({ apiVersion, kind: otherKind, name: model.name, namespace: model.namespace }).catch((err) => {
+    // The other kind's CRD may not be installed: then nobody else can own the keys.
+    if (isNotFound(err) || (err as Error).name === 'KindNotServedError') return undefined;
+    throw err;
+  });
+  if (other && !other.metadata.deletionTimestamp) return 'kept-shared';
+  await client.delete({ apiVersion: 'v1', kind: 'Secret', name: apiKeysSecretName(model.name), namespace: model.namespace });
+  await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: apiKeyMetadataConfigMapName(model.name), namespace: model.namespace });
+  return 'deleted';
+}
+
+async function deleteKeyObjectsOf(client: KubeClient, model: ModelRef): Promise<void> {
+  await client.delete({ apiVersion: 'v1', kind: 'Secret', name: apiKeysSecretName(model.name), namespace: model.namespace });
+  await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: apiKeyMetadataConfigMapName(model.name), namespace: model.namespace });
+}
+
+async function getSecret(client: KubeClient, model: ModelRef): Promise<SecretObject | undefined> {
+  return client.get<SecretObject>({ apiVersion: 'v1', kind: 'Secret', name: apiKeysSecretName(model.name), namespace: model.namespace });
+}
+async function getMetadata(client: KubeClient, model: ModelRef): Promise<ConfigMapObject | undefined> {
+  return client.get<ConfigMapObject>({ apiVersion: 'v1', kind: 'ConfigMap', name: apiKeyMetadataConfigMapName(model.name), namespace: model.namespace });
+}
+
+/** Field manager of key data written by the CLI (distinct from the operator's). */
+export const keysFieldManager = 'nls-keys';
+
+// Merge patch of `data` guarded by resourceVersion: a concurrent writer makes it fail with 409
+// and the caller retries on fresh data, so two mints can never pick the same client ID.
+async function writeData(client: KubeClient, obj: KubeObject, kindPath: 'secrets' | 'configmaps', data: Record<string, string | null>): Promise<void> {
+  await client.request({
+    method: 'PATCH',
+    path: `/api/v1/namespaces/${obj.metadata.namespace}/${kindPath}/${obj.metadata.name}`,
+    query: { fieldManager: keysFieldManager },
+    body: { metadata: { resourceVersion: obj.metadata.resourceVersion }, data },
+    contentType: 'application/merge-patch+json',
+  });
+}
+
+async function createIfMissing<T extends KubeObject>(client: KubeClient, obj: KubeObject): Promise<void> {
+  try {
+    await client.create<T>(obj, keysFieldManager);
+  } catch (err) {
+    if (!isConflict(err)) throw err;
+  }
+}
+
+export interface MintedKey {
+  clientId: string;
+  apiKey: string;
+}
+
+/**
+ * Mint a key for `model` as `user`; retries on concurrent writers. Keys are only written once the
+ * operator has put its cleanup finalizer on the model, so a key can never outlive its model
+ * (without the finalizer, deleting the model would leave the key Secret behind).
+ */
+export async function mintKey(client: KubeClient, model: ModelRef, user: string, description?: string, opts: { waitMs?: number } = {}): Promise<MintedKey> {
+  const deadline = Date.now() + (opts.waitMs ?? 60_000);
+  for (let attempt = 0; ; attempt++) {
+    const secret = await getSecret(client, model);
+    const metadata = await getMetadata(client, model);
+    if (!secret || !metadata) {
+      const owner = await client.get({ apiVersion: API_GROUP_VERSION, kind: model.kind, name: model.name, namespace: model.namespace });
+      if (!owner || owner.metadata.deletionTimestamp) throw new Error(`${model.kind} ${model.namespace}/${model.name} does not exist or is being deleted; keys can only be minted for a live model`);
+      if (!(owner.metadata.finalizers ?? []).includes(cleanupFinalizer)) {
+        if (Date.now() > deadline) throw new Error(`${model.kind} ${model.namespace}/${model.name} has not been processed by the operator yet (no ${cleanupFinalizer} finalizer); check that the operator is running, then try again`);
+        await new Promise((r) => setTimeout(r, 500));
+        continue;
+      }
+      if (!secret) await createIfMissing(client, desiredApiKeySecret(model));
+      if (!metadata) await createIfMissing(client, desiredApiKeyMetadataConfigMap(model));
+      // Had the model been deleted (and its finalizer run) just before the create, the objects
+      // just created would outlive it: check again and take them back.
+      const after = await client.get({ apiVersion: API_GROUP_VERSION, kind: model.kind, name: model.name, namespace: model.namespace });
+      if (!after || after.metadata.uid !== owner.metadata.uid || after.metadata.deletionTimestamp) {
+        if (!after || after.metadata.uid !== owner.metadata.uid) await deleteKeyObjectsOf(client, model);
+        throw new Error(`${model.kind} ${model.namespace}/${model.name} was deleted while minting; no key was issued`);
+      }
+      continue;
+    }
+    const minted = mintApiKey(secret.data, metadata.data, { model, user, description, now: new Date(), random: randomBytes(32) });
+    try {
+      // Metadata first: an entry without a key is ignored, a key without metadata is still listed.
+      await writeData(client, metadata, 'configmaps', { [minted.clientId]: minted.metadataData[minted.clientId] });
+      await writeData(client, secret, 'secrets', { [minted.clientId]: minted.secretData[minted.clientId] });
+      return { clientId: minted.clientId, apiKey: minted.apiKey };
+    } catch (err) {
+      // NotFound: the model was deleted meanwhile and its keys went with it; a patch never re-creates them.
+      if (isNotFound(err)) throw new Error(`${model.kind} ${model.namespace}/${model.name} was deleted while minting; no key was issued`);
+      if (!isConflict(err)) throw err;
+      if (attempt > 50) throw new Error(`could not mint a key for ${model.kind} ${model.namespace}/${model.name}: too many concurrent writers; try again`);
+      await new Promise((r) => setTimeout(r, 20 * Math.min(attempt + 1, 10)));
+    }
+  }
+}
+
+/** List key metadata (never key values). */
+export async function listKeys(client: KubeClient, model: ModelRef): Promise<ApiKeyRecord[]> {
+  const [secret, metadata] = await Promise.all([getSecret(client, model), getMetadata(client, model)]);
+  return listApiKeys(secret?.data, metadata?.data);
+}
+
+/** Revoke one key by client ID; false when it did not exist. */
+export async function revokeKey(client: KubeClient, model: ModelRef, clientId: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const secret = await getSecret(client, model);
+    if (!secret) return false;
+    const { removed } = revokeApiKey(secret.data, undefined, clientId);
+    if (!removed) return false;
+    try {
+      await writeData(client, secret, 'secrets', { [clientId]: null });
+      const metadata = await getMetadata(client, model);
+      if (metadata?.data?.[clientId] !== undefined) await writeData(client, metadata, 'configmaps', { [clientId]: null });
+      return true;
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+    }
+  }
+  throw new Error(`could not revoke ${clientId}: too many concurrent writers; try again`);
+}

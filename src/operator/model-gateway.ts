@@ -1,0 +1,142 @@
+// The parts of a model's reconcile that LLMModel and PassthroughModel share: the finalizer's
+// ordered teardown (gateway objects in the translation's safe order, then the API keys), and
+// publishing through the gateway translation with one condition per endpoint.
+import type { LLMModel } from '../api/llmmodel';
+import type { PassthroughModel } from '../api/passthroughmodel';
+import { clientIdsOf, ModelRef } from '../translate/keys/api-keys';
+import { desiredGatewayObjects, enabledEndpoints, gatewayTeardown, EndpointName, GatewayContext } from '../translate/gateway';
+import { deleteApiKeyObjects, ensureApiKeyObjects } from './keys';
+import { describeErrors, runDeletions, syncGatewayObjects } from './gateway-sync';
+import { ReconcileDeps, requeue } from './reconcile-context';
+import { ConditionInput } from './runtime/conditions';
+import { removeFinalizer } from './runtime/finalizer';
+import { KubeObject } from './runtime/kube-client';
+import type { SecondaryWatch } from './runtime/controller';
+
+export type ModelObject = (LLMModel | PassthroughModel) & KubeObject;
+
+export function modelRef(model: ModelObject): ModelRef {
+  return { kind: model.kind, name: model.metadata.name, namespace: model.metadata.namespace! };
+}
+
+const endpointConditionType: Record<EndpointName, string> = { external: 'ExternalEndpointReady', internal: 'InternalEndpointReady' };
+
+/** The finalizer's work. Returns a delay while the generated HTTPRoutes are still going away. */
+export async function finalizeModel(deps: ReconcileDeps, model: ModelObject): Promise<number | undefined> {
+  const { waiting } = await runDeletions(deps.client, gatewayTeardown(model), model.metadata.uid);
+  if (waiting) {
+    deps.log.info('waiting for a generated object to go before deleting the rest', { waitingFor: `${waiting.object.kind}/${waiting.object.name}` });
+    return requeue.deletionWait;
+  }
+  const keys = await deleteApiKeyObjects(deps.client, modelRef(model), model.apiVersion);
+  if (keys === 'kept-shared') deps.log.warn('API keys kept: a model of the other kind has the same name', {});
+  await removeFinalizer(deps.client, model);
+  deps.log.info('cleanup finished; finalizer removed', {});
+  return undefined;
+}
+
+export interface PublishOutcome {
+  conditions: ConditionInput[];
+  /** Every enabled endpoint applied and no problem found. */
+  ok: boolean;
+  /** The translation failed (a spec problem the user must fix). */
+  buildFailed: boolean;
+  /** Gateway CRDs are missing. */
+  crdMissing: boolean;
+  requeueAfterMs?: number;
+  /** Endpoint URLs for status. */
+  endpoints: { external?: string; internal?: string };
+  /** A one-line summary for the backend condition. */
+  summary: { reason: string; message: string };
+}
+
+/** Ensures the key objects exist and publishes the model through the gateway. */
+export async function publishModel(deps: ReconcileDeps, model: ModelObject, extra: Partial<GatewayContext> = {}): Promise<PublishOutcome> {
+  const keysSecret = await ensureApiKeyObjects(deps.client, modelRef(model));
+  const translation = desiredGatewayObjects(model, { ...deps.gateway, ...extra, apiKeyClientIDs: clientIdsOf(keysSecret.data), apiKeysSecretName: keysSecret.metadata.name });
+  const enabled = enabledEndpoints(model.spec.endpoints);
+  const endpointCondition = (name: EndpointName, status: boolean, reason: string, message: string): ConditionInput => ({ type: endpointConditionType[name], status, reason, message });
+  const all: EndpointName[] = ['external', 'internal'];
+
+  if (translation.errors.length > 0) {
+    const message = describeErrors(translation.errors);
+    return {
+      conditions: all.map((e) => endpointCondition(e, false, enabled.includes(e) ? 'BuildFailed' : 'EndpointDisabled', enabled.includes(e) ? message : `the ${e} endpoint is disabled`)),
+      ok: false,
+      buildFailed: true,
+      crdMissing: false,
+      endpoints: {},
+      summary: { reason: 'BuildFailed', message },
+    };
+  }
+
+  const sync = await syncGatewayObjects(deps.client, translation.objects, translation.deletions, model.metadata.uid);
+  if (sync.missingKinds.length > 0) {
+    const message = `the API server does not serve ${sync.missingKinds.join(', ')}; install Envoy AI Gateway 1.1, Envoy Gateway 1.8 and Gateway API 1.5 CRDs (the model converges once they exist)`;
+    return {
+      conditions: all.map((e) => endpointCondition(e, false, enabled.includes(e) ? 'GatewayCRDUnavailable' : 'EndpointDisabled', enabled.includes(e) ? message : `the ${e} endpoint is disabled`)),
+      ok: false,
+      buildFailed: false,
+      crdMissing: true,
+      requeueAfterMs: requeue.crdMissing,
+      endpoints: {},
+      summary: { reason: 'GatewayCRDUnavailable', message },
+    };
+  }
+
+  const conditions: ConditionInput[] = [];
+  const endpoints: PublishOutcome['endpoints'] = {};
+  for (const e of all) {
+    if (!enabled.includes(e)) {
+      const removing = sync.waiting?.object.name.endsWith(`-${e}`) === true;
+      conditions.push(endpointCondition(e, false, 'EndpointDisabled', removing ? `the ${e} endpoint is disabled; its auth policy is removed once the generated HTTPRoute is gone` : `the ${e} endpoint is disabled`));
+      continue;
+    }
+    const failures = sync.failed.filter((f) => f.name.endsWith(`-${e}`) || f.name.endsWith(`-${e}-auth`));
+    if (failures.length > 0) {
+      conditions.push(endpointCondition(e, false, 'ApplyFailed', failures.map((f) => `${f.kind} ${f.name}: ${f.message}`).join('; ')));
+    } else if (sync.failed.length > 0) {
+      conditions.push(endpointCondition(e, false, 'ApplyFailed', 'a backend object of this model failed to apply; see the BackendConfigured condition'));
+    } else {
+      const host = deps.gateway[e]?.hostname ?? `${e === 'external' ? 'llm' : 'llm-internal'}.${deps.gateway.baseDomain}`;
+      endpoints[e] = `https://${host.toLowerCase().replace(/\.$/, '')}/v1`;
+      conditions.push(endpointCondition(e, true, 'Applied', `routes and auth policy applied; served at ${endpoints[e]}`));
+    }
+  }
+  const ok = sync.failed.length === 0;
+  return {
+    conditions,
+    ok,
+    buildFailed: false,
+    crdMissing: false,
+    requeueAfterMs: sync.waiting ? requeue.deletionWait : ok ? undefined : requeue.applyFailed,
+    endpoints,
+    summary: ok
+      ? { reason: 'Applied', message: `${sync.applied.length} gateway objects applied` }
+      : { reason: 'ApplyFailed', message: sync.failed.map((f) => `${f.kind} ${f.name}: ${f.message}`).join('; ') },
+  };
+}
+
+/** Only metadata of generated objects is cached: enough to map an event to its model. */
+export function metadataOnly(obj: KubeObject): KubeObject {
+  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: obj.metadata };
+}
+
+/**
+ * Watches on the gateway objects generated for `modelKind`: deleting one out of band (or by
+ * another tool) re-reconciles its model at once, instead of at the next resync. Other events are
+ * our own writes and need no reaction.
+ */
+export function generatedObjectWatches(modelKind: 'LLMModel' | 'PassthroughModel', kinds: ReadonlyArray<{ apiVersion: string; kind: string }>): SecondaryWatch[] {
+  return kinds.map(({ apiVersion, kind }) => ({
+    apiVersion,
+    kind,
+    labelSelector: `llm.nebari.dev/model-kind=${modelKind}`,
+    transform: metadataOnly,
+    map: (obj: KubeObject, event: string) => {
+      if (event !== 'delete') return [];
+      const owner = obj.metadata.ownerReferences?.find((o) => o.controller && o.kind === modelKind);
+      return owner && obj.metadata.namespace ? [`${obj.metadata.namespace}/${owner.name}`] : [];
+    },
+  }));
+}

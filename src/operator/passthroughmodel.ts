@@ -1,0 +1,91 @@
+// PassthroughModel reconciler: fetch → (finalize on delete) → finalizer + API-key objects →
+// gateway objects from desiredGatewayObjects → status. Apply failures do not abort the pass;
+// they become conditions (CredentialResolved, BackendConfigured, ExternalEndpointReady,
+// InternalEndpointReady) and a requeue.
+import { API_GROUP_VERSION } from '../api/common';
+import { CREDENTIAL_SECRET_KEY, PASSTHROUGHMODEL_KIND, PassthroughModel } from '../api/passthroughmodel';
+import { resolvePassthroughProvider } from '../translate/gateway/provider';
+import { modelKeyOnClientIdChange, apiKeyObjectsSelector, withoutData } from './keys';
+import { finalizeModel, generatedObjectWatches, publishModel } from './model-gateway';
+import { ReconcileDeps, recordTransitions, requeue, writeStatus } from './reconcile-context';
+import { ConditionInput } from './runtime/conditions';
+import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/controller';
+import { addFinalizer, hasFinalizer, isBeingDeleted } from './runtime/finalizer';
+import { KubeObject } from './runtime/kube-client';
+import { Logger } from './runtime/log';
+
+type PassthroughModelObject = PassthroughModel & KubeObject;
+
+/** CredentialResolved: does the provider credential Secret exist with its `apiKey` entry? (never reads the value out) */
+async function credentialCondition(deps: ReconcileDeps, model: PassthroughModelObject): Promise<ConditionInput> {
+  const provider = resolvePassthroughProvider(model.spec);
+  if (!provider.ok) return { type: 'CredentialResolved', status: 'Unknown', reason: 'BuildFailed', message: 'the provider settings are invalid; see BackendConfigured' };
+  const credential = provider.value.credential;
+  if (credential.type === 'AWSCredentials') {
+    return { type: 'CredentialResolved', status: true, reason: 'WorkloadIdentity', message: `the gateway signs requests with its AWS workload identity for region ${credential.region}` };
+  }
+  const secret = await deps.client.get<KubeObject & { data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret', name: credential.secretName, namespace: model.metadata.namespace });
+  if (!secret) {
+    return { type: 'CredentialResolved', status: false, reason: 'SecretNotFound', message: `Secret ${credential.secretName} (spec.provider.credentialSecretName) does not exist in namespace ${model.metadata.namespace}; create it with the provider API key under key "${CREDENTIAL_SECRET_KEY}"` };
+  }
+  if (!secret.data?.[CREDENTIAL_SECRET_KEY]) {
+    return { type: 'CredentialResolved', status: false, reason: 'APIKeyMissing', message: `Secret ${credential.secretName} has no "${CREDENTIAL_SECRET_KEY}" entry; add the provider API key under that key` };
+  }
+  return { type: 'CredentialResolved', status: true, reason: 'Resolved', message: `Secret ${credential.secretName} holds the provider API key` };
+}
+
+export async function reconcilePassthroughModel(deps: ReconcileDeps, req: ReconcileRequest, log: Logger): Promise<ReconcileResult> {
+  const ref = { apiVersion: API_GROUP_VERSION, kind: PASSTHROUGHMODEL_KIND, name: req.name, namespace: req.namespace };
+  let model = await deps.client.get<PassthroughModelObject>(ref);
+  if (!model) return {};
+  model = { ...model, apiVersion: API_GROUP_VERSION, kind: PASSTHROUGHMODEL_KIND };
+  const d = { ...deps, log };
+
+  if (isBeingDeleted(model)) {
+    if (!hasFinalizer(model)) return {};
+    const wait = await finalizeModel(d, model);
+    return wait ? { requeueAfterMs: wait } : {};
+  }
+  // The finalizer goes on before anything is created, so nothing can outlive the model.
+  model = await addFinalizer(deps.client, model);
+
+  const credential = await credentialCondition(d, model);
+  const published = await publishModel(d, model);
+  const provider = resolvePassthroughProvider(model.spec);
+  const backend: ConditionInput = published.ok
+    ? { type: 'BackendConfigured', status: true, reason: 'Applied', message: `backend ${provider.ok ? `${provider.value.hostname}:${provider.value.port}` : ''} configured; ${published.summary.message}` }
+    : { type: 'BackendConfigured', status: false, reason: published.summary.reason, message: published.summary.message };
+  const phase = published.ok ? (credential.status === false ? 'Degraded' : 'Ready') : 'Error';
+  const changed = await writeStatus(deps.client, model, {
+    phase,
+    conditions: [credential, backend, ...published.conditions],
+    extra: {
+      endpoints: published.endpoints,
+      ...(provider.ok ? { provider: { backendType: provider.value.backendType, hostname: provider.value.hostname, port: provider.value.port } } : {}),
+    },
+  });
+  await recordTransitions(deps.events, model, changed);
+
+  const delays = [published.requeueAfterMs, credential.status === false ? requeue.dependencyMissing : undefined].filter((n): n is number => n !== undefined);
+  return delays.length ? { requeueAfterMs: Math.min(...delays) } : {};
+}
+
+/** Controller wiring: the kind plus the API-key Secrets whose changes re-render the SecurityPolicy. */
+export function passthroughModelController(deps: ReconcileDeps): ControllerOptions {
+  return {
+    apiVersion: API_GROUP_VERSION,
+    kind: PASSTHROUGHMODEL_KIND,
+    reconcile: (req, log) => reconcilePassthroughModel(deps, req, log),
+    secondary: [
+      { apiVersion: 'v1', kind: 'Secret', labelSelector: `${apiKeyObjectsSelector},llm.nebari.dev/model-kind=${PASSTHROUGHMODEL_KIND}`, map: modelKeyOnClientIdChange, transform: withoutData },
+      ...generatedObjectWatches(PASSTHROUGHMODEL_KIND, [
+        { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIGatewayRoute' },
+        { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'SecurityPolicy' },
+        { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIServiceBackend' },
+        { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'BackendSecurityPolicy' },
+        { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'Backend' },
+        { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'BackendTLSPolicy' },
+      ]),
+    ],
+  };
+}

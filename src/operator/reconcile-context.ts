@@ -1,0 +1,74 @@
+// What every reconciler receives, and the status write they share.
+import { isDeepStrictEqual } from 'node:util';
+import type { GatewayContext } from '../translate/gateway';
+import { applyStatus } from './runtime/apply';
+import { Condition, ConditionInput, mergeConditions } from './runtime/conditions';
+import { EventRecorder } from './runtime/events';
+import { KubeClient, KubeObject, isNotFound } from './runtime/kube-client';
+import { Logger } from './runtime/log';
+
+export interface ReconcileDeps {
+  client: KubeClient;
+  events: EventRecorder;
+  gateway: GatewayContext;
+  log: Logger;
+}
+
+/** How long to wait before looking again for a CRD, a pod or a generated object. */
+export const requeue = {
+  /** A gateway or provider CRD is missing: it may be installed any time. */
+  crdMissing: 15_000,
+  /** Waiting for the AI Gateway controller to remove a generated HTTPRoute. */
+  deletionWait: 2_000,
+  /** A referenced Secret or model is missing. */
+  dependencyMissing: 10_000,
+  /** Pods are downloading or starting. */
+  podsProgressing: 15_000,
+  /** An apply failed for a reason that may pass. */
+  applyFailed: 60_000,
+};
+
+export interface StatusUpdate {
+  phase: string;
+  conditions: ConditionInput[];
+  extra?: Record<string, unknown>;
+}
+
+/**
+ * Writes status (phase, conditions, observedGeneration, extra fields) by server-side apply of the
+ * status subresource, skipping the request when nothing would change. Returns the conditions
+ * whose status or reason changed, so callers can emit one Event per real transition.
+ */
+export async function writeStatus(client: KubeClient, obj: KubeObject, update: StatusUpdate): Promise<ConditionInput[]> {
+  const current = (obj.status ?? {}) as { conditions?: Condition[]; phase?: string; observedGeneration?: number };
+  const conditions = mergeConditions(current.conditions, update.conditions, obj.metadata.generation);
+  // JSON round trip drops undefined fields, which the stored status never has.
+  const status = JSON.parse(JSON.stringify({ ...(update.extra ?? {}), phase: update.phase, observedGeneration: obj.metadata.generation, conditions })) as Record<string, unknown>;
+  const changed = update.conditions.filter((c) => {
+    const prior = current.conditions?.find((p) => p.type === c.type);
+    const s = typeof c.status === 'boolean' ? (c.status ? 'True' : 'False') : c.status;
+    return !prior || prior.status !== s || prior.reason !== c.reason;
+  });
+  if (isDeepStrictEqual(pick(current, Object.keys(status)), status)) return changed;
+  try {
+    await applyStatus(client, { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name: obj.metadata.name, namespace: obj.metadata.namespace }, status });
+  } catch (err) {
+    // The object went away between reading and writing: nothing to report on.
+    if (!isNotFound(err)) throw err;
+  }
+  return changed;
+}
+
+function pick(obj: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of keys) if (obj[k] !== undefined) out[k] = obj[k];
+  return out;
+}
+
+/** One Event per condition that changed (Warning when it turned False). */
+export async function recordTransitions(events: EventRecorder, obj: KubeObject, changed: ConditionInput[]): Promise<void> {
+  for (const c of changed) {
+    const ok = c.status === true || c.status === 'True';
+    await events.record(obj, ok ? 'Normal' : 'Warning', c.reason, `${c.type}: ${c.message ?? c.reason}`);
+  }
+}

@@ -1,0 +1,178 @@
+// One controller per kind: an informer on the primary kind plus informers on related kinds
+// (each mapping an event to the primary keys it affects), a work queue, and N workers that call
+// the kind's reconcile function. Errors are retried with backoff; a reconcile may also ask to be
+// called again after a delay (e.g. while waiting for pods or for a CRD to be installed).
+import { Informer, InformerEvent } from './informer';
+import { KubeClient, KubeObject, objectKey } from './kube-client';
+import { Logger } from './log';
+import { OperatorMetrics } from './metrics';
+import { WorkQueue } from './queue';
+
+export interface ReconcileResult {
+  /** Reconcile again after this many milliseconds even without an event. */
+  requeueAfterMs?: number;
+}
+
+export interface ReconcileRequest {
+  namespace: string;
+  name: string;
+}
+
+export type Reconciler = (req: ReconcileRequest, log: Logger) => Promise<ReconcileResult | void>;
+
+export interface SecondaryWatch {
+  apiVersion: string;
+  kind: string;
+  labelSelector?: string;
+  /** Reduce what the informer caches. */
+  transform?: (obj: KubeObject) => KubeObject;
+  /** Primary keys (`namespace/name`) affected by this change (`old` is the cached object on update). */
+  map(obj: KubeObject, event: InformerEvent, old?: KubeObject): string[];
+}
+
+export interface ControllerOptions {
+  apiVersion: string;
+  kind: string;
+  reconcile: Reconciler;
+  secondary?: SecondaryWatch[];
+  /** @default 4 */
+  workers?: number;
+  /** @default 300_000 */
+  resyncMs?: number;
+  namespace?: string;
+  /** Already-converged objects seen at start-up or resync are spread over this window. @default 5_000 */
+  startupSpreadMs?: number;
+}
+
+/** Converged: the last pass saw this generation, it is Ready/Running, and nothing is pending. */
+export function isConverged(obj: KubeObject): boolean {
+  const status = obj.status as { observedGeneration?: number; phase?: string } | undefined;
+  return (
+    !obj.metadata.deletionTimestamp &&
+    (obj.metadata.finalizers ?? []).length > 0 &&
+    status?.observedGeneration === obj.metadata.generation &&
+    (status?.phase === 'Ready' || status?.phase === 'Running' || status?.phase === 'Completed')
+  );
+}
+
+function sameStrings(a: string[] | undefined, b: string[] | undefined): boolean {
+  return JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
+}
+
+/**
+ * When to reconcile after a primary event: 0 = now, a delay, or undefined = not at all.
+ * Objects that need work go first; converged ones seen at start-up (or on resync) are spread out,
+ * so a restart after a crash spends its first seconds on what actually changed. Updates that
+ * touch only status (our own writes) are ignored.
+ */
+export function primaryEventDelay(event: InformerEvent, obj: KubeObject, old: KubeObject | undefined, spreadMs: number): number | undefined {
+  if (event === 'delete') return 0;
+  if (event === 'update' && old) {
+    const m = obj.metadata;
+    const o = old.metadata;
+    const changed =
+      m.generation !== o.generation ||
+      m.deletionTimestamp !== o.deletionTimestamp ||
+      // Our own finalizer edits are not news; a deleted object is caught by deletionTimestamp.
+      (m.deletionTimestamp !== undefined && !sameStrings(m.finalizers, o.finalizers)) ||
+      JSON.stringify(m.labels ?? {}) !== JSON.stringify(o.labels ?? {}) ||
+      JSON.stringify(m.annotations ?? {}) !== JSON.stringify(o.annotations ?? {});
+    return changed ? 0 : undefined;
+  }
+  return isConverged(obj) ? Math.floor(Math.random() * spreadMs) + 1 : 0;
+}
+
+export class Controller {
+  readonly queue: WorkQueue;
+  private readonly informers: Informer[] = [];
+  private readonly primary: Informer;
+  private workers: Promise<void>[] = [];
+  private running = false;
+
+  constructor(
+    client: KubeClient,
+    private readonly opts: ControllerOptions,
+    private readonly metrics: OperatorMetrics,
+    private readonly log: Logger,
+  ) {
+    const kindLabel = { kind: opts.kind };
+    this.queue = new WorkQueue({ onDepth: (d) => metrics.queueDepth.set(d, kindLabel) });
+    metrics.queueDepth.set(0, kindLabel);
+    const watchError = (kind: string) => (err: unknown) =>
+      metrics.watchRestarts.inc({ kind, reason: (err as { statusCode?: number }).statusCode === 410 ? 'gone' : 'error' });
+    this.primary = new Informer(client, { apiVersion: opts.apiVersion, kind: opts.kind, namespace: opts.namespace, resyncMs: opts.resyncMs, onWatchError: watchError(opts.kind) }, log);
+    this.primary.on((event: InformerEvent, obj, old) => {
+      const key = objectKey(obj.metadata.namespace, obj.metadata.name);
+      const delay = primaryEventDelay(event, obj, old, opts.startupSpreadMs ?? 5_000);
+      if (delay === undefined) return;
+      if (delay === 0) this.queue.add(key);
+      else this.queue.addAfter(key, delay);
+    });
+    this.informers.push(this.primary);
+    for (const s of opts.secondary ?? []) {
+      const inf = new Informer(client, { apiVersion: s.apiVersion, kind: s.kind, namespace: opts.namespace, labelSelector: s.labelSelector, transform: s.transform, resyncMs: 0x7fffffff, onWatchError: watchError(s.kind) }, log);
+      inf.on((event, obj, old) => {
+        for (const key of s.map(obj, event, old)) this.queue.add(key);
+      });
+      this.informers.push(inf);
+    }
+  }
+
+  get kind(): string {
+    return this.opts.kind;
+  }
+
+  /** The primary informer's cache (read-only use). */
+  cached(namespace: string, name: string): KubeObject | undefined {
+    return this.primary.get(namespace, name);
+  }
+
+  get hasSynced(): boolean {
+    return this.primary.hasSynced;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    for (const inf of this.informers) inf.start();
+    const n = this.opts.workers ?? 4;
+    for (let i = 0; i < n; i++) this.workers.push(this.work());
+  }
+
+  /** Stop taking new work and wait for in-flight reconciles to finish. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.queue.shutDown();
+    await Promise.all(this.informers.map((i) => i.stop()));
+    await Promise.all(this.workers);
+    this.workers = [];
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      const i = key.indexOf('/');
+      const req = { namespace: key.slice(0, i), name: key.slice(i + 1) };
+      const started = process.hrtime.bigint();
+      const log = this.log.child({ kind: this.opts.kind, object: key });
+      try {
+        const result = await this.opts.reconcile(req, log);
+        this.queue.forget(key);
+        this.metrics.reconcileTotal.inc({ kind: this.opts.kind, result: result?.requeueAfterMs ? 'requeue' : 'success' });
+        if (result?.requeueAfterMs) this.queue.addAfter(key, result.requeueAfterMs);
+      } catch (err) {
+        this.metrics.reconcileTotal.inc({ kind: this.opts.kind, result: 'error' });
+        this.metrics.reconcileErrors.inc({ kind: this.opts.kind });
+        this.metrics.queueRetries.inc({ kind: this.opts.kind });
+        const delay = this.queue.addRateLimited(key);
+        const conflict = (err as { statusCode?: number }).statusCode === 409;
+        (conflict ? log.debug : log.warn)('reconcile failed; retrying', { err, retryInMs: delay });
+      } finally {
+        this.metrics.reconcileDuration.observe(Number(process.hrtime.bigint() - started) / 1e9, { kind: this.opts.kind });
+        this.queue.done(key);
+      }
+    }
+  }
+}
+

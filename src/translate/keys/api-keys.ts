@@ -1,0 +1,200 @@
+// API keys of a model, as pure data transformations. Storage (the seed's rule: keys survive
+// re-apply, upgrade and restart, and go only with the model):
+// - Secret `<model>-api-keys`: data key = client ID, value = the API key. Envoy Gateway's
+//   `apiKeyAuth` reads this shape directly and forwards the client ID for authorization.
+// - ConfigMap `<model>-api-key-metadata`: data key = client ID, value = JSON metadata
+//   (who, when, description) — never the key itself.
+// Neither has an owner reference: the operator's finalizer deletes both when the model is
+// deleted, and nothing else ever does.
+import { createHash } from 'node:crypto';
+import { apiKeysSecretName, boundedName } from '../gateway/names';
+
+export { apiKeysSecretName };
+
+/** Every generated API key starts with this, so secret scanners and the log redactor spot it. */
+export const API_KEY_PREFIX = 'sk-';
+/** Random bytes per key: 32 bytes = 256 bits, 43 base64url characters. */
+export const API_KEY_RANDOM_BYTES = 32;
+/** Label on both key objects, so the operator can watch exactly these Secrets and ConfigMaps. */
+export const LABEL_API_KEYS = 'llm.nebari.dev/api-keys';
+export const LABEL_MODEL = 'llm.nebari.dev/model';
+export const LABEL_MODEL_KIND = 'llm.nebari.dev/model-kind';
+/** Annotation naming the model's full name (the label may be shortened). */
+export const ANNOTATION_MODEL_NAME = 'llm.nebari.dev/model-name';
+/** A Secret's total size limit is 1 MiB; stay well below so one more key always fits. */
+export const MAX_KEYS_PER_MODEL = 2000;
+
+export type ModelKind = 'LLMModel' | 'PassthroughModel';
+
+export interface ModelRef {
+  readonly kind: ModelKind;
+  readonly name: string;
+  readonly namespace: string;
+}
+
+/** Metadata stored for each key (never the key). */
+export interface ApiKeyRecord {
+  readonly clientId: string;
+  readonly createdBy: string;
+  readonly createdAt: string;
+  readonly description?: string;
+}
+
+export function apiKeyMetadataConfigMapName(modelName: string): string {
+  return boundedName(modelName, 'api-key-metadata');
+}
+
+/** `sk-` + base64url of the given random bytes (the caller supplies randomness, so this is pure). */
+export function formatApiKey(random: Uint8Array): string {
+  if (random.length < API_KEY_RANDOM_BYTES) {
+    throw new Error(`formatApiKey: need ${API_KEY_RANDOM_BYTES} random bytes, got ${random.length}`);
+  }
+  return API_KEY_PREFIX + Buffer.from(random.subarray(0, API_KEY_RANDOM_BYTES)).toString('base64url');
+}
+
+/** True for strings shaped like a key this project issues. */
+export function looksLikeApiKey(value: string): boolean {
+  return /^sk-[A-Za-z0-9_-]{43}$/.test(value);
+}
+
+function slug(text: string, max: number): string {
+  const s = text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return (s || 'x').slice(0, max).replace(/-+$/, '');
+}
+
+/**
+ * A client ID unique across every model of every namespace (Envoy Gateway pools the key Secrets
+ * of a namespace, so two models must never share an ID): readable user and model parts, a hash
+ * of the exact (namespace, kind, model, user) tuple, and a per-model sequence number.
+ */
+export function clientIdFor(model: ModelRef, user: string, sequence: number): string {
+  const hash = createHash('sha256').update(`${model.namespace}\0${model.kind}\0${model.name}\0${user}`).digest('hex').slice(0, 32);
+  return `user-${slug(user, 40)}-${slug(model.name, 60)}-${hash}-${sequence}`;
+}
+
+/** The next sequence number: one more than the largest used in `clientIds`. */
+export function nextSequence(clientIds: Iterable<string>): number {
+  let max = 0;
+  for (const id of clientIds) {
+    const m = /-(\d+)$/.exec(id);
+    if (m) max = Math.max(max, Number(m[1]));
+  }
+  return max + 1;
+}
+
+/** Labels of both key objects. */
+export function apiKeyLabels(model: ModelRef): Record<string, string> {
+  return {
+    'app.kubernetes.io/managed-by': 'nebari-llm-serving',
+    'app.kubernetes.io/part-of': 'nebari-llm-serving',
+    [LABEL_API_KEYS]: 'true',
+    [LABEL_MODEL]: boundedName(model.name),
+    [LABEL_MODEL_KIND]: model.kind,
+  };
+}
+
+/**
+ * The key Secret as the operator applies it: metadata and type only. With server-side apply
+ * the operator then owns just these fields, so a re-apply can never remove a key that the CLI
+ * added (the CLI writes `data` under its own field manager).
+ */
+export function desiredApiKeySecret(model: ModelRef) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: apiKeysSecretName(model.name),
+      namespace: model.namespace,
+      labels: apiKeyLabels(model),
+      annotations: { [ANNOTATION_MODEL_NAME]: model.name },
+    },
+    type: 'Opaque',
+  };
+}
+
+/** The metadata ConfigMap as the operator applies it (metadata only, for the same reason). */
+export function desiredApiKeyMetadataConfigMap(model: ModelRef) {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: apiKeyMetadataConfigMapName(model.name),
+      namespace: model.namespace,
+      labels: apiKeyLabels(model),
+      annotations: { [ANNOTATION_MODEL_NAME]: model.name },
+    },
+  };
+}
+
+/** Client IDs in a key Secret's `data`, sorted (stable SecurityPolicy output). */
+export function clientIdsOf(secretData: Record<string, string> | undefined): string[] {
+  return Object.keys(secretData ?? {}).sort();
+}
+
+/** Parse one metadata entry; a damaged entry still yields a record so the key stays listed. */
+export function parseApiKeyRecord(clientId: string, json: string | undefined): ApiKeyRecord {
+  try {
+    const v = JSON.parse(json ?? '{}') as Partial<ApiKeyRecord>;
+    return { clientId, createdBy: String(v.createdBy ?? 'unknown'), createdAt: String(v.createdAt ?? ''), ...(v.description ? { description: String(v.description) } : {}) };
+  } catch {
+    return { clientId, createdBy: 'unknown', createdAt: '' };
+  }
+}
+
+/** Records of every key that exists in the Secret (metadata without a key is ignored). */
+export function listApiKeys(secretData: Record<string, string> | undefined, metadata: Record<string, string> | undefined): ApiKeyRecord[] {
+  return clientIdsOf(secretData).map((id) => parseApiKeyRecord(id, metadata?.[id]));
+}
+
+export interface MintInput {
+  readonly model: ModelRef;
+  readonly user: string;
+  readonly description?: string;
+  readonly now: Date;
+  readonly random: Uint8Array;
+}
+
+export interface MintResult {
+  readonly clientId: string;
+  /** Shown to the user once; stored only in the Secret. */
+  readonly apiKey: string;
+  /** The Secret's new `data` (base64 values, as the API expects). */
+  readonly secretData: Record<string, string>;
+  /** The ConfigMap's new `data`. */
+  readonly metadataData: Record<string, string>;
+}
+
+/** Add one key to existing data; throws (with the fix) when the model is at its key limit. */
+export function mintApiKey(existingSecretData: Record<string, string> | undefined, existingMetadata: Record<string, string> | undefined, input: MintInput): MintResult {
+  const ids = clientIdsOf(existingSecretData);
+  if (ids.length >= MAX_KEYS_PER_MODEL) {
+    throw new Error(`${input.model.kind} ${input.model.namespace}/${input.model.name} already has ${ids.length} API keys (limit ${MAX_KEYS_PER_MODEL}); revoke unused keys with \`nls keys revoke\``);
+  }
+  const clientId = clientIdFor(input.model, input.user, nextSequence(ids));
+  const apiKey = formatApiKey(input.random);
+  const record: ApiKeyRecord = { clientId, createdBy: input.user, createdAt: input.now.toISOString(), ...(input.description ? { description: input.description } : {}) };
+  const { clientId: _id, ...stored } = record;
+  return {
+    clientId,
+    apiKey,
+    secretData: { ...(existingSecretData ?? {}), [clientId]: Buffer.from(apiKey).toString('base64') },
+    metadataData: { ...(existingMetadata ?? {}), [clientId]: JSON.stringify(stored) },
+  };
+}
+
+/** Remove one key and its metadata; `removed` is false when the client ID was not there. */
+export function revokeApiKey(
+  existingSecretData: Record<string, string> | undefined,
+  existingMetadata: Record<string, string> | undefined,
+  clientId: string,
+): { removed: boolean; secretData: Record<string, string>; metadataData: Record<string, string> } {
+  const secretData = { ...(existingSecretData ?? {}) };
+  const metadataData = { ...(existingMetadata ?? {}) };
+  const removed = clientId in secretData;
+  delete secretData[clientId];
+  delete metadataData[clientId];
+  return { removed, secretData, metadataData };
+}

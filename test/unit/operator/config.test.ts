@@ -1,0 +1,26 @@
+import { gatewayContextFromEnv, operatorConfigFromEnv } from '../../../src/operator/config';
+
+describe('operator configuration from the environment', () => {
+  it('applies the process contract defaults', () => {
+    const c = operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'example.com', POD_NAMESPACE: 'sys', POD_NAME: 'op-0' });
+    expect(c).toMatchObject({ podNamespace: 'sys', podName: 'op-0', webhookPort: 9443, metricsPort: 8080, healthPort: 8081, leaderElection: true, logLevel: 'info' });
+    expect(c.gateway).toEqual({ baseDomain: 'example.com' });
+  });
+
+  it('merges NLS_GATEWAY_CONTEXT with the base domain and issuer variables', () => {
+    expect(gatewayContextFromEnv({ NLS_GATEWAY_CONTEXT: '{"baseDomain":"a.org","external":{"gatewayName":"gw"}}', NLS_OIDC_ISSUER_URL: 'https://kc/realms/x' })).toEqual({
+      baseDomain: 'a.org',
+      external: { gatewayName: 'gw' },
+      jwt: { issuer: 'https://kc/realms/x' },
+    });
+  });
+
+  it.each([
+    [{}, 'NLS_BASE_DOMAIN: not set'],
+    [{ NLS_BASE_DOMAIN: 'x', NLS_HEALTH_PORT: 'abc' }, 'NLS_HEALTH_PORT: "abc" is not a port'],
+    [{ NLS_BASE_DOMAIN: 'x', NLS_LEADER_ELECTION: 'yes' }, 'NLS_LEADER_ELECTION: "yes" is not a boolean; use true or false'],
+    [{ NLS_GATEWAY_CONTEXT: '{' }, 'NLS_GATEWAY_CONTEXT: not valid JSON'],
+  ])('rejects %j with a message naming the variable', (env, message) => {
+    expect(() => operatorConfigFromEnv(env)).toThrow(message);
+  });
+});

@@ -1,0 +1,121 @@
+import {
+  apiKeyMetadataConfigMapName,
+  apiKeysSecretName,
+  clientIdFor,
+  desiredApiKeySecret,
+  desiredApiKeyMetadataConfigMap,
+  formatApiKey,
+  listApiKeys,
+  looksLikeApiKey,
+  mintApiKey,
+  nextSequence,
+  revokeApiKey,
+  MAX_KEYS_PER_MODEL,
+} from '../../../../src/translate/keys/api-keys';
+
+const model = { kind: 'PassthroughModel' as const, name: 'gpt-4o', namespace: 'team-a' };
+const random = (fill: number) => new Uint8Array(32).fill(fill);
+
+describe('API key names', () => {
+  it('follows the upstream naming', () => {
+    expect(apiKeysSecretName('gpt-4o')).toBe('gpt-4o-api-keys');
+    expect(apiKeyMetadataConfigMapName('gpt-4o')).toBe('gpt-4o-api-key-metadata');
+  });
+  it('keeps long model names within 63 characters', () => {
+    const long = 'm'.repeat(80);
+    expect(apiKeysSecretName(long).length).toBeLessThanOrEqual(63);
+    expect(apiKeyMetadataConfigMapName(long).length).toBeLessThanOrEqual(63);
+    expect(apiKeyMetadataConfigMapName(long)).toMatch(/-api-key-metadata$/);
+  });
+});
+
+describe('formatApiKey', () => {
+  it('is sk- plus 43 base64url characters', () => {
+    const key = formatApiKey(random(0xfb));
+    expect(key).toBe('sk-' + Buffer.from(random(0xfb)).toString('base64url'));
+    expect(looksLikeApiKey(key)).toBe(true);
+  });
+  it('refuses too little randomness', () => {
+    expect(() => formatApiKey(new Uint8Array(8))).toThrow('need 32 random bytes');
+  });
+});
+
+describe('client IDs', () => {
+  it('are valid Secret data keys, readable, and differ per namespace, kind, model and user', () => {
+    const id = clientIdFor(model, 'alice@example.com', 1);
+    expect(id).toMatch(/^user-alice-example-com-gpt-4o-[0-9a-f]{32}-1$/);
+    expect(id).toMatch(/^[-._a-zA-Z0-9]+$/);
+    const others = [
+      clientIdFor({ ...model, namespace: 'team-b' }, 'alice@example.com', 1),
+      clientIdFor({ ...model, kind: 'LLMModel' }, 'alice@example.com', 1),
+      clientIdFor({ ...model, name: 'gpt-4' }, 'alice@example.com', 1),
+      clientIdFor(model, 'bob', 1),
+    ];
+    expect(new Set([id, ...others]).size).toBe(5);
+  });
+  it('take the next sequence after the largest one in use', () => {
+    expect(nextSequence([])).toBe(1);
+    expect(nextSequence(['user-a-m-h-1', 'user-a-m-h-7', 'user-b-m-h-3'])).toBe(8);
+  });
+});
+
+describe('desired key objects', () => {
+  it('carry labels and the model name but no data and no owner reference', () => {
+    const secret = desiredApiKeySecret(model);
+    expect(secret).toEqual({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 'gpt-4o-api-keys',
+        namespace: 'team-a',
+        labels: {
+          'app.kubernetes.io/managed-by': 'nebari-llm-serving',
+          'app.kubernetes.io/part-of': 'nebari-llm-serving',
+          'llm.nebari.dev/api-keys': 'true',
+          'llm.nebari.dev/model': 'gpt-4o',
+          'llm.nebari.dev/model-kind': 'PassthroughModel',
+        },
+        annotations: { 'llm.nebari.dev/model-name': 'gpt-4o' },
+      },
+      type: 'Opaque',
+    });
+    const cm = desiredApiKeyMetadataConfigMap(model);
+    expect(cm).not.toHaveProperty('data');
+    expect(cm.metadata).not.toHaveProperty('ownerReferences');
+  });
+});
+
+describe('mint, list and revoke', () => {
+  const now = new Date('2026-03-01T10:00:00Z');
+
+  it('adds a key without touching existing ones and stores metadata without the key', () => {
+    const existing = { [clientIdFor(model, 'bob', 1)]: Buffer.from('sk-old').toString('base64') };
+    const r = mintApiKey(existing, {}, { model, user: 'alice', description: 'ci', now, random: random(1) });
+    expect(r.clientId).toBe(clientIdFor(model, 'alice', 2));
+    expect(Buffer.from(r.secretData[r.clientId], 'base64').toString()).toBe(r.apiKey);
+    expect(r.secretData).toMatchObject(existing);
+    expect(JSON.parse(r.metadataData[r.clientId])).toEqual({ createdBy: 'alice', createdAt: '2026-03-01T10:00:00.000Z', description: 'ci' });
+    expect(r.metadataData[r.clientId]).not.toContain(r.apiKey);
+    expect(listApiKeys(r.secretData, r.metadataData)).toEqual([
+      { clientId: clientIdFor(model, 'alice', 2), createdBy: 'alice', createdAt: '2026-03-01T10:00:00.000Z', description: 'ci' },
+      { clientId: clientIdFor(model, 'bob', 1), createdBy: 'unknown', createdAt: '' },
+    ]);
+  });
+
+  it('refuses a key past the per-model limit, naming the fix', () => {
+    const full: Record<string, string> = {};
+    for (let i = 1; i <= MAX_KEYS_PER_MODEL; i++) full[`id-${i}`] = 'eA==';
+    expect(() => mintApiKey(full, {}, { model, user: 'a', now, random: random(2) })).toThrow('nls keys revoke');
+  });
+
+  it('revokes exactly one key and reports unknown client IDs', () => {
+    const data = { a: 'eA==', b: 'eQ==' };
+    const r = revokeApiKey(data, { a: '{}', b: '{}' }, 'a');
+    expect(r).toEqual({ removed: true, secretData: { b: 'eQ==' }, metadataData: { b: '{}' } });
+    expect(revokeApiKey(data, {}, 'zzz').removed).toBe(false);
+  });
+
+  it('lists a key whose metadata is damaged', () => {
+    expect(listApiKeys({ x: 'eA==' }, { x: 'not json' })).toEqual([{ clientId: 'x', createdBy: 'unknown', createdAt: '' }]);
+  });
+});

@@ -1,0 +1,102 @@
+import type { LLMModel } from '../../../../src/api/llmmodel';
+import { gpuResourceName, translateVLLM, vllmArgs, vllmObjectNames, vllmProvider } from '../../../../src/translate/providers/vllm';
+import { llmProvider, phaseFromPods } from '../../../../src/translate/providers';
+
+function model(spec: Partial<LLMModel['spec']> = {}, uid?: string): LLMModel {
+  return {
+    apiVersion: 'llm.nebari.dev/v1alpha1',
+    kind: 'LLMModel',
+    metadata: { name: 'qwen', namespace: 'ml', ...(uid ? { uid } : {}) },
+    spec: {
+      model: { name: 'Qwen/Qwen3-8B', source: 'huggingface' },
+      resources: { gpu: { count: 2, type: 'nvidia' } },
+      access: { public: true },
+      ...spec,
+    },
+  } as LLMModel;
+}
+
+const byKind = (objects: ReturnType<typeof translateVLLM>['objects'], kind: string, name?: string) =>
+  objects.find((o) => o.kind === kind && (!name || o.metadata.name === name)) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+describe('vLLM provider', () => {
+  it('is the provider registered for vllm; others are not implemented yet', () => {
+    expect(llmProvider('vllm')).toBe(vllmProvider);
+    expect(llmProvider('kaito')).toBeUndefined();
+  });
+
+  it('creates PVC, Deployment, Service and the endpoint picker, owned by the model', () => {
+    const t = translateVLLM(model({}, 'uid-1'), {});
+    expect(t.errors).toEqual([]);
+    expect(t.objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      'PersistentVolumeClaim/qwen-model-cache',
+      'Deployment/qwen-vllm',
+      'Service/qwen-vllm',
+      'ServiceAccount/qwen-epp',
+      'Role/qwen-epp',
+      'RoleBinding/qwen-epp',
+      'Deployment/qwen-epp',
+      'Service/qwen-epp',
+    ]);
+    for (const o of t.objects) expect(o.metadata.ownerReferences).toEqual([{ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'LLMModel', name: 'qwen', uid: 'uid-1', controller: true, blockOwnerDeletion: true }]);
+    expect(t.workload).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'qwen-vllm' });
+    expect(t.servingPool).toEqual({ selector: { 'llm.nebari.dev/model': 'qwen', 'llm.nebari.dev/role': 'serving' }, targetPort: 8000, endpointPickerPort: 9002 });
+  });
+
+  it('requests GPUs, tolerates the GPU taint, mounts /dev/shm and downloads the model first', () => {
+    const t = translateVLLM(model(), { vllmImage: 'example/vllm:1' });
+    const pod = byKind(t.objects, 'Deployment', 'qwen-vllm').spec.template.spec;
+    const vllm = pod.containers[0];
+    expect(vllm.image).toBe('example/vllm:1');
+    expect(vllm.resources.limits['nvidia.com/gpu']).toBe(2);
+    expect(pod.tolerations).toContainEqual({ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' });
+    expect(pod.volumes).toContainEqual({ name: 'dshm', emptyDir: { medium: 'Memory' } });
+    expect(pod.initContainers[0].env).toContainEqual({ name: 'MODEL_ID', value: 'Qwen/Qwen3-8B' });
+    expect(byKind(t.objects, 'Deployment', 'qwen-vllm').spec.strategy).toEqual({ type: 'Recreate' });
+    // The serving pods match the selector the InferencePool uses.
+    expect(byKind(t.objects, 'Deployment', 'qwen-vllm').spec.template.metadata.labels).toMatchObject(t.servingPool.selector!);
+  });
+
+  it('builds vLLM arguments from parallelism and user arguments', () => {
+    expect(vllmArgs(model({ serving: { dataParallelism: 2, vllmArgs: ['--max-model-len=8192'] } }))).toEqual([
+      '--model=/models/Qwen/Qwen3-8B',
+      '--served-model-name=Qwen/Qwen3-8B',
+      '--port=8000',
+      '--tensor-parallel-size=2',
+      '--data-parallel-size=2',
+      '--max-model-len=8192',
+    ]);
+  });
+
+  it('maps GPU types to resource names', () => {
+    expect(gpuResourceName('nvidia')).toBe('nvidia.com/gpu');
+    expect(gpuResourceName('amd.com/gpu')).toBe('amd.com/gpu');
+  });
+
+  it('reports a tensor parallelism larger than the GPU count as an error naming the fix', () => {
+    const t = translateVLLM(model({ serving: { tensorParallelism: 4 } }), {});
+    expect(t.objects).toEqual([]);
+    expect(t.errors[0].message).toMatch(/^spec\.serving\.tensorParallelism: 4 is larger than spec\.resources\.gpu\.count \(2\)/);
+  });
+
+  it('skips the PVC for emptyDir storage', () => {
+    const t = translateVLLM(model({ model: { name: 'x/y', source: 'huggingface', storage: { type: 'emptyDir' } } }), {});
+    expect(byKind(t.objects, 'PersistentVolumeClaim')).toBeUndefined();
+    expect(vllmObjectNames('qwen').pvc).toBe('qwen-model-cache');
+  });
+});
+
+describe('phaseFromPods', () => {
+  const pod = (p: Partial<{ ready: boolean; initializing: boolean; waitingReason: string }>) => ({ ready: false, initializing: false, ...p });
+  it.each([
+    ['Ready', 1, { workload: {}, pods: [pod({ ready: true })] }],
+    ['Downloading', 1, { workload: {}, pods: [pod({ initializing: true })] }],
+    ['Starting', 1, { workload: {}, pods: [pod({})] }],
+    ['Pending', 1, { pods: [] }],
+    ['Error', 1, { workload: {}, pods: [pod({ waitingReason: 'ImagePullBackOff' })] }],
+    ['Degraded', 2, { workload: {}, pods: [pod({ ready: true }), pod({ waitingReason: 'CrashLoopBackOff' })] }],
+    ['Ready', 0, { workload: {}, pods: [] }],
+  ])('%s with %i desired', (phase, desired, observed) => {
+    expect(phaseFromPods(desired as number, observed as Parameters<typeof phaseFromPods>[1]).phase).toBe(phase);
+  });
+});
