@@ -4,7 +4,7 @@ import * as k8s from '@kubernetes/client-node';
 import { API_GROUP_VERSION } from '../api/common';
 import { ModelKind, ModelRef } from '../translate/keys/api-keys';
 import { listKeys, mintKey, revokeKey } from '../operator/keys';
-import { KubeClient } from '../operator/runtime/kube-client';
+import { KubeRest, objectRef } from '../kube/rest';
 
 export const keysUsage = `Usage:
   nls keys mint   --model NAME [--namespace NS] [--kind LLMModel|PassthroughModel] [--description TEXT] [--user NAME] [--output text|json]
@@ -63,12 +63,12 @@ export function parseKeysArgs(args: string[]): KeysOptions {
   };
 }
 
-async function resolveModel(client: KubeClient, name: string, namespace: string, kind?: ModelKind): Promise<ModelRef> {
+async function resolveModel(client: KubeRest, name: string, namespace: string, kind?: ModelKind): Promise<ModelRef> {
   const kinds: ModelKind[] = kind ? [kind] : ['PassthroughModel', 'LLMModel'];
   const found: ModelKind[] = [];
   for (const k of kinds) {
     if (!(await client.isServed(API_GROUP_VERSION, k))) continue;
-    const obj = await client.get({ apiVersion: API_GROUP_VERSION, kind: k, name, namespace });
+    const obj = await client.get(objectRef(API_GROUP_VERSION, k, name, namespace));
     if (obj && obj.metadata.deletionTimestamp) throw new Error(`${k} ${namespace}/${name} is being deleted; its keys go with it`);
     if (obj) found.push(k);
   }
@@ -84,7 +84,7 @@ export async function runKeys(args: string[], print: (line: string) => void = (l
   if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
   else kc.loadFromDefault();
   const namespace = opts.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
-  const client = await KubeClient.fromKubeConfig(kc);
+  const client = new KubeRest(kc);
   try {
     const model = await resolveModel(client, opts.model, namespace, opts.kind);
     if (opts.action === 'mint') {

@@ -4,10 +4,12 @@
 // models, which silently drop every key they do not know (for example `x-kubernetes-int-or-string`
 // inside a CRD schema, or fields newer than the client). A server-side apply that loses fields is
 // worse than useless, so every write and read here is raw JSON. Authentication and TLS still come
-// from client-node's KubeConfig.
+// from client-node's KubeConfig. One keep-alive pool per client: the webhook answers admission
+// within the API server's timeout and the operator serves 1,000 models, so a TLS handshake per
+// request is not affordable.
 import * as https from 'https';
 import * as http from 'http';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 
 /** Enough of an object to address it. */
 export interface ObjectRef {
@@ -18,8 +20,45 @@ export interface ObjectRef {
 
 /** An object as the API server returns it. */
 export interface KubeObject extends ObjectRef {
-  metadata: { name?: string; namespace?: string; [key: string]: unknown };
+  metadata: ObjectMeta & { name: string };
   [key: string]: unknown;
+}
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: OwnerReference[];
+  deletionTimestamp?: string;
+  creationTimestamp?: string;
+  managedFields?: unknown[];
+  [key: string]: unknown;
+}
+
+/** The address of a named object. */
+export function objectRef(apiVersion: string, kind: string, name: string, namespace?: string): ObjectRef {
+  return { apiVersion, kind, metadata: { name, namespace } };
+}
+
+/** Load the kubeconfig the way kubectl does (KUBECONFIG, ~/.kube/config, then in-cluster). */
+export function loadKubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromDefault();
+  return kc;
 }
 
 /** A failed request; `code` and `body` match client-node's ApiException so callers can treat both alike. */
@@ -38,6 +77,14 @@ export class KubeApiError extends Error {
   }
 }
 
+/** The kind is not served by the API server (its CRD is absent or not yet established). */
+export class KindNotServedError extends KubeApiError {
+  constructor(readonly apiVersion: string, readonly kind: string) {
+    super(404, '', 'NotFound', `the API server does not serve ${kind} in ${apiVersion} (is its CRD installed?)`);
+    this.name = 'KindNotServedError';
+  }
+}
+
 export function isNotFound(err: unknown): boolean {
   return (err as { code?: number })?.code === 404;
 }
@@ -46,12 +93,30 @@ export function isConflict(err: unknown): boolean {
   return (err as { code?: number })?.code === 409;
 }
 
+export function isGone(err: unknown): boolean {
+  return (err as { code?: number })?.code === 410;
+}
+
+/** Builds the error for a failed answer from its status code and body (a Status object, usually). */
+export function apiError(method: string, path: string, status: number, text: string): KubeApiError {
+  let reason = '';
+  let message = text.trim();
+  try {
+    const parsed = JSON.parse(text) as { reason?: string; message?: string };
+    reason = parsed.reason ?? '';
+    message = parsed.message ?? message;
+  } catch {
+    // not a Status object; keep the raw text
+  }
+  return new KubeApiError(status, text, reason, `${method} ${path}: ${status} ${reason} ${message}`.trim());
+}
+
 export interface RequestOptions {
   body?: unknown;
   contentType?: string;
   /** Extra headers, e.g. `accept` for a Table. */
   headers?: Record<string, string>;
-  query?: Record<string, string | undefined>;
+  query?: Record<string, string | number | boolean | undefined>;
   timeoutMs?: number;
 }
 
@@ -69,9 +134,20 @@ export interface ApplyOptions {
   subresource?: 'status';
 }
 
+/** Optional observer of every request (the operator exports these as metrics). */
+export interface RequestMetrics {
+  observeRequest?(method: string, code: number, seconds: number): void;
+}
+
 export class KubeRest {
-  private readonly discovery = new Map<string, Map<string, ResourceInfo>>();
-  private readonly agent = new https.Agent({ keepAlive: true, maxSockets: 32 });
+  private readonly discovery = new Map<string, { at: number; kinds: Map<string, ResourceInfo> }>();
+  private readonly agents = {
+    'https:': new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 }),
+    'http:': new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 }),
+  };
+  /** How long "kind not served" is trusted; 0 re-reads discovery every time (a CLI that just installed a CRD). */
+  negativeDiscoveryTtlMs = 0;
+  metrics: RequestMetrics = {};
 
   constructor(readonly kubeConfig: KubeConfig) {}
 
@@ -91,65 +167,86 @@ export class KubeRest {
     }
   }
 
-  private async requestOnce<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
+  /**
+   * Opens a request and hands over the response unread (a watch streams it). Authentication is
+   * applied per request, so rotated service account tokens are picked up.
+   */
+  async open(method: string, path: string, opts: RequestOptions, onResponse: (res: http.IncomingMessage) => void): Promise<http.ClientRequest> {
     const cluster = this.kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
     const url = new URL(cluster.server.replace(/\/$/, '') + path);
-    for (const [key, value] of Object.entries(opts.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
-    const options: https.RequestOptions = { method, headers: { accept: 'application/json', ...opts.headers }, agent: this.agent };
+    for (const [key, value] of Object.entries(opts.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
+    const agent = url.protocol === 'http:' ? this.agents['http:'] : this.agents['https:'];
+    const options: https.RequestOptions = { method, headers: { accept: 'application/json', ...opts.headers }, agent };
     await this.kubeConfig.applyToHTTPSOptions(options);
     const payload = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
     if (payload !== undefined) {
       options.headers = { ...options.headers, 'content-type': opts.contentType ?? 'application/json', 'content-length': Buffer.byteLength(payload) };
     }
     const transport = url.protocol === 'http:' ? http : https;
+    const req = transport.request(url, options, onResponse);
+    if (opts.timeoutMs) req.setTimeout(opts.timeoutMs, () => req.destroy(new Error(`${method} ${path} timed out`)));
+    req.end(payload);
+    return req;
+  }
+
+  private async requestOnce<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
+    const started = process.hrtime.bigint();
     const { status, text, retryAfter } = await new Promise<{ status: number; text: string; retryAfter?: string }>((resolve, reject) => {
-      const req = transport.request(url, options, (res) => {
+      this.open(method, path, { ...opts, timeoutMs: opts.timeoutMs ?? 60000 }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), retryAfter: res.headers['retry-after'] }));
         res.on('error', reject);
-      });
-      req.setTimeout(opts.timeoutMs ?? 60000, () => req.destroy(new Error(`${method} ${path} timed out`)));
-      req.on('error', reject);
-      req.end(payload);
+      })
+        .then((req) => req.on('error', reject))
+        .catch(reject);
     });
+    this.metrics.observeRequest?.(method, status, Number(process.hrtime.bigint() - started) / 1e9);
     if (status >= 400) {
-      let reason = '';
-      let message = text.trim();
-      try {
-        const parsed = JSON.parse(text) as { reason?: string; message?: string };
-        reason = parsed.reason ?? '';
-        message = parsed.message ?? message;
-      } catch {
-        // not a Status object; keep the raw text
-      }
-      const error = new KubeApiError(status, text, reason, `${method} ${path}: ${status} ${reason} ${message}`.trim());
+      const error = apiError(method, path, status, text);
       if (retryAfter && /^\d+$/.test(retryAfter)) error.retryAfterSeconds = Number(retryAfter);
       throw error;
     }
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
-  /** Plural name and scope of a kind, from discovery (re-read once when the kind is unknown, e.g. a new CRD). */
+  /** Plural name and scope of a kind, from discovery (re-read when the kind is unknown, e.g. a new CRD). */
   async resource(apiVersion: string, kind: string): Promise<ResourceInfo> {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      let kinds = this.discovery.get(apiVersion);
-      if (!kinds || attempt === 1) {
-        const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-        kinds = new Map();
-        try {
-          const list = await this.request<{ resources: { name: string; kind: string; namespaced: boolean }[] }>('GET', path);
-          for (const r of list.resources) if (!r.name.includes('/')) kinds.set(r.kind, { plural: r.name, namespaced: r.namespaced });
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-        }
-        this.discovery.set(apiVersion, kinds);
+    const cached = this.discovery.get(apiVersion);
+    const known = cached?.kinds.get(kind);
+    if (known) return known;
+    if (!cached || Date.now() - cached.at >= this.negativeDiscoveryTtlMs) {
+      const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+      const kinds = new Map<string, ResourceInfo>();
+      try {
+        const list = await this.request<{ resources?: { name: string; kind: string; namespaced: boolean }[] }>('GET', path);
+        for (const r of list.resources ?? []) if (!r.name.includes('/')) kinds.set(r.kind, { plural: r.name, namespaced: r.namespaced });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
       }
+      this.discovery.set(apiVersion, { at: Date.now(), kinds });
       const info = kinds.get(kind);
       if (info) return info;
     }
-    throw new KubeApiError(404, '', 'NotFound', `the API server does not serve ${kind} in ${apiVersion} (is its CRD installed?)`);
+    throw new KindNotServedError(apiVersion, kind);
+  }
+
+  /** True when the kind is served now. */
+  async isServed(apiVersion: string, kind: string): Promise<boolean> {
+    try {
+      await this.resource(apiVersion, kind);
+      return true;
+    } catch (err) {
+      if (err instanceof KindNotServedError) return false;
+      throw err;
+    }
+  }
+
+  /** Forgets cached discovery (e.g. after a 404 that suggests a CRD went away). */
+  forgetDiscovery(apiVersion?: string): void {
+    if (apiVersion) this.discovery.delete(apiVersion);
+    else this.discovery.clear();
   }
 
   /** The URL path of an object, or of its collection when `name` is omitted. */
@@ -190,7 +287,16 @@ export class KubeRest {
     });
   }
 
-  /** Reads an object; undefined when it does not exist. */
+  /** JSON patch (RFC 6902); `test` operations make it conditional. */
+  async jsonPatch<T extends KubeObject = KubeObject>(ref: ObjectRef, ops: unknown[], opts: { fieldManager?: string } = {}): Promise<T> {
+    return this.request<T>('PATCH', await this.path(ref), {
+      body: ops,
+      contentType: 'application/json-patch+json',
+      query: { fieldManager: opts.fieldManager },
+    });
+  }
+
+  /** Reads an object; undefined when it (or its kind) does not exist. */
   async get<T extends KubeObject = KubeObject>(ref: ObjectRef): Promise<T | undefined> {
     try {
       return await this.request<T>('GET', await this.path(ref));
@@ -200,32 +306,50 @@ export class KubeRest {
     }
   }
 
+  /** Lists all objects (page by page); items get their apiVersion and kind back. */
   async list<T extends KubeObject = KubeObject>(
     apiVersion: string,
     kind: string,
-    opts: { namespace?: string; labelSelector?: string; fieldSelector?: string } = {},
+    opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; limit?: number } = {},
   ): Promise<{ items: T[]; metadata: { resourceVersion?: string } }> {
-    const path = await this.path({ apiVersion, kind, metadata: { namespace: opts.namespace } }, { collection: true });
-    const { namespaced } = await this.resource(apiVersion, kind);
-    // A namespaced kind without a namespace lists across all namespaces.
-    const listPath = namespaced && !opts.namespace ? path.replace(/\/namespaces\/[^/]+/, '') : path;
-    const list = await this.request<{ items: T[]; metadata: { resourceVersion?: string } }>('GET', listPath, {
-      query: { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector },
-    });
-    // Items of a list carry no apiVersion/kind; restore them so they can be addressed again.
-    for (const item of list.items) Object.assign(item, { apiVersion, kind });
-    return list;
+    const path = await this.collectionPath(apiVersion, kind, opts.namespace);
+    const items: T[] = [];
+    let resourceVersion: string | undefined;
+    let cont: string | undefined;
+    do {
+      const page = await this.request<{ items?: T[]; metadata?: { resourceVersion?: string; continue?: string } }>('GET', path, {
+        query: { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, limit: opts.limit ?? 500, continue: cont },
+      });
+      // Items of a list carry no apiVersion/kind; restore them so they can be addressed again.
+      for (const item of page.items ?? []) items.push(Object.assign(item, { apiVersion, kind }));
+      cont = page.metadata?.continue || undefined;
+      resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
+    } while (cont);
+    return { items, metadata: { resourceVersion } };
   }
 
-  /** Deletes an object; a missing one is not an error. Returns false when it was already gone. */
-  async delete(ref: ObjectRef, opts: { propagationPolicy?: 'Foreground' | 'Background' | 'Orphan'; preconditionUid?: string } = {}): Promise<boolean> {
+  /** The path of a kind's objects; a namespaced kind without a namespace means all namespaces. */
+  async collectionPath(apiVersion: string, kind: string, namespace?: string): Promise<string> {
+    const path = await this.path({ apiVersion, kind, metadata: { namespace } }, { collection: true });
+    const { namespaced } = await this.resource(apiVersion, kind);
+    return namespaced && !namespace ? path.replace(/\/namespaces\/[^/]+/, '') : path;
+  }
+
+  /**
+   * Deletes an object; a missing one is not an error. Returns false when it was already gone.
+   * Preconditions make it refuse to delete an object that was replaced meanwhile.
+   */
+  async delete(
+    ref: ObjectRef,
+    opts: { propagationPolicy?: 'Foreground' | 'Background' | 'Orphan'; preconditions?: { uid?: string; resourceVersion?: string } } = {},
+  ): Promise<boolean> {
     try {
       await this.request('DELETE', await this.path(ref), {
         body: {
           apiVersion: 'v1',
           kind: 'DeleteOptions',
           propagationPolicy: opts.propagationPolicy ?? 'Background',
-          ...(opts.preconditionUid ? { preconditions: { uid: opts.preconditionUid } } : {}),
+          ...(opts.preconditions?.uid || opts.preconditions?.resourceVersion ? { preconditions: opts.preconditions } : {}),
         },
       });
       return true;
@@ -237,6 +361,7 @@ export class KubeRest {
 
   /** Releases pooled connections (call before a short-lived process exits). */
   close(): void {
-    this.agent.destroy();
+    this.agents['https:'].destroy();
+    this.agents['http:'].destroy();
   }
 }

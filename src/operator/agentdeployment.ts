@@ -14,7 +14,7 @@ import { applyObject, ownerReferenceTo } from './runtime/apply';
 import { ConditionInput } from './runtime/conditions';
 import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/controller';
 import { addFinalizer, hasFinalizer, isBeingDeleted, removeFinalizer } from './runtime/finalizer';
-import { KubeObject, isConflict, isNotFound } from './runtime/kube-client';
+import { KubeObject, isConflict, isNotFound, objectRef } from '../kube/rest';
 import { Logger } from './runtime/log';
 
 type AgentObject = AgentDeployment & KubeObject;
@@ -36,15 +36,15 @@ type Binding = { ok: true; binding: ResolvedModelBinding } | { ok: false; condit
 /** The agent's own key Secret (owned by the agent): created once with a fresh key, then reused. */
 async function agentKey(deps: ReconcileDeps, agent: AgentObject): Promise<string> {
   const name = agentObjectNames(agent.metadata.name).modelCredentials;
-  const ref = { apiVersion: 'v1', kind: 'Secret', name, namespace: agent.metadata.namespace };
+  const ref = objectRef('v1', 'Secret', name, agent.metadata.namespace);
   const existing = await deps.client.get<SecretObject>(ref);
   const stored = existing?.data?.[API_KEY_ENTRY];
   if (stored) return Buffer.from(stored, 'base64').toString('utf8');
   const key = formatApiKey(randomBytes(32));
   try {
     await deps.client.create(
-      { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: agent.metadata.namespace, ownerReferences: [ownerReferenceTo(agent)], labels: { 'app.kubernetes.io/managed-by': 'nebari-llm-serving' } }, type: 'Opaque', data: { [API_KEY_ENTRY]: Buffer.from(key).toString('base64') } },
-      keysFieldManager,
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: agent.metadata.namespace, ownerReferences: [ownerReferenceTo(agent)], labels: { 'app.kubernetes.io/managed-by': 'nebari-llm-serving' } }, type: 'Opaque', data: { [API_KEY_ENTRY]: Buffer.from(key).toString('base64') } } as KubeObject,
+      { fieldManager: keysFieldManager },
     );
     return key;
   } catch (err) {
@@ -55,7 +55,7 @@ async function agentKey(deps: ReconcileDeps, agent: AgentObject): Promise<string
 }
 
 async function resolveModelRef(deps: ReconcileDeps, agent: AgentObject, model: ModelRef): Promise<Binding> {
-  const modelObj = await deps.client.get<KubeObject & { spec: { model?: { name?: string } }; status?: { endpoints?: { external?: string } } }>({ apiVersion: API_GROUP_VERSION, kind: model.kind, name: model.name, namespace: model.namespace }).catch((err) => {
+  const modelObj = await deps.client.get<KubeObject & { spec: { model?: { name?: string } }; status?: { endpoints?: { external?: string } } }>(objectRef(API_GROUP_VERSION, model.kind, model.name, model.namespace)).catch((err) => {
     if ((err as Error).name === 'KindNotServedError') return undefined;
     throw err;
   });
@@ -66,7 +66,7 @@ async function resolveModelRef(deps: ReconcileDeps, agent: AgentObject, model: M
   if (!modelName) {
     return { ok: false, condition: { type: 'ModelBound', status: false, reason: 'ModelNameMissing', message: 'spec.model.modelRef.modelName is required for a PassthroughModel; set one of its declared model ids' } };
   }
-  const keysSecret = await deps.client.get<SecretObject>({ apiVersion: 'v1', kind: 'Secret', name: apiKeysSecretName(model.name), namespace: model.namespace });
+  const keysSecret = await deps.client.get<SecretObject>(objectRef('v1', 'Secret', apiKeysSecretName(model.name), model.namespace));
   if (!keysSecret) {
     return { ok: false, condition: { type: 'ModelBound', status: false, reason: 'WaitingForModel', message: `${model.kind} ${model.name} has no API-key Secret yet; waiting for the operator to create it` }, requeueAfterMs: requeue.dependencyMissing };
   }
@@ -74,18 +74,14 @@ async function resolveModelRef(deps: ReconcileDeps, agent: AgentObject, model: M
   const clientId = agentClientId(model, { namespace: agent.metadata.namespace!, name: agent.metadata.name });
   const encoded = Buffer.from(key).toString('base64');
   if (keysSecret.data?.[clientId] !== encoded) {
-    await deps.client.request({
-      method: 'PATCH',
-      path: `/api/v1/namespaces/${model.namespace}/configmaps/${apiKeyMetadataConfigMapName(model.name)}`,
+    await deps.client.request('PATCH', `/api/v1/namespaces/${model.namespace}/configmaps/${apiKeyMetadataConfigMapName(model.name)}`, {
       query: { fieldManager: keysFieldManager },
       body: { data: { [clientId]: JSON.stringify({ createdBy: `AgentDeployment ${agent.metadata.namespace}/${agent.metadata.name}`, createdAt: new Date().toISOString(), description: 'minted by the operator for an AgentDeployment' }) } },
       contentType: 'application/merge-patch+json',
     }).catch((err) => {
       if (!isNotFound(err)) throw err;
     });
-    await deps.client.request({
-      method: 'PATCH',
-      path: `/api/v1/namespaces/${model.namespace}/secrets/${keysSecret.metadata.name}`,
+    await deps.client.request('PATCH', `/api/v1/namespaces/${model.namespace}/secrets/${keysSecret.metadata.name}`, {
       query: { fieldManager: keysFieldManager },
       body: { data: { [clientId]: encoded } },
       contentType: 'application/merge-patch+json',
@@ -110,7 +106,7 @@ async function resolveExternalAPI(deps: ReconcileDeps, agent: AgentObject): Prom
   const ref = ext.credentialsRef ? { name: ext.credentialsRef.name, key: ext.credentialsRef.key ?? AGENTDEPLOYMENT_DEFAULTS.credentialsKey } : undefined;
   if (ref) {
     // Read uncached and only to check presence; the value is never copied anywhere.
-    const secret = await deps.client.get<SecretObject>({ apiVersion: 'v1', kind: 'Secret', name: ref.name, namespace: agent.metadata.namespace });
+    const secret = await deps.client.get<SecretObject>(objectRef('v1', 'Secret', ref.name, agent.metadata.namespace));
     if (!secret) return { ok: false, condition: { type: 'ModelBound', status: false, reason: 'CredentialSecretNotFound', message: `spec.model.externalAPI.credentialsRef: Secret ${ref.name} does not exist; create it with the API key under "${ref.key}"` }, requeueAfterMs: requeue.dependencyMissing };
     if (!secret.data?.[ref.key]) return { ok: false, condition: { type: 'ModelBound', status: false, reason: 'CredentialKeyNotFound', message: `spec.model.externalAPI.credentialsRef: Secret ${ref.name} has no "${ref.key}" entry; add the API key under that key` }, requeueAfterMs: requeue.dependencyMissing };
   }
@@ -124,7 +120,7 @@ async function revokeAgentKey(deps: ReconcileDeps, agent: AgentObject): Promise<
   const clientId = agentClientId(model, { namespace: agent.metadata.namespace!, name: agent.metadata.name });
   for (const [kind, name] of [['secrets', apiKeysSecretName(model.name)], ['configmaps', apiKeyMetadataConfigMapName(model.name)]] as const) {
     await deps.client
-      .request({ method: 'PATCH', path: `/api/v1/namespaces/${model.namespace}/${kind}/${name}`, query: { fieldManager: keysFieldManager }, body: { data: { [clientId]: null } }, contentType: 'application/merge-patch+json' })
+      .request('PATCH', `/api/v1/namespaces/${model.namespace}/${kind}/${name}`, { query: { fieldManager: keysFieldManager }, body: { data: { [clientId]: null } }, contentType: 'application/merge-patch+json' })
       .catch((err) => {
         if (!isNotFound(err)) throw err;
       });
@@ -142,7 +138,7 @@ interface WorkloadStatus {
 }
 
 export async function reconcileAgentDeployment(deps: ReconcileDeps, req: ReconcileRequest, log: Logger): Promise<ReconcileResult> {
-  const ref = { apiVersion: API_GROUP_VERSION, kind: AGENTDEPLOYMENT_KIND, name: req.name, namespace: req.namespace };
+  const ref = objectRef(API_GROUP_VERSION, AGENTDEPLOYMENT_KIND, req.name, req.namespace);
   let agent = await deps.client.get<AgentObject>(ref);
   if (!agent) return {};
   agent = { ...agent, apiVersion: API_GROUP_VERSION, kind: AGENTDEPLOYMENT_KIND };
@@ -186,7 +182,7 @@ export async function reconcileAgentDeployment(deps: ReconcileDeps, req: Reconci
     await recordTransitions(deps.events, agent, changed);
     return { requeueAfterMs: requeue.applyFailed };
   }
-  const workload = await deps.client.get<KubeObject & { status?: WorkloadStatus; spec?: { replicas?: number } }>({ ...translation.workload, namespace: agent.metadata.namespace });
+  const workload = await deps.client.get<KubeObject & { status?: WorkloadStatus; spec?: { replicas?: number } }>(objectRef(translation.workload.apiVersion, translation.workload.kind, translation.workload.name, agent.metadata.namespace));
   const st = workload?.status ?? {};
   let phase: string;
   let desired: number;

@@ -4,7 +4,7 @@
 // deletions (route first; an auth policy only once the generated HTTPRoute is gone).
 import type { DeletionStep, GeneratedGatewayObject, TranslationError } from '../translate/gateway';
 import { applyObject } from './runtime/apply';
-import { KindNotServedError, KubeClient, KubeObject } from './runtime/kube-client';
+import { KindNotServedError, KubeRest, KubeObject, objectRef } from '../kube/rest';
 
 export interface GatewaySyncResult {
   /** Kinds the API server does not serve (their CRDs are not installed). */
@@ -20,7 +20,7 @@ export interface GatewaySyncResult {
 }
 
 /** Kinds (`Kind.group/version`) among `objects` and `deletions` that are not served now. */
-export async function unservedKinds(client: KubeClient, refs: ReadonlyArray<{ apiVersion: string; kind: string }>): Promise<string[]> {
+export async function unservedKinds(client: KubeRest, refs: ReadonlyArray<{ apiVersion: string; kind: string }>): Promise<string[]> {
   const seen = new Map<string, { apiVersion: string; kind: string }>();
   for (const r of refs) seen.set(`${r.kind}.${r.apiVersion}`, r);
   const missing: string[] = [];
@@ -32,10 +32,10 @@ export async function unservedKinds(client: KubeClient, refs: ReadonlyArray<{ ap
  * Deletes `ref` if it exists and is controlled by `owner` (uid + resourceVersion preconditions,
  * so an object replaced meanwhile is left alone). Returns false if it was not ours.
  */
-export async function deleteIfControlled(client: KubeClient, ref: { apiVersion: string; kind: string; name: string; namespace: string }, ownerUid: string | undefined, propagationPolicy?: 'Foreground'): Promise<boolean> {
+export async function deleteIfControlled(client: KubeRest, ref: { apiVersion: string; kind: string; name: string; namespace: string }, ownerUid: string | undefined, propagationPolicy?: 'Foreground'): Promise<boolean> {
   let existing: KubeObject | undefined;
   try {
-    existing = await client.get(ref);
+    existing = await client.get(objectRef(ref.apiVersion, ref.kind, ref.name, ref.namespace));
   } catch (err) {
     if (err instanceof KindNotServedError) return true;
     throw err;
@@ -44,18 +44,18 @@ export async function deleteIfControlled(client: KubeClient, ref: { apiVersion: 
   const controller = existing.metadata.ownerReferences?.find((o) => o.controller);
   if (!controller || controller.uid !== ownerUid) return false;
   if (existing.metadata.deletionTimestamp) return true;
-  await client.delete(ref, { uid: existing.metadata.uid, resourceVersion: existing.metadata.resourceVersion, propagationPolicy: propagationPolicy ?? 'Background' });
+  await client.delete(existing, { preconditions: { uid: existing.metadata.uid, resourceVersion: existing.metadata.resourceVersion }, propagationPolicy: propagationPolicy ?? 'Background' });
   return true;
 }
 
 /** Carry out deletion steps in order; stops at the first `awaitAbsence` whose object still exists. */
-export async function runDeletions(client: KubeClient, steps: readonly DeletionStep[], ownerUid: string | undefined): Promise<{ waiting?: DeletionStep; done: number }> {
+export async function runDeletions(client: KubeRest, steps: readonly DeletionStep[], ownerUid: string | undefined): Promise<{ waiting?: DeletionStep; done: number }> {
   let done = 0;
   for (const step of steps) {
     if (step.action === 'awaitAbsence') {
       let present = false;
       try {
-        present = (await client.get(step.object)) !== undefined;
+        present = (await client.get(objectRef(step.object.apiVersion, step.object.kind, step.object.name, step.object.namespace))) !== undefined;
       } catch (err) {
         if (!(err instanceof KindNotServedError)) throw err;
       }
@@ -70,7 +70,7 @@ export async function runDeletions(client: KubeClient, steps: readonly DeletionS
 
 /** Apply `objects` in order, then run `deletions`; failures are collected, not thrown. */
 export async function syncGatewayObjects(
-  client: KubeClient,
+  client: KubeRest,
   objects: readonly GeneratedGatewayObject[],
   deletions: readonly DeletionStep[],
   ownerUid: string | undefined,

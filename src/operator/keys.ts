@@ -19,7 +19,7 @@ import {
 import { API_GROUP_VERSION } from '../api/common';
 import { applyObject } from './runtime/apply';
 import { cleanupFinalizer } from './runtime/finalizer';
-import { KubeClient, KubeObject, isConflict, isNotFound } from './runtime/kube-client';
+import { KubeRest, KubeObject, isConflict, isNotFound, objectRef } from '../kube/rest';
 
 export interface SecretObject extends KubeObject {
   data?: Record<string, string>;
@@ -55,7 +55,7 @@ export function withoutData(obj: KubeObject): KubeObject {
 }
 
 /** Create or refresh both key objects (metadata only) and return the Secret as stored. */
-export async function ensureApiKeyObjects(client: KubeClient, model: ModelRef): Promise<SecretObject> {
+export async function ensureApiKeyObjects(client: KubeRest, model: ModelRef): Promise<SecretObject> {
   const secret = await applyObject<SecretObject>(client, desiredApiKeySecret(model));
   await applyObject(client, desiredApiKeyMetadataConfigMap(model));
   return secret;
@@ -66,29 +66,29 @@ export async function ensureApiKeyObjects(client: KubeClient, model: ModelRef): 
  * with the same name exists (the webhook forbids it, but it may have been down), the keys are
  * theirs too and stay.
  */
-export async function deleteApiKeyObjects(client: KubeClient, model: ModelRef, apiVersion: string): Promise<'deleted' | 'kept-shared'> {
+export async function deleteApiKeyObjects(client: KubeRest, model: ModelRef, apiVersion: string): Promise<'deleted' | 'kept-shared'> {
   const otherKind = model.kind === 'LLMModel' ? 'PassthroughModel' : 'LLMModel';
-  const other = await client.get({ apiVersion, kind: otherKind, name: model.name, namespace: model.namespace }).catch((err) => {
+  const other = await client.get(objectRef(apiVersion, otherKind, model.name, model.namespace)).catch((err) => {
     // The other kind's CRD may not be installed: then nobody else can own the keys.
     if (isNotFound(err) || (err as Error).name === 'KindNotServedError') return undefined;
     throw err;
   });
   if (other && !other.metadata.deletionTimestamp) return 'kept-shared';
-  await client.delete({ apiVersion: 'v1', kind: 'Secret', name: apiKeysSecretName(model.name), namespace: model.namespace });
-  await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: apiKeyMetadataConfigMapName(model.name), namespace: model.namespace });
+  await client.delete(objectRef('v1', 'Secret', apiKeysSecretName(model.name), model.namespace));
+  await client.delete(objectRef('v1', 'ConfigMap', apiKeyMetadataConfigMapName(model.name), model.namespace));
   return 'deleted';
 }
 
-async function deleteKeyObjectsOf(client: KubeClient, model: ModelRef): Promise<void> {
-  await client.delete({ apiVersion: 'v1', kind: 'Secret', name: apiKeysSecretName(model.name), namespace: model.namespace });
-  await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: apiKeyMetadataConfigMapName(model.name), namespace: model.namespace });
+async function deleteKeyObjectsOf(client: KubeRest, model: ModelRef): Promise<void> {
+  await client.delete(objectRef('v1', 'Secret', apiKeysSecretName(model.name), model.namespace));
+  await client.delete(objectRef('v1', 'ConfigMap', apiKeyMetadataConfigMapName(model.name), model.namespace));
 }
 
-async function getSecret(client: KubeClient, model: ModelRef): Promise<SecretObject | undefined> {
-  return client.get<SecretObject>({ apiVersion: 'v1', kind: 'Secret', name: apiKeysSecretName(model.name), namespace: model.namespace });
+async function getSecret(client: KubeRest, model: ModelRef): Promise<SecretObject | undefined> {
+  return client.get<SecretObject>(objectRef('v1', 'Secret', apiKeysSecretName(model.name), model.namespace));
 }
-async function getMetadata(client: KubeClient, model: ModelRef): Promise<ConfigMapObject | undefined> {
-  return client.get<ConfigMapObject>({ apiVersion: 'v1', kind: 'ConfigMap', name: apiKeyMetadataConfigMapName(model.name), namespace: model.namespace });
+async function getMetadata(client: KubeRest, model: ModelRef): Promise<ConfigMapObject | undefined> {
+  return client.get<ConfigMapObject>(objectRef('v1', 'ConfigMap', apiKeyMetadataConfigMapName(model.name), model.namespace));
 }
 
 /** Field manager of key data written by the CLI (distinct from the operator's). */
@@ -96,19 +96,17 @@ export const keysFieldManager = 'nls-keys';
 
 // Merge patch of `data` guarded by resourceVersion: a concurrent writer makes it fail with 409
 // and the caller retries on fresh data, so two mints can never pick the same client ID.
-async function writeData(client: KubeClient, obj: KubeObject, kindPath: 'secrets' | 'configmaps', data: Record<string, string | null>): Promise<void> {
-  await client.request({
-    method: 'PATCH',
-    path: `/api/v1/namespaces/${obj.metadata.namespace}/${kindPath}/${obj.metadata.name}`,
+async function writeData(client: KubeRest, obj: KubeObject, kindPath: 'secrets' | 'configmaps', data: Record<string, string | null>): Promise<void> {
+  await client.request('PATCH', `/api/v1/namespaces/${obj.metadata.namespace}/${kindPath}/${obj.metadata.name}`, {
     query: { fieldManager: keysFieldManager },
     body: { metadata: { resourceVersion: obj.metadata.resourceVersion }, data },
     contentType: 'application/merge-patch+json',
   });
 }
 
-async function createIfMissing<T extends KubeObject>(client: KubeClient, obj: KubeObject): Promise<void> {
+async function createIfMissing<T extends KubeObject>(client: KubeRest, obj: KubeObject): Promise<void> {
   try {
-    await client.create<T>(obj, keysFieldManager);
+    await client.create<T>(obj, { fieldManager: keysFieldManager });
   } catch (err) {
     if (!isConflict(err)) throw err;
   }
@@ -124,13 +122,13 @@ export interface MintedKey {
  * operator has put its cleanup finalizer on the model, so a key can never outlive its model
  * (without the finalizer, deleting the model would leave the key Secret behind).
  */
-export async function mintKey(client: KubeClient, model: ModelRef, user: string, description?: string, opts: { waitMs?: number } = {}): Promise<MintedKey> {
+export async function mintKey(client: KubeRest, model: ModelRef, user: string, description?: string, opts: { waitMs?: number } = {}): Promise<MintedKey> {
   const deadline = Date.now() + (opts.waitMs ?? 60_000);
   for (let attempt = 0; ; attempt++) {
     const secret = await getSecret(client, model);
     const metadata = await getMetadata(client, model);
     if (!secret || !metadata) {
-      const owner = await client.get({ apiVersion: API_GROUP_VERSION, kind: model.kind, name: model.name, namespace: model.namespace });
+      const owner = await client.get(objectRef(API_GROUP_VERSION, model.kind, model.name, model.namespace));
       if (!owner || owner.metadata.deletionTimestamp) throw new Error(`${model.kind} ${model.namespace}/${model.name} does not exist or is being deleted; keys can only be minted for a live model`);
       if (!(owner.metadata.finalizers ?? []).includes(cleanupFinalizer)) {
         if (Date.now() > deadline) throw new Error(`${model.kind} ${model.namespace}/${model.name} has not been processed by the operator yet (no ${cleanupFinalizer} finalizer); check that the operator is running, then try again`);
@@ -141,7 +139,7 @@ export async function mintKey(client: KubeClient, model: ModelRef, user: string,
       if (!metadata) await createIfMissing(client, desiredApiKeyMetadataConfigMap(model));
       // Had the model been deleted (and its finalizer run) just before the create, the objects
       // just created would outlive it: check again and take them back.
-      const after = await client.get({ apiVersion: API_GROUP_VERSION, kind: model.kind, name: model.name, namespace: model.namespace });
+      const after = await client.get(objectRef(API_GROUP_VERSION, model.kind, model.name, model.namespace));
       if (!after || after.metadata.uid !== owner.metadata.uid || after.metadata.deletionTimestamp) {
         if (!after || after.metadata.uid !== owner.metadata.uid) await deleteKeyObjectsOf(client, model);
         throw new Error(`${model.kind} ${model.namespace}/${model.name} was deleted while minting; no key was issued`);
@@ -165,13 +163,13 @@ export async function mintKey(client: KubeClient, model: ModelRef, user: string,
 }
 
 /** List key metadata (never key values). */
-export async function listKeys(client: KubeClient, model: ModelRef): Promise<ApiKeyRecord[]> {
+export async function listKeys(client: KubeRest, model: ModelRef): Promise<ApiKeyRecord[]> {
   const [secret, metadata] = await Promise.all([getSecret(client, model), getMetadata(client, model)]);
   return listApiKeys(secret?.data, metadata?.data);
 }
 
 /** Revoke one key by client ID; false when it did not exist. */
-export async function revokeKey(client: KubeClient, model: ModelRef, clientId: string): Promise<boolean> {
+export async function revokeKey(client: KubeRest, model: ModelRef, clientId: string): Promise<boolean> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const secret = await getSecret(client, model);
     if (!secret) return false;

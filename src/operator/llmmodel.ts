@@ -12,7 +12,7 @@ import { applyObject } from './runtime/apply';
 import { ConditionInput } from './runtime/conditions';
 import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/controller';
 import { addFinalizer, hasFinalizer, isBeingDeleted } from './runtime/finalizer';
-import { KubeObject } from './runtime/kube-client';
+import { KubeObject, objectRef } from '../kube/rest';
 import { Logger } from './runtime/log';
 
 type LLMModelObject = LLMModel & KubeObject;
@@ -32,7 +32,7 @@ interface PodObject extends KubeObject {
 
 /** What the provider needs to compute the phase: the workload and its pods. */
 async function observeWorkload(deps: ReconcileDeps, model: LLMModelObject, workload: { apiVersion: string; kind: string; name: string }, selector: Record<string, string> | undefined): Promise<ObservedWorkload> {
-  const obj = await deps.client.get({ ...workload, namespace: model.metadata.namespace });
+  const obj = await deps.client.get(objectRef(workload.apiVersion, workload.kind, workload.name, model.metadata.namespace));
   const labelSelector = Object.entries(selector ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
   const { items } = labelSelector ? await deps.client.list<PodObject>('v1', 'Pod', { namespace: model.metadata.namespace, labelSelector }) : { items: [] as PodObject[] };
   return {
@@ -52,7 +52,7 @@ async function observeWorkload(deps: ReconcileDeps, model: LLMModelObject, workl
 }
 
 export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileRequest, log: Logger): Promise<ReconcileResult> {
-  const ref = { apiVersion: API_GROUP_VERSION, kind: LLMMODEL_KIND, name: req.name, namespace: req.namespace };
+  const ref = objectRef(API_GROUP_VERSION, LLMMODEL_KIND, req.name, req.namespace);
   let model = await deps.client.get<LLMModelObject>(ref);
   if (!model) return {};
   model = { ...model, apiVersion: API_GROUP_VERSION, kind: LLMMODEL_KIND };

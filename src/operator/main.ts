@@ -10,7 +10,7 @@ import { ReconcileDeps } from './reconcile-context';
 import { Controller } from './runtime/controller';
 import { EventRecorder } from './runtime/events';
 import { startHealthServer, startMetricsServer } from './runtime/http-servers';
-import { KubeClient, loadKubeConfig } from './runtime/kube-client';
+import { KubeRest, loadKubeConfig } from '../kube/rest';
 import { LeaderElector } from './runtime/leader';
 import { Logger, createLogger } from './runtime/log';
 import { operatorMetrics } from './runtime/metrics';
@@ -29,7 +29,9 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
   log.info('starting', { version, namespace: config.podNamespace, leaderElection: config.leaderElection });
   const metrics = operatorMetrics();
   metrics.isLeader.set(0);
-  const client = await KubeClient.fromKubeConfig(loadKubeConfig());
+  const client = new KubeRest(loadKubeConfig());
+  // Trust "kind not served" briefly: 1,000 models must not re-read discovery on every reconcile.
+  client.negativeDiscoveryTtlMs = 5_000;
   client.metrics = {
     observeRequest: (method, code, seconds) => {
       metrics.apiRequests.inc({ method, code: String(code) });

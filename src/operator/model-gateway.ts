@@ -10,7 +10,7 @@ import { describeErrors, runDeletions, syncGatewayObjects } from './gateway-sync
 import { ReconcileDeps, requeue } from './reconcile-context';
 import { ConditionInput } from './runtime/conditions';
 import { removeFinalizer } from './runtime/finalizer';
-import { KubeObject } from './runtime/kube-client';
+import { KubeObject } from '../kube/rest';
 import type { SecondaryWatch } from './runtime/controller';
 
 export type ModelObject = (LLMModel | PassthroughModel) & KubeObject;

@@ -11,7 +11,7 @@ import { ReconcileDeps, recordTransitions, requeue, writeStatus } from './reconc
 import { ConditionInput } from './runtime/conditions';
 import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/controller';
 import { addFinalizer, hasFinalizer, isBeingDeleted } from './runtime/finalizer';
-import { KubeObject } from './runtime/kube-client';
+import { KubeObject, objectRef } from '../kube/rest';
 import { Logger } from './runtime/log';
 
 type PassthroughModelObject = PassthroughModel & KubeObject;
@@ -24,7 +24,7 @@ async function credentialCondition(deps: ReconcileDeps, model: PassthroughModelO
   if (credential.type === 'AWSCredentials') {
     return { type: 'CredentialResolved', status: true, reason: 'WorkloadIdentity', message: `the gateway signs requests with its AWS workload identity for region ${credential.region}` };
   }
-  const secret = await deps.client.get<KubeObject & { data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret', name: credential.secretName, namespace: model.metadata.namespace });
+  const secret = await deps.client.get<KubeObject & { data?: Record<string, string> }>(objectRef('v1', 'Secret', credential.secretName, model.metadata.namespace));
   if (!secret) {
     return { type: 'CredentialResolved', status: false, reason: 'SecretNotFound', message: `Secret ${credential.secretName} (spec.provider.credentialSecretName) does not exist in namespace ${model.metadata.namespace}; create it with the provider API key under key "${CREDENTIAL_SECRET_KEY}"` };
   }
@@ -35,7 +35,7 @@ async function credentialCondition(deps: ReconcileDeps, model: PassthroughModelO
 }
 
 export async function reconcilePassthroughModel(deps: ReconcileDeps, req: ReconcileRequest, log: Logger): Promise<ReconcileResult> {
-  const ref = { apiVersion: API_GROUP_VERSION, kind: PASSTHROUGHMODEL_KIND, name: req.name, namespace: req.namespace };
+  const ref = objectRef(API_GROUP_VERSION, PASSTHROUGHMODEL_KIND, req.name, req.namespace);
   let model = await deps.client.get<PassthroughModelObject>(ref);
   if (!model) return {};
   model = { ...model, apiVersion: API_GROUP_VERSION, kind: PASSTHROUGHMODEL_KIND };

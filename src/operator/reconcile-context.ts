@@ -4,11 +4,11 @@ import type { GatewayContext } from '../translate/gateway';
 import { applyStatus } from './runtime/apply';
 import { Condition, ConditionInput, mergeConditions } from './runtime/conditions';
 import { EventRecorder } from './runtime/events';
-import { KubeClient, KubeObject, isNotFound } from './runtime/kube-client';
+import { KubeRest, KubeObject, isNotFound } from '../kube/rest';
 import { Logger } from './runtime/log';
 
 export interface ReconcileDeps {
-  client: KubeClient;
+  client: KubeRest;
   events: EventRecorder;
   gateway: GatewayContext;
   log: Logger;
@@ -39,7 +39,7 @@ export interface StatusUpdate {
  * status subresource, skipping the request when nothing would change. Returns the conditions
  * whose status or reason changed, so callers can emit one Event per real transition.
  */
-export async function writeStatus(client: KubeClient, obj: KubeObject, update: StatusUpdate): Promise<ConditionInput[]> {
+export async function writeStatus(client: KubeRest, obj: KubeObject, update: StatusUpdate): Promise<ConditionInput[]> {
   const current = (obj.status ?? {}) as { conditions?: Condition[]; phase?: string; observedGeneration?: number };
   const conditions = mergeConditions(current.conditions, update.conditions, obj.metadata.generation);
   // JSON round trip drops undefined fields, which the stored status never has.

@@ -7,7 +7,7 @@ import { agentDeploymentAdmission } from './agentdeployment';
 import type { RotationPolicy } from './certificate-rotation';
 import { serviceDnsNames } from './certificates';
 import { llmModelAdmission } from './llmmodel';
-import { keepAliveClients } from './kube-clients';
+import { KubeRest } from '../kube/rest';
 import { type Logger, jsonLogger } from './log';
 import { type ClusterLookups, kubernetesLookups } from './lookups';
 import { MountedCertificates } from './mounted-certificates';
@@ -62,11 +62,12 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const settings: WebhookSettings = { ...webhookSettingsFromEnv(options.env ?? process.env), ...options.settings };
   const log = options.log ?? jsonLogger(settings.logLevel);
   const readiness = new ReadinessGate();
-  const clients = keepAliveClients(options.kubeConfig);
-  const configurations = kubernetesWebhookConfigurations(clients, settings.webhookConfigurations);
+  // One keep-alive pool for every lookup: admission must answer within the API server's timeout.
+  const rest = new KubeRest(options.kubeConfig);
+  const configurations = kubernetesWebhookConfigurations(rest, settings.webhookConfigurations);
   const routes = admissionRoutes(admittedKinds, {
     operatorNamespace: settings.namespace,
-    lookups: options.lookups ?? kubernetesLookups(clients),
+    lookups: options.lookups ?? kubernetesLookups(rest),
   });
 
   // The listener needs a certificate to start; later ones are swapped in through `serve`.
@@ -81,7 +82,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   let trustTimer: NodeJS.Timeout | undefined;
   if (settings.certMode === 'self-managed') {
     const certificates = new SelfManagedCertificates({
-      clients,
+      rest,
       namespace: settings.namespace,
       secretName: settings.secretName,
       caCommonName: `${settings.serviceName}-ca`,
@@ -132,7 +133,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     listening = await listenAdmissionServer({ routes, certificate: current.first, host: options.host, port: settings.port, log });
   } catch (error) {
     stopCertificates();
-    clients.close();
+    rest.close();
     throw error;
   }
   current.server = listening;
@@ -148,7 +149,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       readiness.fail('shutting down');
       stopCertificates();
       await listening.close();
-      clients.close();
+      rest.close();
     },
   };
 }

@@ -2,11 +2,10 @@
 // they stay plain functions; `kubernetesLookups` is the real implementation over the API server.
 // Every read is uncached (admission must see the latest state) and bounded in time, because the
 // API server gives the whole webhook call 10 s by default.
-import * as k8s from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION } from '../api/common';
-import { LLMMODEL_KIND, LLMMODEL_PLURAL } from '../api/llmmodel';
-import { PASSTHROUGHMODEL_KIND, PASSTHROUGHMODEL_PLURAL } from '../api/passthroughmodel';
-import type { ApiClients } from './kube-clients';
+import { LLMMODEL_KIND } from '../api/llmmodel';
+import { PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
+import { KubeApiError, type KubeObject, type KubeRest, objectRef } from '../kube/rest';
 import type { KubernetesObject, UserInfo } from './review';
 
 /** Kinds an AgentDeployment or a name-collision check may look up. */
@@ -27,26 +26,18 @@ export interface ClusterLookups {
   userMayGetSecret(user: UserInfo, namespace: string, name: string): Promise<AccessReviewResult>;
 }
 
-const pluralOf: Record<ModelKind, string> = {
-  [LLMMODEL_KIND]: LLMMODEL_PLURAL,
-  [PASSTHROUGHMODEL_KIND]: PASSTHROUGHMODEL_PLURAL,
-};
-
 function statusCode(error: unknown): number | undefined {
-  return error instanceof k8s.ApiException ? error.code : undefined;
+  return error instanceof KubeApiError ? error.code : undefined;
 }
 
 /** A short, secret-free description of an API error for a denial message. */
 export function describeApiError(error: unknown): string {
-  if (error instanceof k8s.ApiException) {
-    const body = error.body as { message?: unknown } | string | undefined;
-    let message: unknown = typeof body === 'object' && body !== null ? body.message : undefined;
-    if (message === undefined && typeof body === 'string') {
-      try {
-        message = (JSON.parse(body) as { message?: unknown }).message;
-      } catch {
-        message = undefined;
-      }
+  if (error instanceof KubeApiError) {
+    let message: unknown;
+    try {
+      message = (JSON.parse(error.body) as { message?: unknown }).message;
+    } catch {
+      message = undefined;
     }
     return `API server answered ${error.code}${typeof message === 'string' ? `: ${message}` : ''}`;
   }
@@ -62,17 +53,14 @@ function bounded<T>(what: string, promise: Promise<T>, timeoutMs: number): Promi
 }
 
 /** ClusterLookups over the API server with the operator's own credentials. */
-export function kubernetesLookups(clients: ApiClients, options: { timeoutMs?: number } = {}): ClusterLookups {
-  const core = clients.make(k8s.CoreV1Api);
-  const custom = clients.make(k8s.CustomObjectsApi);
-  const authorization = clients.make(k8s.AuthorizationV1Api);
+export function kubernetesLookups(rest: KubeRest, options: { timeoutMs?: number } = {}): ClusterLookups {
   const timeoutMs = options.timeoutMs ?? 3000;
 
   return {
     async namespaceLabels(namespace) {
       try {
-        const found = await bounded(`reading namespace ${namespace}`, core.readNamespace({ name: namespace }), timeoutMs);
-        return found.metadata?.labels ?? {};
+        const found = await bounded(`reading namespace ${namespace}`, rest.get(objectRef('v1', 'Namespace', namespace)), timeoutMs);
+        return found ? ((found.metadata.labels as Record<string, string> | undefined) ?? {}) : undefined;
       } catch (error) {
         if (statusCode(error) === 404) return undefined;
         throw new Error(`reading namespace ${namespace}: ${describeApiError(error)}`);
@@ -81,34 +69,34 @@ export function kubernetesLookups(clients: ApiClients, options: { timeoutMs?: nu
 
     async getModel(kind, namespace, name) {
       try {
+        // undefined covers both "no such object" and "CRD not installed": either way there is no model.
         return (await bounded(
           `reading ${kind} ${namespace}/${name}`,
-          custom.getNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, namespace, plural: pluralOf[kind], name }),
+          rest.get(objectRef(`${API_GROUP}/${API_VERSION}`, kind, name, namespace)),
           timeoutMs,
-        )) as KubernetesObject;
+        )) as KubernetesObject | undefined;
       } catch (error) {
-        // 404 covers both "no such object" and "CRD not installed": either way there is no model.
         if (statusCode(error) === 404) return undefined;
         throw new Error(`reading ${kind} ${namespace}/${name}: ${describeApiError(error)}`);
       }
     },
 
     async userMayGetSecret(user, namespace, name) {
+      const body = {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        metadata: {},
+        spec: {
+          user: user.username,
+          uid: user.uid,
+          groups: user.groups ? [...user.groups] : undefined,
+          extra: user.extra ? Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]])) : undefined,
+          resourceAttributes: { namespace, verb: 'get', group: '', version: 'v1', resource: 'secrets', name },
+        },
+      };
       const review = await bounded(
         'SubjectAccessReview',
-        authorization.createSubjectAccessReview({
-          body: {
-            apiVersion: 'authorization.k8s.io/v1',
-            kind: 'SubjectAccessReview',
-            spec: {
-              user: user.username,
-              uid: user.uid,
-              groups: user.groups ? [...user.groups] : undefined,
-              extra: user.extra ? Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]])) : undefined,
-              resourceAttributes: { namespace, verb: 'get', group: '', version: 'v1', resource: 'secrets', name },
-            },
-          },
-        }),
+        rest.create<KubeObject & { status?: { allowed?: boolean; reason?: string } }>(body),
         timeoutMs,
       ).catch((error: unknown) => {
         throw new Error(`SubjectAccessReview failed: ${describeApiError(error)}`);

@@ -15,7 +15,7 @@ import {
   nextRotationStep,
 } from './certificate-rotation';
 import { isIssuedBy, issueCertificateAuthority, issueServingCertificate, splitPemBundle } from './certificates';
-import type { ApiClients } from './kube-clients';
+import { KubeApiError, type KubeObject, type KubeRest, objectRef } from '../kube/rest';
 import { type Logger, silentLogger } from './log';
 import { describeApiError } from './lookups';
 import type { ReadinessGate } from './readiness';
@@ -27,7 +27,7 @@ export const caBundleChangedAnnotation = 'llm.nebari.dev/ca-bundle-changed-at';
 export const servingChangedAnnotation = 'llm.nebari.dev/serving-cert-changed-at';
 
 export interface SelfManagedCertificatesOptions {
-  readonly clients: ApiClients;
+  readonly rest: KubeRest;
   readonly namespace: string;
   /** `<release>-webhook-server-cert`. */
   readonly secretName: string;
@@ -94,7 +94,6 @@ export function secretWithCertificates(base: k8s.V1Secret, stored: StoredCertifi
 
 /** The CA and serving-certificate loop of one replica. */
 export class SelfManagedCertificates {
-  private readonly core: k8s.CoreV1Api;
   private readonly policy: RotationPolicy;
   private readonly log: Logger;
   private timer: NodeJS.Timeout | undefined;
@@ -105,7 +104,6 @@ export class SelfManagedCertificates {
   private stopped = false;
 
   constructor(private readonly options: SelfManagedCertificatesOptions) {
-    this.core = options.clients.make(k8s.CoreV1Api);
     this.policy = { ...defaultRotationPolicy, ...options.policy };
     this.log = options.log ?? silentLogger;
   }
@@ -158,9 +156,8 @@ export class SelfManagedCertificates {
 
   private async readSecret(): Promise<k8s.V1Secret | undefined> {
     try {
-      return await this.core.readNamespacedSecret({ name: this.options.secretName, namespace: this.options.namespace });
+      return (await this.options.rest.get(objectRef('v1', 'Secret', this.options.secretName, this.options.namespace))) as k8s.V1Secret | undefined;
     } catch (error) {
-      if (error instanceof k8s.ApiException && error.code === 404) return undefined;
       throw new Error(`reading Secret ${this.options.namespace}/${this.options.secretName}: ${describeApiError(error)}`);
     }
   }
@@ -170,7 +167,8 @@ export class SelfManagedCertificates {
     const { namespace, secretName } = this.options;
     try {
       if (current) {
-        await this.core.replaceNamespacedSecret({ name: secretName, namespace, body: secretWithCertificates(current, stored) });
+        // `current` carries the resourceVersion read, so a concurrent writer yields 409.
+        await this.options.rest.replace(secretWithCertificates(current, stored) as KubeObject);
       } else {
         const fresh: k8s.V1Secret = {
           apiVersion: 'v1',
@@ -178,11 +176,11 @@ export class SelfManagedCertificates {
           type: 'kubernetes.io/tls',
           metadata: { name: secretName, namespace, labels: { 'app.kubernetes.io/name': 'nebari-llm-serving', 'app.kubernetes.io/component': 'webhook' } },
         };
-        await this.core.createNamespacedSecret({ namespace, body: secretWithCertificates(fresh, stored) });
+        await this.options.rest.create(secretWithCertificates(fresh, stored) as KubeObject);
       }
       return true;
     } catch (error) {
-      if (error instanceof k8s.ApiException && error.code === 409) return false;
+      if (error instanceof KubeApiError && error.code === 409) return false;
       throw new Error(`writing Secret ${namespace}/${secretName}: ${describeApiError(error)}`);
     }
   }

@@ -2,8 +2,7 @@
 // trusts (readiness, rotation) and writing our CA into their caBundle (self-managed mode).
 // A name may exist as either kind or both; names that do not exist yet are skipped and picked
 // up on a later round, so the chart may create them after the operator starts.
-import * as k8s from '@kubernetes/client-node';
-import type { ApiClients } from './kube-clients';
+import { KubeApiError, type KubeObject, type KubeRest, objectRef } from '../kube/rest';
 import { describeApiError } from './lookups';
 
 export type WebhookConfigurationKind = 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration';
@@ -33,16 +32,15 @@ function decode(caBundle: string | undefined): string {
   return caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : '';
 }
 
-export function kubernetesWebhookConfigurations(clients: ApiClients, names: readonly string[]): WebhookConfigurations {
-  const api = clients.make(k8s.AdmissionregistrationV1Api);
-  const jsonPatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch);
+type Configuration = KubeObject & { webhooks?: { name: string; clientConfig: { caBundle?: string } }[] };
+
+export function kubernetesWebhookConfigurations(rest: KubeRest, names: readonly string[]): WebhookConfigurations {
+  const refOf = (kind: WebhookConfigurationKind, name: string) => objectRef('admissionregistration.k8s.io/v1', kind, name);
 
   async function readOne(kind: WebhookConfigurationKind, name: string): Promise<WebhookConfigurationTrust | undefined> {
     try {
-      const found =
-        kind === 'MutatingWebhookConfiguration'
-          ? await api.readMutatingWebhookConfiguration({ name })
-          : await api.readValidatingWebhookConfiguration({ name });
+      const found = await rest.get<Configuration>(refOf(kind, name));
+      if (!found) return undefined;
       return {
         kind,
         name,
@@ -50,7 +48,6 @@ export function kubernetesWebhookConfigurations(clients: ApiClients, names: read
         webhooks: (found.webhooks ?? []).map((w) => ({ name: w.name, caBundle: decode(w.clientConfig.caBundle) })),
       };
     } catch (error) {
-      if (error instanceof k8s.ApiException && error.code === 404) return undefined;
       throw new Error(`reading ${kind} ${name}: ${describeApiError(error)}`);
     }
   }
@@ -74,14 +71,10 @@ export function kubernetesWebhookConfigurations(clients: ApiClients, names: read
           ...stale.map((w) => ({ op: 'add', path: `/webhooks/${w.index}/clientConfig/caBundle`, value: encoded })),
         ];
         try {
-          if (configuration.kind === 'MutatingWebhookConfiguration') {
-            await api.patchMutatingWebhookConfiguration({ name: configuration.name, body }, jsonPatch);
-          } else {
-            await api.patchValidatingWebhookConfiguration({ name: configuration.name, body }, jsonPatch);
-          }
+          await rest.jsonPatch(refOf(configuration.kind, configuration.name), body);
           changed.push(`${configuration.kind}/${configuration.name}`);
         } catch (error) {
-          if (error instanceof k8s.ApiException && (error.code === 409 || error.code === 404)) continue;
+          if (error instanceof KubeApiError && (error.code === 409 || error.code === 404)) continue;
           throw new Error(`injecting the CA into ${configuration.kind} ${configuration.name}: ${describeApiError(error)}`);
         }
       }

@@ -7,7 +7,7 @@
 // Bounded: a private control plane (apiserver mode), 1,000 models, at most 15 minutes.
 import * as fs from 'node:fs';
 import { startControlPlane } from '../support/control-plane';
-import { KubeClient, KubeObject } from '../../src/operator/runtime/kube-client';
+import { KubeRest, KubeObject } from '../../src/kube/rest';
 import { desiredGatewayObjects } from '../../src/translate/gateway';
 import { desiredApiKeyMetadataConfigMap, desiredApiKeySecret } from '../../src/translate/keys/api-keys';
 import type { PassthroughModel } from '../../src/api/passthroughmodel';
@@ -39,25 +39,25 @@ function generatedObjects(model: KubeObject): KubeObject[] {
 
 export async function run(): Promise<Record<string, number | string>> {
   const plane = await startControlPlane({ mode: 'apiserver' });
-  const client = await KubeClient.fromKubeConfig(plane.kubeConfig());
+  const client = new KubeRest(plane.kubeConfig());
   let operator: ReturnType<typeof startOperator> | undefined;
   try {
     await installOwnCRDs(plane.kubeConfig());
     await installGatewayCRDs(plane.kubeConfig());
     for (const ns of ['warmup', 'baseline', 'operator']) {
-      await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, 'bench');
-      await client.create(providerCredential(ns), 'bench');
+      await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, { fieldManager: 'bench' });
+      await client.create(providerCredential(ns), { fieldManager: 'bench' });
     }
     const names = Array.from({ length: MODELS }, (_, i) => `bench-${String(i).padStart(4, '0')}`);
 
     // Warm-up: the first write of each kind compiles its schema in the API server; neither side pays for it.
-    for (let i = 0; i < 20; i++) for (const obj of generatedObjects(passthroughModel('warmup', `w${i}`))) await client.apply(obj, 'bench-warmup', { force: true });
+    for (let i = 0; i < 20; i++) for (const obj of generatedObjects(passthroughModel('warmup', `w${i}`))) await client.apply(obj, { fieldManager: 'bench-warmup', force: true });
 
     // Plain client: server-side apply of the same objects, CONCURRENCY models at a time.
     const baselineObjects = names.map((n) => generatedObjects(passthroughModel('baseline', n)));
     const t0 = Date.now();
     await pool(baselineObjects, CONCURRENCY, async (objects) => {
-      for (const obj of objects) await client.apply(obj, 'bench-baseline', { force: true });
+      for (const obj of objects) await client.apply(obj, { fieldManager: 'bench-baseline', force: true });
     });
     const baselineSeconds = (Date.now() - t0) / 1000;
     const objectsPerModel = baselineObjects[0].length;
@@ -69,7 +69,7 @@ export async function run(): Promise<Record<string, number | string>> {
     const idleRssMiB = rssKiB(operator.child.pid!, 'VmRSS') / 1024;
     const t1 = Date.now();
     await pool(names, CONCURRENCY * 2, async (n) => {
-      await client.create(passthroughModel('operator', n), 'bench-user');
+      await client.create(passthroughModel('operator', n), { fieldManager: 'bench-user' });
     });
     const createdSeconds = (Date.now() - t1) / 1000;
     const deadline = Date.now() + 15 * 60_000;

@@ -14,7 +14,6 @@ import * as path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { parseDocument } from 'yaml';
 import { type WebhookServer, startWebhookServer } from '../../src/webhook';
-import { keepAliveClients } from '../../src/webhook/kube-clients';
 import { type ClusterLookups, kubernetesLookups } from '../../src/webhook/lookups';
 import { recordingLogger } from '../support/webhook/webhook-env';
 import { KubeRest } from '../../src/kube/rest';
@@ -80,7 +79,7 @@ export interface OperatorStandIn {
 /** The real webhook server of src/webhook, as the operator of one chart version runs it (self-managed certificates). */
 export async function startOperatorStandIn(kc: k8s.KubeConfig, who: string, port: number, namespace: string, release: string, log: LookupLog): Promise<OperatorStandIn> {
   const calls: string[] = [];
-  const clients = keepAliveClients(kc);
+  const rest = new KubeRest(kc);
   const server = await startWebhookServer({
     kubeConfig: kc,
     env: {
@@ -93,7 +92,7 @@ export async function startOperatorStandIn(kc: k8s.KubeConfig, who: string, port
     extraIpAddresses: ['127.0.0.1'],
     checkIntervalMs: 300,
     log: recordingLogger(calls),
-    lookups: recordingLookups(kubernetesLookups(clients), who, log),
+    lookups: recordingLookups(kubernetesLookups(rest), who, log),
     settings: { port },
   });
   return {
@@ -102,7 +101,7 @@ export async function startOperatorStandIn(kc: k8s.KubeConfig, who: string, port
     calls,
     close: async () => {
       await server.close();
-      clients.close();
+      rest.close();
     },
   };
 }

@@ -3,7 +3,7 @@
 // zero duplicates.
 import { applyObject, createNamespace, deleteObject, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';
-import { KubeClient, KubeObject } from '../../src/operator/runtime/kube-client';
+import { KubeRest, KubeObject } from '../../src/kube/rest';
 import { mintKey } from '../../src/operator/keys';
 import { OperatorProcess, installGatewayCRDs, installOwnCRDs, isReadyAtGeneration, passthroughModel, providerCredential, startOperator } from './operator-support';
 
@@ -16,7 +16,7 @@ const isDeleted = (i: number) => i % 4 === 0;
 const isUpdated = (i: number) => i % 3 === 0;
 const internalOff = (i: number) => i % 5 === 0;
 
-let client: KubeClient;
+let client: KubeRest;
 let operator: OperatorProcess | undefined;
 const allOperators: OperatorProcess[] = [];
 const minted = new Map<string, Map<string, string>>(); // model -> clientId -> key
@@ -38,7 +38,7 @@ beforeAll(async () => {
   await installGatewayCRDs();
   await createNamespace(ns);
   await applyObject(providerCredential(ns));
-  client = await KubeClient.fromKubeConfig(kubeConfig());
+  client = new KubeRest(kubeConfig());
 });
 
 afterAll(async () => {

@@ -2,13 +2,13 @@
 // write at all), and killing the leader hands over within the lease duration.
 import { applyObject, createNamespace, getObject, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';
-import { KubeClient } from '../../src/operator/runtime/kube-client';
+import { KubeRest } from '../../src/kube/rest';
 import { OperatorProcess, installGatewayCRDs, installOwnCRDs, isReadyAtGeneration, passthroughModel, providerCredential, startOperator } from './operator-support';
 
 const ns = uniqueName('op-leader');
 const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'nls-leader-test-operator-leader', namespace: ns } };
 const timing = { NLS_LEASE_DURATION_SECONDS: '6', NLS_RENEW_DEADLINE_SECONDS: '4', NLS_RETRY_PERIOD_SECONDS: '1' };
-let client: KubeClient;
+let client: KubeRest;
 const replicas: OperatorProcess[] = [];
 
 const model = async (name: string) => getObject({ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'PassthroughModel', metadata: { name, namespace: ns } });
@@ -22,7 +22,7 @@ beforeAll(async () => {
   await installGatewayCRDs();
   await createNamespace(ns);
   await applyObject(providerCredential(ns));
-  client = await KubeClient.fromKubeConfig(kubeConfig());
+  client = new KubeRest(kubeConfig());
 });
 
 afterAll(async () => {

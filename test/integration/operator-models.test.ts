@@ -3,12 +3,12 @@
 // collection removes owned objects).
 import { applyObject, createNamespace, deleteObject, getObject, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';
-import { KubeClient, KubeObject } from '../../src/operator/runtime/kube-client';
+import { KubeRest, KubeObject } from '../../src/kube/rest';
 import { OperatorProcess, condition, installGatewayCRDs, installOwnCRDs, startOperator } from './operator-support';
 
 const ns = uniqueName('op-models');
 const GROUP = 'llm.nebari.dev/v1alpha1';
-let client: KubeClient;
+let client: KubeRest;
 let operator: OperatorProcess;
 
 const llmModel = (name: string, provider = 'vllm'): KubeObject => ({
@@ -35,7 +35,7 @@ beforeAll(async () => {
   await installOwnCRDs();
   await installGatewayCRDs();
   await createNamespace(ns);
-  client = await KubeClient.fromKubeConfig(kubeConfig());
+  client = new KubeRest(kubeConfig());
   operator = startOperator({ kubeconfigPath: kubeconfigPath(), namespace: ns, name: 'models-operator' });
 });
 

@@ -4,22 +4,22 @@
 // its watches and converges on changes made while it was down.
 import { startControlPlane, type ControlPlane } from '../support/cluster';
 import { waitFor } from '../support/processes';
-import { KubeClient, KubeObject } from '../../src/operator/runtime/kube-client';
+import { KubeRest, KubeObject, objectRef } from '../../src/kube/rest';
 import { OperatorProcess, condition, installGatewayCRDs, installOwnCRDs, isReadyAtGeneration, passthroughModel, providerCredential, startOperator } from './operator-support';
 
 const ns = 'models';
 let plane: ControlPlane;
-let client: KubeClient;
+let client: KubeRest;
 let operator: OperatorProcess;
 
-const get = (name: string) => client.get({ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'PassthroughModel', name, namespace: ns });
+const get = (name: string) => client.get(objectRef('llm.nebari.dev/v1alpha1', 'PassthroughModel', name, ns));
 
 beforeAll(async () => {
   plane = await startControlPlane({ mode: 'apiserver' });
   await installOwnCRDs(plane.kubeConfig());
-  client = await KubeClient.fromKubeConfig(plane.kubeConfig());
-  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, 'test');
-  await client.create(providerCredential(ns), 'test');
+  client = new KubeRest(plane.kubeConfig());
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, { fieldManager: 'test' });
+  await client.create(providerCredential(ns), { fieldManager: 'test' });
   operator = startOperator({ kubeconfigPath: plane.kubeconfigPath, namespace: ns, name: 'resilient', leaderElection: true });
 }, 180_000);
 
@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 it('degrades with GatewayCRDUnavailable while the gateway CRDs are missing, then converges without a restart', async () => {
-  await client.apply(passthroughModel(ns, 'early'), 'test');
+  await client.apply(passthroughModel(ns, 'early'), { fieldManager: 'test' });
   await waitFor('GatewayCRDUnavailable', async () => condition(await get('early'), 'ExternalEndpointReady')?.reason === 'GatewayCRDUnavailable');
   const degraded = (await get('early'))!;
   expect(degraded.status).toMatchObject({ phase: 'Error' });
@@ -39,19 +39,19 @@ it('degrades with GatewayCRDUnavailable while the gateway CRDs are missing, then
 
   await installGatewayCRDs(plane.kubeConfig());
   await waitFor('the model Ready after the CRDs appear', async () => isReadyAtGeneration(await get('early')), { timeoutMs: 90_000 });
-  expect(await client.get({ apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIGatewayRoute', name: 'early-external', namespace: ns })).toBeDefined();
+  expect(await client.get(objectRef('aigateway.envoyproxy.io/v1beta1', 'AIGatewayRoute', 'early-external', ns))).toBeDefined();
   expect(operator.child.exitCode).toBeNull();
 });
 
 it('reconnects after an API server restart and converges on what changed meanwhile', async () => {
-  await client.apply(passthroughModel(ns, 'before'), 'test');
+  await client.apply(passthroughModel(ns, 'before'), { fieldManager: 'test' });
   await waitFor('model before Ready', async () => isReadyAtGeneration(await get('before')));
   await plane.restartApiServer();
   // Changes made right after the restart must be seen through the re-opened watches.
-  await client.apply(passthroughModel(ns, 'after'), 'test');
-  await client.apply(passthroughModel(ns, 'before', { declared: ['gpt-4o', 'o3'] }), 'test');
+  await client.apply(passthroughModel(ns, 'after'), { fieldManager: 'test' });
+  await client.apply(passthroughModel(ns, 'before', { declared: ['gpt-4o', 'o3'] }), { fieldManager: 'test' });
   await waitFor('both models Ready at their generation', async () => isReadyAtGeneration(await get('after')) && isReadyAtGeneration(await get('before')), { timeoutMs: 120_000 });
-  const route = await client.get<KubeObject>({ apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIGatewayRoute', name: 'before-external', namespace: ns });
+  const route = await client.get<KubeObject>(objectRef('aigateway.envoyproxy.io/v1beta1', 'AIGatewayRoute', 'before-external', ns));
   expect(JSON.stringify(route?.spec)).toContain('o3');
   expect(operator.child.exitCode).toBeNull();
   expect(operator.lines.some((l) => /watch failed; reconnecting|listing again/.test(l))).toBe(true);

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { crdObjects } from '../../src/api';
 import { installCRDs, upstreamCrdDir } from '../support/cluster';
-import { KubeClient, KubeObject } from '../../src/operator/runtime/kube-client';
+import { KubeRest, KubeObject } from '../../src/kube/rest';
 
 export const repoRoot = path.resolve(__dirname, '..', '..');
 
@@ -142,8 +142,8 @@ export function startOperator(opts: OperatorOptions): OperatorProcess {
   return proc;
 }
 
-export async function adminClient(kc: k8s.KubeConfig): Promise<KubeClient> {
-  return KubeClient.fromKubeConfig(kc);
+export async function adminClient(kc: k8s.KubeConfig): Promise<KubeRest> {
+  return new KubeRest(kc);
 }
 
 export interface PassthroughSpecOptions {

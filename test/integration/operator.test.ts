@@ -4,7 +4,7 @@
 // policy outlives its generated HTTPRoute; no secret value reaches logs, Events or status.
 import { applyObject, createNamespace, deleteObject, getObject, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';
-import { KubeClient, KubeObject } from '../../src/operator/runtime/kube-client';
+import { KubeRest, KubeObject } from '../../src/kube/rest';
 import { mintKey, listKeys } from '../../src/operator/keys';
 import { runKeys } from '../../src/cli/keys';
 import {
@@ -26,7 +26,7 @@ const policy = (name: string) => ref('gateway.envoyproxy.io/v1alpha1', 'Security
 const secret = (name: string) => ref('v1', 'Secret', name);
 const configMap = (name: string) => ref('v1', 'ConfigMap', name);
 
-let client: KubeClient;
+let client: KubeRest;
 let operator: OperatorProcess;
 const operators: OperatorProcess[] = [];
 const providerSecretValue = 'sk-provider-upstream-secret-value-0123456789';
@@ -52,7 +52,7 @@ beforeAll(async () => {
   await installGatewayCRDs();
   await createNamespace(ns);
   await applyObject(providerCredential(ns));
-  client = await KubeClient.fromKubeConfig(kubeConfig());
+  client = new KubeRest(kubeConfig());
   start('operator-a');
 });
 

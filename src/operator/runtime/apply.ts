@@ -1,5 +1,5 @@
 // Server-side apply with the operator's single field manager, and owner references.
-import { KubeClient, KubeObject, OwnerReference } from './kube-client';
+import { KubeRest, KubeObject, OwnerReference } from '../../kube/rest';
 
 /** The one field manager every operator write uses, so SSA can tell our fields from others'. */
 export const fieldManager = 'nebari-llm-serving-operator';
@@ -17,13 +17,13 @@ export function withOwner<T extends KubeObject>(obj: T, owner: KubeObject): T {
 }
 
 /** Server-side apply as the operator, taking over conflicting fields. */
-export function applyObject<T extends KubeObject = KubeObject>(client: KubeClient, obj: KubeObject): Promise<T> {
-  return client.apply<T>(stripServerFields(obj), fieldManager, { force: true });
+export function applyObject<T extends KubeObject = KubeObject>(client: KubeRest, obj: KubeObject): Promise<T> {
+  return client.apply<T>(stripServerFields(obj), { fieldManager, force: true });
 }
 
 /** Server-side apply of the status subresource. */
-export function applyStatus<T extends KubeObject = KubeObject>(client: KubeClient, obj: KubeObject): Promise<T> {
-  return client.apply<T>(obj, fieldManager, { force: true, subresource: 'status' });
+export function applyStatus<T extends KubeObject = KubeObject>(client: KubeRest, obj: KubeObject): Promise<T> {
+  return client.apply<T>(obj, { fieldManager, force: true, subresource: 'status' });
 }
 
 // An apply body must not carry server-owned metadata (resourceVersion would make it conditional).

@@ -3,7 +3,8 @@
 // the kind's reconcile function. Errors are retried with backoff; a reconcile may also ask to be
 // called again after a delay (e.g. while waiting for pods or for a CRD to be installed).
 import { Informer, InformerEvent } from './informer';
-import { KubeClient, KubeObject, objectKey } from './kube-client';
+import { KubeRest, KubeObject } from '../../kube/rest';
+import { objectKey } from './object-key';
 import { Logger } from './log';
 import { OperatorMetrics } from './metrics';
 import { WorkQueue } from './queue';
@@ -90,7 +91,7 @@ export class Controller {
   private running = false;
 
   constructor(
-    client: KubeClient,
+    client: KubeRest,
     private readonly opts: ControllerOptions,
     private readonly metrics: OperatorMetrics,
     private readonly log: Logger,
@@ -99,7 +100,7 @@ export class Controller {
     this.queue = new WorkQueue({ onDepth: (d) => metrics.queueDepth.set(d, kindLabel) });
     metrics.queueDepth.set(0, kindLabel);
     const watchError = (kind: string) => (err: unknown) =>
-      metrics.watchRestarts.inc({ kind, reason: (err as { statusCode?: number }).statusCode === 410 ? 'gone' : 'error' });
+      metrics.watchRestarts.inc({ kind, reason: (err as { code?: number }).code === 410 ? 'gone' : 'error' });
     this.primary = new Informer(client, { apiVersion: opts.apiVersion, kind: opts.kind, namespace: opts.namespace, resyncMs: opts.resyncMs, onWatchError: watchError(opts.kind) }, log);
     this.primary.on((event: InformerEvent, obj, old) => {
       const key = objectKey(obj.metadata.namespace, obj.metadata.name);
@@ -166,7 +167,7 @@ export class Controller {
         this.metrics.reconcileErrors.inc({ kind: this.opts.kind });
         this.metrics.queueRetries.inc({ kind: this.opts.kind });
         const delay = this.queue.addRateLimited(key);
-        const conflict = (err as { statusCode?: number }).statusCode === 409;
+        const conflict = (err as { code?: number }).code === 409;
         (conflict ? log.debug : log.warn)('reconcile failed; retrying', { err, retryInMs: delay });
       } finally {
         this.metrics.reconcileDuration.observe(Number(process.hrtime.bigint() - started) / 1e9, { kind: this.opts.kind });

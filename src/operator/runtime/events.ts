@@ -2,7 +2,7 @@
 // folded into one Event with a count, as kubectl users expect. Messages pass through the log
 // redactor first, so a secret can never end up in an Event.
 import { randomBytes } from 'node:crypto';
-import { KubeClient, KubeObject } from './kube-client';
+import { KubeRest, KubeObject } from '../../kube/rest';
 import { Logger, redactString } from './log';
 
 export type EventType = 'Normal' | 'Warning';
@@ -11,7 +11,7 @@ export class EventRecorder {
   private readonly recent = new Map<string, { name: string; count: number; at: number }>();
 
   constructor(
-    private readonly client: KubeClient,
+    private readonly client: KubeRest,
     private readonly component: string,
     private readonly instance: string,
     private readonly log: Logger,
@@ -28,18 +28,14 @@ export class EventRecorder {
       if (prior && now.getTime() - prior.at < 600_000) {
         prior.count++;
         prior.at = now.getTime();
-        await this.client.request({
-          method: 'PATCH',
-          path: `/api/v1/namespaces/${namespace}/events/${prior.name}`,
+        await this.client.request('PATCH', `/api/v1/namespaces/${namespace}/events/${prior.name}`, {
           body: { count: prior.count, lastTimestamp: now.toISOString() },
           contentType: 'application/merge-patch+json',
         });
         return;
       }
       const name = `${obj.metadata.name}.${randomBytes(8).toString('hex')}`;
-      await this.client.request({
-        method: 'POST',
-        path: `/api/v1/namespaces/${namespace}/events`,
+      await this.client.request('POST', `/api/v1/namespaces/${namespace}/events`, {
         body: {
           apiVersion: 'v1',
           kind: 'Event',

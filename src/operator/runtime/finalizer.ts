@@ -1,7 +1,7 @@
 // The cleanup finalizer. Adding and removing use JSON patches guarded by `test` operations on the
 // uid and the current list, so a stale copy (or an object deleted and re-created under the same
 // name) is never modified: the API server answers 409/422 and the key is simply retried.
-import { KubeClient, KubeObject, refOf } from './kube-client';
+import { KubeRest, KubeObject } from '../../kube/rest';
 import { fieldManager } from './apply';
 
 export const cleanupFinalizer = 'llm.nebari.dev/cleanup';
@@ -24,16 +24,16 @@ function guardedReplace(obj: KubeObject, next: string[]): unknown[] {
 }
 
 /** Adds the finalizer; returns the updated object (unchanged if already present). */
-export async function addFinalizer<T extends KubeObject>(client: KubeClient, obj: T, finalizer = cleanupFinalizer): Promise<T> {
+export async function addFinalizer<T extends KubeObject>(client: KubeRest, obj: T, finalizer = cleanupFinalizer): Promise<T> {
   if (hasFinalizer(obj, finalizer)) return obj;
   const next = [...(obj.metadata.finalizers ?? []), finalizer];
-  const updated = await client.jsonPatch<T>(refOf(obj), guardedReplace(obj, next), fieldManager);
+  const updated = await client.jsonPatch<T>(obj, guardedReplace(obj, next), { fieldManager });
   return { ...updated, apiVersion: obj.apiVersion, kind: obj.kind };
 }
 
 /** Removes the finalizer; after this the API server may delete the object at once. */
-export async function removeFinalizer(client: KubeClient, obj: KubeObject, finalizer = cleanupFinalizer): Promise<void> {
+export async function removeFinalizer(client: KubeRest, obj: KubeObject, finalizer = cleanupFinalizer): Promise<void> {
   if (!hasFinalizer(obj, finalizer)) return;
   const next = (obj.metadata.finalizers ?? []).filter((f) => f !== finalizer);
-  await client.jsonPatch(refOf(obj), guardedReplace(obj, next), fieldManager);
+  await client.jsonPatch(obj, guardedReplace(obj, next), { fieldManager });
 }

@@ -2,7 +2,9 @@
 // from the last resourceVersion (bookmarks keep it fresh); `410 Gone` means that version was
 // compacted, so the informer lists again and reports the difference. Every `resyncMs` all cached
 // objects are reported again so a lost event can never leave an object unreconciled for long.
-import { KindNotServedError, KubeClient, KubeObject, isGone, objectKey } from './kube-client';
+import { KindNotServedError, KubeRest, KubeObject, isGone } from '../../kube/rest';
+import { watch } from '../../kube/watch';
+import { objectKey } from './object-key';
 import { Logger } from './log';
 
 export type InformerEvent = 'add' | 'update' | 'delete' | 'resync';
@@ -39,7 +41,7 @@ export class Informer {
   private loop?: Promise<void>;
 
   constructor(
-    private readonly client: KubeClient,
+    private readonly client: KubeRest,
     private readonly opts: InformerOptions,
     private readonly log: Logger,
   ) {}
@@ -111,7 +113,7 @@ export class Informer {
   }
 
   private async relist(): Promise<void> {
-    const { items, resourceVersion } = await this.client.list(this.opts.apiVersion, this.opts.kind, {
+    const { items, metadata } = await this.client.list(this.opts.apiVersion, this.opts.kind, {
       namespace: this.opts.namespace,
       labelSelector: this.opts.labelSelector,
     });
@@ -131,7 +133,7 @@ export class Informer {
         this.emit('delete', old);
       }
     }
-    this.resourceVersion = resourceVersion;
+    this.resourceVersion = metadata.resourceVersion ?? '';
     this.synced = true;
     this.opts.onRelist?.();
   }
@@ -147,7 +149,8 @@ export class Informer {
         }
         const path = await this.client.collectionPath(this.opts.apiVersion, this.opts.kind, this.opts.namespace);
         const timeout = this.opts.watchTimeoutSeconds ?? 240;
-        const handle = await this.client.watch(
+        const handle = await watch(
+          this.client,
           path,
           {
             resourceVersion: this.resourceVersion,

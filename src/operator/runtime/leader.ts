@@ -3,7 +3,7 @@
 // `leaseDuration` has passed without a renewal. Updates carry the resourceVersion, so two
 // candidates can never both win the same round. A leader that cannot renew within
 // `renewDeadline` steps down before anyone else may take over.
-import { KubeClient, isConflict, isNotFound } from './kube-client';
+import { KubeRest, isConflict, isNotFound } from '../../kube/rest';
 import { Logger } from './log';
 
 export interface LeaderElectionOptions {
@@ -40,7 +40,7 @@ export class LeaderElector {
   private wake?: () => void;
 
   constructor(
-    private readonly client: KubeClient,
+    private readonly client: KubeRest,
     private readonly opts: LeaderElectionOptions,
     private readonly log: Logger,
     private readonly callbacks: { onStartedLeading(): void; onStoppedLeading(): void },
@@ -115,15 +115,13 @@ export class LeaderElector {
     const leaseSeconds = Math.ceil((this.opts.leaseDurationMs ?? 15_000) / 1000);
     let lease: Lease | undefined;
     try {
-      lease = await this.client.request<Lease>({ method: 'GET', path: `${this.path}/${this.opts.name}`, timeoutMs: 5000 });
+      lease = await this.client.request<Lease>('GET', `${this.path}/${this.opts.name}`, { timeoutMs: 5000 });
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
     if (!lease) {
       try {
-        await this.client.request({
-          method: 'POST',
-          path: this.path,
+        await this.client.request('POST', this.path, {
           timeoutMs: 5000,
           body: {
             apiVersion: 'coordination.k8s.io/v1',
@@ -153,9 +151,7 @@ export class LeaderElector {
       ...(mine ? {} : { acquireTime: microTime(now), leaseTransitions: (lease.spec.leaseTransitions ?? 0) + 1 }),
     };
     try {
-      await this.client.request({
-        method: 'PUT',
-        path: `${this.path}/${this.opts.name}`,
+      await this.client.request('PUT', `${this.path}/${this.opts.name}`, {
         timeoutMs: 5000,
         body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: lease.metadata, spec },
       });
@@ -167,11 +163,9 @@ export class LeaderElector {
   }
 
   private async release(): Promise<void> {
-    const lease = await this.client.request<Lease>({ method: 'GET', path: `${this.path}/${this.opts.name}`, timeoutMs: 3000 });
+    const lease = await this.client.request<Lease>('GET', `${this.path}/${this.opts.name}`, { timeoutMs: 3000 });
     if (lease.spec.holderIdentity !== this.opts.identity) return;
-    await this.client.request({
-      method: 'PUT',
-      path: `${this.path}/${this.opts.name}`,
+    await this.client.request('PUT', `${this.path}/${this.opts.name}`, {
       timeoutMs: 3000,
       body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: lease.metadata, spec: { ...lease.spec, holderIdentity: '', renewTime: microTime(new Date(0)), leaseDurationSeconds: 1 } },
     });

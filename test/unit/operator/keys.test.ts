@@ -1,5 +1,5 @@
 import { modelKeyOnClientIdChange, withoutData } from '../../../src/operator/keys';
-import type { KubeObject } from '../../../src/operator/runtime/kube-client';
+import type { KubeObject } from '../../../src/kube/rest';
 
 const secret = (data?: Record<string, string>): KubeObject => ({
   apiVersion: 'v1',

@@ -1,5 +1,5 @@
 import { isConverged, primaryEventDelay } from '../../../../src/operator/runtime/controller';
-import type { KubeObject } from '../../../../src/operator/runtime/kube-client';
+import type { KubeObject } from '../../../../src/kube/rest';
 
 const obj = (over: Partial<KubeObject['metadata']> = {}, status?: Record<string, unknown>): KubeObject => ({
   apiVersion: 'llm.nebari.dev/v1alpha1',
