@@ -10,6 +10,7 @@
 import * as https from 'https';
 import * as http from 'http';
 import { KubeConfig } from '@kubernetes/client-node';
+import type { ObjectMeta as ApiObjectMeta } from '../api/common';
 
 /** Enough of an object to address it. */
 export interface ObjectRef {
@@ -24,28 +25,11 @@ export interface KubeObject extends ObjectRef {
   [key: string]: unknown;
 }
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+/** One entry of `metadata.ownerReferences`. */
+export type OwnerReference = NonNullable<ApiObjectMeta['ownerReferences']>[number];
 
-export interface ObjectMeta {
-  name?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: OwnerReference[];
-  deletionTimestamp?: string;
-  creationTimestamp?: string;
-  managedFields?: unknown[];
+/** Object metadata as the API server returns it: the kinds' metadata type, open to other keys. */
+export interface ObjectMeta extends ApiObjectMeta {
   [key: string]: unknown;
 }
 
