@@ -2,6 +2,7 @@
 // minted for the agent) → resolve the model binding (modelRef: mint or reuse the agent's key on
 // the bound model; externalAPI: check credentialsRef) → Deployment or Job, Service, ConfigMap →
 // phase from the workload → status (modelBinding, runtime, replicas, conditions).
+import { controllerOwnerKey } from './runtime/object-key';
 import { createHash, randomBytes } from 'node:crypto';
 import { API_GROUP_VERSION } from '../api/common';
 import { AGENTDEPLOYMENT_DEFAULTS, AGENTDEPLOYMENT_KIND, AgentDeployment } from '../api/agentdeployment';
@@ -211,16 +212,11 @@ export async function reconcileAgentDeployment(deps: ReconcileDeps, req: Reconci
   return running ? {} : { requeueAfterMs: requeue.podsProgressing };
 }
 
-function ownerAgentKey(obj: KubeObject): string[] {
-  const owner = obj.metadata.ownerReferences?.find((o) => o.controller && o.kind === AGENTDEPLOYMENT_KIND);
-  return owner && obj.metadata.namespace ? [`${obj.metadata.namespace}/${owner.name}`] : [];
-}
-
 export function agentDeploymentController(deps: ReconcileDeps): ControllerOptions {
   return {
     apiVersion: API_GROUP_VERSION,
     kind: AGENTDEPLOYMENT_KIND,
     reconcile: (req, log) => reconcileAgentDeployment(deps, req, log),
-    secondary: [{ apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: 'app.kubernetes.io/component=agent,app.kubernetes.io/managed-by=nebari-llm-serving', map: ownerAgentKey }],
+    secondary: [{ apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: 'app.kubernetes.io/component=agent,app.kubernetes.io/managed-by=nebari-llm-serving', map: (obj: KubeObject) => controllerOwnerKey(obj, AGENTDEPLOYMENT_KIND) }],
   };
 }

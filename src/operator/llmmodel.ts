@@ -1,6 +1,7 @@
 // LLMModel reconciler: fetch → (finalize on delete) → finalizer + API-key objects → the
 // provider's objects (direct vLLM today: PVC, Deployment, Service, endpoint picker) → the gateway
 // objects (InferencePool, routes, auth policies) → phase from the workload's pods → status.
+import { controllerOwnerKey } from './runtime/object-key';
 import { API_GROUP_VERSION } from '../api/common';
 import { LLMMODEL_KIND, LLMModel, llmModelProviderName } from '../api/llmmodel';
 import { ObservedWorkload, ProviderContext, llmProvider } from '../translate/providers';
@@ -138,12 +139,6 @@ export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileReques
   return delays.length ? { requeueAfterMs: Math.min(...delays) } : {};
 }
 
-/** The owning LLMModel of a generated Deployment, as a queue key. */
-function ownerModelKey(obj: KubeObject): string[] {
-  const owner = obj.metadata.ownerReferences?.find((o) => o.controller && o.kind === LLMMODEL_KIND);
-  return owner && obj.metadata.namespace ? [`${obj.metadata.namespace}/${owner.name}`] : [];
-}
-
 export function llmModelController(deps: LLMModelDeps): ControllerOptions {
   return {
     apiVersion: API_GROUP_VERSION,
@@ -151,7 +146,7 @@ export function llmModelController(deps: LLMModelDeps): ControllerOptions {
     reconcile: (req, log) => reconcileLLMModel(deps, req, log),
     secondary: [
       { apiVersion: 'v1', kind: 'Secret', labelSelector: `${apiKeyObjectsSelector},llm.nebari.dev/model-kind=${LLMMODEL_KIND}`, map: modelKeyOnClientIdChange, transform: withoutData },
-      { apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: 'app.kubernetes.io/managed-by=nebari-llm-serving,llm.nebari.dev/role=serving', map: ownerModelKey },
+      { apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: 'app.kubernetes.io/managed-by=nebari-llm-serving,llm.nebari.dev/role=serving', map: (obj: KubeObject) => controllerOwnerKey(obj, LLMMODEL_KIND) },
       ...generatedObjectWatches(LLMMODEL_KIND, [
         { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIGatewayRoute' },
         { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'SecurityPolicy' },

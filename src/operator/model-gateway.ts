@@ -1,6 +1,7 @@
 // The parts of a model's reconcile that LLMModel and PassthroughModel share: the finalizer's
 // ordered teardown (gateway objects in the translation's safe order, then the API keys), and
 // publishing through the gateway translation with one condition per endpoint.
+import { controllerOwnerKey } from './runtime/object-key';
 import type { LLMModel } from '../api/llmmodel';
 import type { PassthroughModel } from '../api/passthroughmodel';
 import { clientIdsOf, ModelRef } from '../translate/keys/api-keys';
@@ -134,9 +135,7 @@ export function generatedObjectWatches(modelKind: 'LLMModel' | 'PassthroughModel
     labelSelector: `llm.nebari.dev/model-kind=${modelKind}`,
     transform: metadataOnly,
     map: (obj: KubeObject, event: string) => {
-      if (event !== 'delete') return [];
-      const owner = obj.metadata.ownerReferences?.find((o) => o.controller && o.kind === modelKind);
-      return owner && obj.metadata.namespace ? [`${obj.metadata.namespace}/${owner.name}`] : [];
+      return event === 'delete' ? controllerOwnerKey(obj, modelKind) : [];
     },
   }));
 }

@@ -1,4 +1,5 @@
 // Cache and work-queue keys of objects: "namespace/name", or "name" for cluster-scoped ones.
+import type { KubeObject } from '../../kube/rest';
 export function objectKey(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }
@@ -6,4 +7,10 @@ export function objectKey(namespace: string | undefined, name: string): string {
 export function splitKey(key: string): { namespace?: string; name: string } {
   const i = key.indexOf('/');
   return i < 0 ? { name: key } : { namespace: key.slice(0, i), name: key.slice(i + 1) };
+}
+
+/** The queue key of the object's controlling owner of `kind` (none when another kind controls it). */
+export function controllerOwnerKey(obj: KubeObject, kind: string): string[] {
+  const owner = obj.metadata.ownerReferences?.find((o) => o.controller && o.kind === kind);
+  return owner && obj.metadata.namespace ? [objectKey(obj.metadata.namespace, owner.name)] : [];
 }
