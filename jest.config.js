@@ -1,5 +1,6 @@
-// Two projects: `unit` (pure functions, no processes) and `integration` (a real kube-apiserver,
-// etcd, helm and OCI registry started by test/support/global-setup.ts).
+// Three projects: `unit` (pure functions, no processes), `integration` (a real kube-apiserver,
+// etcd, helm and OCI registry started by test/support/global-setup.ts) and `e2e` (the chart and
+// image installed from the registry onto a real kubelet node, test/e2e/support/global-setup.ts).
 const transform = {
   '^.+\\.ts$': 'ts-jest',
   // client-node and its ESM-only dependencies must be transpiled to CommonJS for Jest's runtime.
@@ -11,6 +12,8 @@ const transformIgnorePatterns = ['/node_modules/(?!(@kubernetes/client-node|open
 module.exports = {
   // A global option (projects cannot set it): integration tests start processes and wait for them.
   testTimeout: 300000,
+  // Build output holds a copy of package.json; keep it out of Jest's module map.
+  modulePathIgnorePatterns: ['<rootDir>/lib/', '<rootDir>/dist/'],
   projects: [
     {
       displayName: 'unit',
@@ -27,6 +30,15 @@ module.exports = {
       transformIgnorePatterns,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+    {
+      displayName: 'e2e',
+      testEnvironment: 'node',
+      testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
+      transform,
+      transformIgnorePatterns,
+      globalSetup: '<rootDir>/test/e2e/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/e2e/support/global-teardown.ts',
     },
   ],
 };

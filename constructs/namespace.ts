@@ -1,4 +1,5 @@
-// The optional release Namespace, labelled so the webhooks accept models in it.
+// The optional release Namespace (`namespace.create`, off by default: Helm users pass
+// --create-namespace; the plain-manifest bundles include it because kubectl has no such flag).
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { clusterMeta } from './labels';
@@ -9,7 +10,7 @@ export interface ReleaseNamespaceProps {
   readonly context: RenderContext;
 }
 
-/** Namespace carrying `nebari.dev/managed: "true"` (Helm's `--create-namespace` cannot add it). */
+/** The release Namespace, labelled `nebari.dev/managed: "true"` (informational; the webhooks do not require it). */
 export class ReleaseNamespace extends Construct {
   constructor(scope: Construct, id: string, props: ReleaseNamespaceProps) {
     super(scope, id);

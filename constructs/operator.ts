@@ -78,7 +78,9 @@ export class OperatorDeployment extends Construct {
                 name: OPERATOR_CONTAINER,
                 image,
                 imagePullPolicy: ctx.value('operator.image.pullPolicy'),
-                // No command: the image's own CMD starts the operator (node lib/src/operator/main.js).
+                // Explicit, so the chart does not depend on the image's CMD: compiled JavaScript
+                // (the image has node at /nodejs/bin/node and the app at /app).
+                command: ['/nodejs/bin/node', '/app/lib/src/operator/main.js'],
                 env: [
                   { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } } },
                   { name: 'POD_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } },
@@ -90,9 +92,16 @@ export class OperatorDeployment extends Construct {
                   env('NLS_CERT_DIR', CERT_DIR),
                   env('NLS_WEBHOOK_SECRET', names.webhookSecret),
                   env('NLS_WEBHOOK_SERVICE', names.webhookService),
-                  env('NLS_WEBHOOK_CONFIGURATIONS', `${names.validatingWebhookConfiguration},${names.mutatingWebhookConfiguration}`),
+                  // Each configuration with its kind: RBAC grants `get` per kind by name.
+                  env('NLS_VALIDATING_WEBHOOK_CONFIGURATIONS', names.validatingWebhookConfiguration),
+                  env('NLS_MUTATING_WEBHOOK_CONFIGURATIONS', names.mutatingWebhookConfiguration),
                   { name: 'NLS_LEADER_ELECTION', value: leaderElection },
                   env('NLS_LOG_LEVEL', ctx.text('operator.logLevel')),
+                  // Provider defaults; empty values mean the operator's built-in defaults.
+                  env('NLS_VLLM_IMAGE', ctx.text('providers.vllm.image')),
+                  env('NLS_MODEL_DOWNLOADER_IMAGE', ctx.text('providers.modelDownloader.image')),
+                  env('NLS_EPP_IMAGE', ctx.text('providers.endpointPicker.image')),
+                  env('NLS_STORAGE_CLASS_NAME', ctx.text('providers.storageClassName')),
                   env('NLS_GATEWAY_CONTEXT', ctx.helper('gatewayContext', (v) => gatewayContextJson((v as { platform: Record<string, unknown> }).platform))),
                 ],
                 ports: [

@@ -1,6 +1,7 @@
 // Least-privilege RBAC for the operator. Cluster-wide only what must be (our kinds and the objects
 // it generates for them in any namespace, gateway kinds, SubjectAccessReviews, its own webhook
-// configurations by name); Secrets and Leases only in the release namespace.
+// configurations by name); Secrets, Leases and the vLLM endpoint picker's ServiceAccount, Role and
+// RoleBinding only in the release namespace, where models live (the webhook admits them nowhere else).
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { clusterMeta, namespacedMeta } from './labels';
@@ -14,25 +15,46 @@ export interface OperatorRbacProps {
 }
 
 const READ = ['get', 'list', 'watch'];
-const WRITE = [...READ, 'create', 'update', 'patch', 'delete'];
+// Generated objects are written by server-side apply (patch; create when new) and deleted; the
+// operator never replaces them (no update). The e2e suite's audit log checks this list.
+const APPLY = [...READ, 'create', 'patch', 'delete'];
+
+/** The release-namespace Role's rules (exported for the least-privilege unit test). */
+export function namespaceRules() {
+  return [
+    // API-key Secrets, the self-managed serving certificate and keys minted for agents.
+    // (update: the self-managed certificate Secret is replaced with a resourceVersion guard.)
+    { apiGroups: [''], resources: ['secrets'], verbs: [...APPLY, 'update'] },
+    // Leader election reads, creates and renews one Lease.
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+    // The vLLM provider's endpoint picker: its ServiceAccount, Role and RoleBinding per model.
+    { apiGroups: [''], resources: ['serviceaccounts'], verbs: APPLY },
+    { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: APPLY },
+  ];
+}
 
 /** The ClusterRole's rules (exported for the unit test that checks least privilege). */
 export function clusterRules(ctx: RenderContext) {
   const names = objectNames(ctx);
   return [
-    { apiGroups: [API_GROUP], resources: ['llmmodels', 'passthroughmodels', 'agentdeployments'], verbs: [...READ, 'update', 'patch'] },
-    { apiGroups: [API_GROUP], resources: ['llmmodels/status', 'passthroughmodels/status', 'agentdeployments/status'], verbs: ['get', 'update', 'patch'] },
+    // Finalizers by JSON patch, status by server-side apply: patch only, never a replace.
+    { apiGroups: [API_GROUP], resources: ['llmmodels', 'passthroughmodels', 'agentdeployments'], verbs: [...READ, 'patch'] },
+    { apiGroups: [API_GROUP], resources: ['llmmodels/status', 'passthroughmodels/status', 'agentdeployments/status'], verbs: ['get', 'patch'] },
+    // Needed to set blockOwnerDeletion on generated objects where OwnerReferencesPermissionEnforcement runs.
     { apiGroups: [API_GROUP], resources: ['llmmodels/finalizers', 'passthroughmodels/finalizers', 'agentdeployments/finalizers'], verbs: ['update'] },
-    { apiGroups: [''], resources: ['configmaps', 'services', 'persistentvolumeclaims'], verbs: WRITE },
-    { apiGroups: ['apps'], resources: ['deployments'], verbs: WRITE },
-    { apiGroups: ['batch'], resources: ['jobs'], verbs: WRITE },
-    { apiGroups: [''], resources: ['pods', 'namespaces'], verbs: READ },
-    { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
-    { apiGroups: ['aigateway.envoyproxy.io'], resources: ['aigatewayroutes', 'aiservicebackends', 'backendsecuritypolicies', 'gatewayconfigs'], verbs: WRITE },
-    { apiGroups: ['gateway.envoyproxy.io'], resources: ['backends', 'securitypolicies', 'backendtrafficpolicies', 'clienttrafficpolicies'], verbs: WRITE },
-    { apiGroups: ['gateway.networking.k8s.io'], resources: ['httproutes', 'backendtlspolicies', 'referencegrants'], verbs: WRITE },
-    { apiGroups: ['gateway.networking.k8s.io'], resources: ['gateways', 'gatewayclasses'], verbs: READ },
-    { apiGroups: ['inference.networking.k8s.io'], resources: ['inferencepools'], verbs: WRITE },
+    { apiGroups: [''], resources: ['configmaps', 'services', 'persistentvolumeclaims'], verbs: APPLY },
+    { apiGroups: ['apps'], resources: ['deployments'], verbs: APPLY },
+    { apiGroups: ['batch'], resources: ['jobs'], verbs: APPLY },
+    // pods and inferencepools (below) also cover what the endpoint picker's Role grants: the API
+    // server lets a subject create a Role only with rights it holds itself (no escalate/bind).
+    { apiGroups: [''], resources: ['pods'], verbs: READ },
+    { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+    { apiGroups: ['aigateway.envoyproxy.io'], resources: ['aigatewayroutes', 'aiservicebackends', 'backendsecuritypolicies'], verbs: APPLY },
+    { apiGroups: ['gateway.envoyproxy.io'], resources: ['backends', 'securitypolicies'], verbs: APPLY },
+    { apiGroups: ['gateway.networking.k8s.io'], resources: ['backendtlspolicies'], verbs: APPLY },
+    // The AI Gateway controller generates HTTPRoutes; the operator only waits for them to go.
+    { apiGroups: ['gateway.networking.k8s.io'], resources: ['httproutes'], verbs: ['get'] },
+    { apiGroups: ['inference.networking.k8s.io'], resources: ['inferencepools'], verbs: APPLY },
     // Detects missing gateway/provider CRDs so models degrade with a condition instead of failing.
     { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: READ },
     { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
@@ -41,13 +63,13 @@ export function clusterRules(ctx: RenderContext) {
       apiGroups: ['admissionregistration.k8s.io'],
       resources: ['validatingwebhookconfigurations'],
       resourceNames: [names.validatingWebhookConfiguration],
-      verbs: ['get', 'update', 'patch'],
+      verbs: ['get', 'patch'],
     },
     {
       apiGroups: ['admissionregistration.k8s.io'],
       resources: ['mutatingwebhookconfigurations'],
       resourceNames: [names.mutatingWebhookConfiguration, names.agentDeploymentGuard],
-      verbs: ['get', 'update', 'patch'],
+      verbs: ['get', 'patch'],
     },
   ];
 }
@@ -75,11 +97,7 @@ export class OperatorRbac extends Construct {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'Role',
       metadata: namespacedMeta(ctx, names.role, OPERATOR_COMPONENT) as never,
-      rules: [
-        // API-key Secrets, the self-managed serving certificate and keys minted for agents.
-        { apiGroups: [''], resources: ['secrets'], verbs: WRITE },
-        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: WRITE },
-      ],
+      rules: namespaceRules(),
     });
     new ApiObject(this, 'RoleBinding', {
       apiVersion: 'rbac.authorization.k8s.io/v1',

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the real programs the integration tests run (kube-apiserver, kube-controller-manager,
-# kube-scheduler, etcd, kwok, an OCI registry) from the Go modules pinned under tools/, and
+# Builds the real programs the tests run (kube-apiserver, kube-controller-manager, kube-scheduler,
+# etcd, kwok, an OCI registry; kubelet and kube-proxy for the real node of the end-to-end suite;
+# crane, which assembles the operator image) from the Go modules pinned under tools/, and
 # unpacks helm v3 and v4 from the pinned npm packages. Everything lands in a cache outside the
 # work tree, keyed by a hash of the pins, so a fresh clone on the same machine reuses it.
 #
@@ -14,7 +15,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cache_root=${NLS_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nebari-llm-serving/tools}
 # The key covers the pins: the Go modules, the helm-carrying npm packages, and the layout of the
 # cache (bump cache_format when the build itself changes, e.g. new flags).
-cache_format=1
+cache_format=2
 key=$( { echo "$cache_format"; cat "$root"/tools/*/go.mod "$root"/tools/*/go.sum; grep -h 'lambda-layer-kubectl' "$root/package.json"; } | sha256sum | cut -c1-16)
 bin="$cache_root/$key/bin"
 
@@ -22,7 +23,7 @@ if [ "${1:-}" = "--print-dir" ]; then echo "$bin"; exit 0; fi
 
 # Kubernetes release these binaries report; it must match tools/kube/go.mod.
 kube_version=v1.35.4
-programs=(kube-apiserver kube-controller-manager kube-scheduler etcd kwok registry helm3 helm4)
+programs=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy etcd kwok registry crane helm3 helm4)
 
 helm_only=false
 [ "${1:-}" = "--helm-only" ] && helm_only=true
@@ -66,9 +67,12 @@ done
 
 build etcd go.etcd.io/etcd/server/v3 etcd
 build registry github.com/google/go-containerregistry/cmd/registry registry
+build registry github.com/google/go-containerregistry/cmd/crane crane
 build kube k8s.io/kubernetes/cmd/kube-apiserver kube-apiserver "$kube_ldflags"
 build kube k8s.io/kubernetes/cmd/kube-controller-manager kube-controller-manager "$kube_ldflags"
 build kube k8s.io/kubernetes/cmd/kube-scheduler kube-scheduler "$kube_ldflags"
+build kube k8s.io/kubernetes/cmd/kubelet kubelet "$kube_ldflags"
+build kube k8s.io/kubernetes/cmd/kube-proxy kube-proxy "$kube_ldflags"
 build kwok sigs.k8s.io/kwok/cmd/kwok kwok
 
 # kwok embeds no stages; take the ready-made ones from the pinned module.

@@ -24,11 +24,8 @@ export function argoCdApplication(): Record<string, unknown> {
         repoURL: OCI_REPOSITORY,
         chart: CHART_NAME,
         targetRevision: version,
-        helm: {
-          releaseName: DEFAULT_RELEASE_NAME,
-          // Argo CD creates and labels the namespace (managedNamespaceMetadata below).
-          valuesObject: { namespace: { create: false } },
-        },
+        // Argo CD creates the namespace (CreateNamespace=true below); models need no namespace label.
+        helm: { releaseName: DEFAULT_RELEASE_NAME },
       },
       destination: { server: 'https://kubernetes.default.svc', namespace: DEFAULT_NAMESPACE },
       // The operator or cert-manager injects caBundle; never treat it as drift.
@@ -40,7 +37,6 @@ export function argoCdApplication(): Record<string, unknown> {
         automated: { prune: true, selfHeal: true, allowEmpty: false },
         // Server-side apply: large CRDs exceed the client-side last-applied annotation limit.
         syncOptions: ['CreateNamespace=true', 'ServerSideApply=true', 'RespectIgnoreDifferences=true'],
-        managedNamespaceMetadata: { labels: { 'nebari.dev/managed': 'true' } },
         retry: { limit: 5, backoff: { duration: '5s', factor: 2, maxDuration: '3m' } },
       },
     },

@@ -44,5 +44,8 @@ export function deployBundles(values: ChartValues = defaultValues(), release: Pl
 }
 
 export function deployBundleFiles(): GeneratedFile[] {
-  return Object.entries(deployBundles()).map(([path, objects]) => ({ path, content: `${generatedHeader()}${manifestStream(objects)}` }));
+  // kubectl has no --create-namespace: the plain bundles carry the Namespace object.
+  const values = defaultValues();
+  values.namespace.create = true;
+  return Object.entries(deployBundles(values)).map(([path, objects]) => ({ path, content: `${generatedHeader()}${manifestStream(objects)}` }));
 }

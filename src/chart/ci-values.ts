@@ -46,12 +46,18 @@ export const CI_VALUES: readonly CiValues[] = [
     values: {
       imagePullSecrets: [{ name: 'registry-credentials' }],
       operator: { image: { repository: 'registry.example.com/mirror/nebari-llm-serving', digest: `sha256:${'0123456789abcdef'.repeat(4)}`, pullPolicy: 'Always' } },
+      providers: {
+        vllm: { image: 'registry.example.com/mirror/vllm-openai:v0.11.0' },
+        modelDownloader: { image: 'registry.example.com/mirror/python:3.12-slim' },
+        endpointPicker: { image: 'registry.example.com/mirror/epp:v1.0.2' },
+        storageClassName: 'fast-ssd',
+      },
     },
   },
   {
-    file: 'no-namespace-values.yaml',
-    description: 'The namespace is created outside the chart (helm --create-namespace, Argo CD).',
-    values: { namespace: { create: false } },
+    file: 'chart-namespace-values.yaml',
+    description: 'The chart creates the release namespace (opt-in; install with --create-namespace --take-ownership).',
+    values: { namespace: { create: true } },
   },
   {
     file: 'everything-values.yaml',

@@ -11,8 +11,9 @@ Webhooks:  validatingwebhookconfiguration/{{ include "${c}.fullname" . }}-valida
 Certificates: {{ .Values.webhook.certificates.mode }}{{ if eq .Values.webhook.certificates.mode "self-managed" }} (the operator writes Secret {{ .Release.Name }}-webhook-server-cert and injects the CA){{ end }}
 {{- if not .Values.platform.baseDomain }}
 
-WARNING: platform.baseDomain is empty; the operator cannot publish models until it is set
-(helm upgrade ... --reuse-values --set platform.baseDomain=example.com).
+WARNING: platform.baseDomain is empty, so the operator cannot publish models: each LLMModel and
+PassthroughModel reports Ready=False (reason OperatorNotConfigured). The webhooks work. Set it with
+  helm upgrade {{ .Release.Name }} <chart> -n {{ .Release.Namespace }} --reuse-values --set platform.baseDomain=example.com
 {{- end }}
 {{- if not .Values.webhook.agentDeployment.enabled }}
 
@@ -22,12 +23,8 @@ AgentDeployment admission routes are OFF (guarded upgrade in progress?). Finish 
 
 The AgentDeployment upgrade guard is ON: AgentDeployment CREATE/UPDATE are denied until it is removed.
 {{- end }}
-{{- if not .Values.namespace.create }}
 
-The chart did not create the namespace; models are only admitted in a namespace labelled
-nebari.dev/managed=true:
-  kubectl label namespace {{ .Release.Namespace }} nebari.dev/managed=true
-{{- end }}
+Models (LLMModel, PassthroughModel) are admitted only in namespace "{{ .Release.Namespace }}".
 
 Helm installs crds/ only on first install and never upgrades them. Before every upgrade run
   nls crds apply --chart oci://<registry>/${c} --version <version>

@@ -16,13 +16,15 @@ Gateway, and its admission webhooks. Version ${version}; Kubernetes ${KUBE_VERSI
 
 \`\`\`sh
 helm install nebari-llm-serving oci://<registry>/${CHART_NAME} --version ${version} \\
-  --namespace nebari-llm-serving-system --create-namespace --take-ownership
+  --namespace nebari-llm-serving-system --create-namespace \\
+  --set platform.baseDomain=example.com
 \`\`\`
 
-The chart creates the release namespace with the label \`nebari.dev/managed: "true"\` that the
-webhooks require (\`namespace.create\`). Helm stores its release record in that namespace before
-creating anything, so with Helm either pre-create it and pass \`--take-ownership\` (as above), or set
-\`namespace.create=false\` and label the namespace yourself.
+Helm creates the release namespace (\`--create-namespace\`); the chart does not (\`namespace.create\`
+is false, because Helm 4 writes its release record into the namespace before creating any chart
+object). Models are admitted only in the release namespace, which needs no label.
+\`platform.baseDomain\` is needed to publish models; without it the webhooks work and every model
+reports \`Ready=False\` with reason \`OperatorNotConfigured\`.
 
 Several releases can live side by side in different namespaces as long as their release names
 differ: cluster-scoped objects (webhook configurations, ClusterRole, GatewayClass) are named after

@@ -5,6 +5,7 @@
 // value types are still checked.
 import { plainCopy } from '../../constructs/render-context';
 import { Static, TSchema, Type } from '@sinclair/typebox';
+import { DEFAULT_DOWNLOADER_IMAGE, DEFAULT_EPP_IMAGE, DEFAULT_VLLM_IMAGE } from '../translate/providers/vllm';
 
 const closed = <T extends Parameters<typeof Type.Object>[0]>(props: T, description: string) =>
   Type.Object(props, { additionalProperties: false, description });
@@ -51,6 +52,9 @@ const image = (repository: string, what: string) =>
     `Container image of ${what}.`,
   );
 
+/** A full image reference (`registry/repository:tag` or `@sha256:...`); empty means the built-in default. */
+const imageOrEmpty = (description: string) => Type.String({ default: '', pattern: '^\\S*$', description });
+
 const endpoint = (name: string, auth: string, section: string, gateway: string) =>
   closed(
     {
@@ -74,9 +78,9 @@ export const ValuesSchema = closed(
     namespace: closed(
       {
         create: Type.Boolean({
-          default: true,
+          default: false,
           description:
-            'Create the release namespace with the label `nebari.dev/managed: "true"` the webhooks require. Set false when the namespace exists (for example made by `--create-namespace` or Argo CD); then label it yourself.',
+            'Create the release namespace as a chart object. Leave false and install with `helm install --create-namespace` (Helm 4 stores its release record in the namespace before creating chart objects, so a chart-made namespace fails a fresh install). No label is required: models are admitted in the release namespace only.',
         }),
         labels: labelMap('Extra labels for the created namespace.'),
       },
@@ -152,6 +156,27 @@ export const ValuesSchema = closed(
         ),
       },
       'The operator Deployment.',
+    ),
+    providers: closed(
+      {
+        vllm: closed(
+          { image: imageOrEmpty(`vLLM server image for LLMModels that set no \`spec.serving.image\`; empty means \`${DEFAULT_VLLM_IMAGE}\`.`) },
+          'The vLLM provider (NLS_VLLM_IMAGE).',
+        ),
+        modelDownloader: closed(
+          { image: imageOrEmpty(`Image of the init container that downloads model files; empty means \`${DEFAULT_DOWNLOADER_IMAGE}\`.`) },
+          'The model downloader (NLS_MODEL_DOWNLOADER_IMAGE).',
+        ),
+        endpointPicker: closed(
+          { image: imageOrEmpty(`Gateway API Inference Extension endpoint picker image; empty means \`${DEFAULT_EPP_IMAGE}\`.`) },
+          'The endpoint picker of vLLM models (NLS_EPP_IMAGE).',
+        ),
+        storageClassName: Type.String({
+          default: '',
+          description: 'StorageClass of model cache volumes whose LLMModel sets none; empty means the cluster default (NLS_STORAGE_CLASS_NAME).',
+        }),
+      },
+      'Defaults of the in-cluster model providers (passed to the operator as environment variables).',
     ),
     serviceAccount: closed(
       {

@@ -12,7 +12,7 @@ export interface Installation {
   readonly webhookService: string;
   /** `NLS_WEBHOOK_SECRET`: holds the serving CA as `ca.crt`. */
   readonly webhookSecret: string;
-  /** `NLS_WEBHOOK_CONFIGURATIONS`: our validating and mutating configurations. */
+  /** Our validating and mutating configurations (`NLS_VALIDATING_/NLS_MUTATING_WEBHOOK_CONFIGURATIONS`). */
   readonly webhookConfigurations: readonly string[];
   /** The upgrade guard's MutatingWebhookConfiguration (`<fullname>-agentdeployment-guard`). */
   readonly guard: string;
@@ -22,6 +22,8 @@ type DeploymentObject = KubeObject & {
   metadata: { name: string; namespace: string; labels?: Record<string, string> };
   spec: { template: { spec: { containers: { name: string; env?: { name: string; value?: string }[] }[] } } };
 };
+
+const split = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
 
 /** Names of an installation from its operator Deployment. */
 export function installationFromDeployment(deployment: DeploymentObject): Installation {
@@ -41,7 +43,7 @@ export function installationFromDeployment(deployment: DeploymentObject): Instal
     deployment: name,
     webhookService: need('NLS_WEBHOOK_SERVICE'),
     webhookSecret: need('NLS_WEBHOOK_SECRET'),
-    webhookConfigurations: need('NLS_WEBHOOK_CONFIGURATIONS').split(',').map((s) => s.trim()).filter(Boolean),
+    webhookConfigurations: [...split(need('NLS_VALIDATING_WEBHOOK_CONFIGURATIONS')), ...split(need('NLS_MUTATING_WEBHOOK_CONFIGURATIONS'))],
     guard: `${fullname}-agentdeployment-guard`,
   };
 }

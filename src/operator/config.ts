@@ -16,6 +16,11 @@ export interface OperatorConfig {
   logLevel: LogLevel;
   /** Settings of the shared gateway endpoints (from NLS_GATEWAY_CONTEXT / NLS_BASE_DOMAIN). */
   gateway: GatewayContext;
+  /**
+   * Why the reconcilers cannot publish models (e.g. no base domain), naming the chart value to
+   * set. Never fatal: the webhooks must keep serving, so models get a condition instead.
+   */
+  configurationProblem?: string;
   /** LLMModel provider defaults (images, storage class). */
   providers: ProviderContext;
   /** Workers per kind. */
@@ -30,6 +35,8 @@ export interface OperatorConfig {
   webhooks: boolean;
   /** Interface the HTTP servers bind to. */
   bindAddress: string;
+  /** How long the webhook server keeps serving after SIGTERM, while endpoints move away. */
+  webhookDrainMs: number;
 }
 
 function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -67,9 +74,23 @@ export function gatewayContextFromEnv(env: NodeJS.ProcessEnv): GatewayContext {
     }
   }
   const baseDomain = env.NLS_BASE_DOMAIN || ctx.baseDomain;
-  if (!baseDomain) throw new Error('NLS_BASE_DOMAIN: not set; set the platform base domain (chart value platform.baseDomain), e.g. example.com');
+  if (!baseDomain) {
+    throw new Error(
+      'the platform base domain is not set: set the chart value platform.baseDomain ' +
+        '(helm upgrade <release> <chart> --reuse-values --set platform.baseDomain=example.com; NLS_BASE_DOMAIN for the process)',
+    );
+  }
   const issuer = env.NLS_OIDC_ISSUER_URL || ctx.jwt?.issuer;
   return { ...ctx, baseDomain, ...(issuer ? { jwt: { ...ctx.jwt, issuer } } : {}) };
+}
+
+/** The gateway context, or the problem that keeps the reconcilers from publishing models. */
+function gatewaySettings(env: NodeJS.ProcessEnv): { gateway: GatewayContext; configurationProblem?: string } {
+  try {
+    return { gateway: gatewayContextFromEnv(env) };
+  } catch (err) {
+    return { gateway: { baseDomain: '' }, configurationProblem: (err as Error).message };
+  }
 }
 
 export function operatorConfigFromEnv(env: NodeJS.ProcessEnv = process.env): OperatorConfig {
@@ -82,7 +103,7 @@ export function operatorConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Ope
     healthPort: port(env, 'NLS_HEALTH_PORT', 8081),
     leaderElection: bool(env, 'NLS_LEADER_ELECTION', true),
     logLevel: parseLogLevel(env.NLS_LOG_LEVEL),
-    gateway: gatewayContextFromEnv(env),
+    ...gatewaySettings(env),
     providers: {
       vllmImage: env.NLS_VLLM_IMAGE || undefined,
       downloaderImage: env.NLS_MODEL_DOWNLOADER_IMAGE || undefined,
@@ -96,5 +117,6 @@ export function operatorConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Ope
     retryPeriodMs: positive(env, 'NLS_RETRY_PERIOD_SECONDS', 2) * 1000,
     webhooks: bool(env, 'NLS_WEBHOOKS', true),
     bindAddress: env.NLS_BIND_ADDRESS || '0.0.0.0',
+    webhookDrainMs: (env.NLS_WEBHOOK_DRAIN_SECONDS === '0' ? 0 : positive(env, 'NLS_WEBHOOK_DRAIN_SECONDS', 5)) * 1000,
   };
 }

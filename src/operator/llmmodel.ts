@@ -8,7 +8,7 @@ import { ObservedWorkload, ProviderContext, llmProvider } from '../translate/pro
 import { apiKeyObjectsSelector, modelKeyOnClientIdChange, withoutData } from './keys';
 import { describeErrors, unservedKinds } from './gateway-sync';
 import { finalizeModel, generatedObjectWatches, publishModel } from './model-gateway';
-import { ReconcileDeps, recordTransitions, requeue, writeStatus } from './reconcile-context';
+import { ReconcileDeps, recordTransitions, reportNotConfigured, requeue, writeStatus } from './reconcile-context';
 import { applyObject } from './runtime/apply';
 import { ConditionInput } from './runtime/conditions';
 import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/controller';
@@ -65,6 +65,7 @@ export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileReques
     const wait = await finalizeModel(d, model);
     return wait ? { requeueAfterMs: wait } : {};
   }
+  if (deps.configurationProblem) return reportNotConfigured(d, model, deps.configurationProblem);
   model = await addFinalizer(deps.client, model);
 
   const providerName = llmModelProviderName(model.spec);
@@ -139,13 +140,14 @@ export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileReques
   return delays.length ? { requeueAfterMs: Math.min(...delays) } : {};
 }
 
-export function llmModelController(deps: LLMModelDeps): ControllerOptions {
+export function llmModelController(deps: LLMModelDeps, secretNamespace: string): ControllerOptions {
   return {
     apiVersion: API_GROUP_VERSION,
     kind: LLMMODEL_KIND,
     reconcile: (req, log) => reconcileLLMModel(deps, req, log),
     secondary: [
-      { apiVersion: 'v1', kind: 'Secret', labelSelector: `${apiKeyObjectsSelector},llm.nebari.dev/model-kind=${LLMMODEL_KIND}`, map: modelKeyOnClientIdChange, transform: withoutData },
+      // Key Secrets live in the operator namespace with the models; RBAC allows nothing wider.
+      { apiVersion: 'v1', kind: 'Secret', namespace: secretNamespace, labelSelector: `${apiKeyObjectsSelector},llm.nebari.dev/model-kind=${LLMMODEL_KIND}`, map: modelKeyOnClientIdChange, transform: withoutData },
       { apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: 'app.kubernetes.io/managed-by=nebari-llm-serving,llm.nebari.dev/role=serving', map: (obj: KubeObject) => controllerOwnerKey(obj, LLMMODEL_KIND) },
       ...generatedObjectWatches(LLMMODEL_KIND, [
         { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIGatewayRoute' },

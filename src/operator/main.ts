@@ -38,38 +38,56 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
       metrics.apiRequestDuration.observe(seconds, { method });
     },
   };
-  const deps: ReconcileDeps = { client, events: new EventRecorder(client, componentName, config.podName, log), gateway: config.gateway, log };
+  const deps: ReconcileDeps = {
+    client,
+    events: new EventRecorder(client, componentName, config.podName, log),
+    gateway: config.gateway,
+    configurationProblem: config.configurationProblem,
+    log,
+  };
+  if (config.configurationProblem) log.error('models cannot be published until this is fixed; webhooks keep serving', { problem: config.configurationProblem });
   const controllerLog = log.child({ component: 'controller' });
+  // Models and their Secrets live in the operator namespace (the webhook admits them nowhere else).
+  const ns = config.podNamespace;
   const makeControllers = () =>
-    [passthroughModelController(deps), llmModelController({ ...deps, providers: config.providers }), agentDeploymentController(deps)].map(
+    [passthroughModelController(deps, ns), llmModelController({ ...deps, providers: config.providers }, ns), agentDeploymentController(deps)].map(
       (opts) => new Controller(client, { workers: config.workers, resyncMs: config.resyncMs, ...opts }, metrics, controllerLog),
     );
   let controllers: Controller[] = [];
-  let leading = false;
   let shuttingDown = false;
+  /** Settles when the last stop of the controllers has finished (a new term waits for it). */
+  let stopped: Promise<void> = Promise.resolve();
   let webhooks: WebhookServer | undefined;
 
   const startControllers = () => {
-    leading = true;
     metrics.isLeader.set(1);
-    controllers = makeControllers();
-    for (const c of controllers) c.start();
+    // Fresh controllers per term; they start only after the previous term's reconciles finished.
+    const term = makeControllers();
+    controllers = term;
+    void stopped.then(() => {
+      if (controllers === term && !shuttingDown) for (const c of term) c.start();
+    });
   };
   const stopControllers = async () => {
     metrics.isLeader.set(0);
     const running = controllers;
     controllers = [];
-    await Promise.all(running.map((c) => c.stop()));
+    stopped = stopped.then(() => Promise.all(running.map((c) => c.stop()))).then(() => undefined);
+    await stopped;
   };
 
   const health = await startHealthServer(
     {
       healthy: () => true,
+      // Readiness puts the pod behind the webhook Service, so it means exactly "serves webhooks":
+      // not ready before the HTTPS server listens with a trusted certificate. It never depends on
+      // leadership or informers: a standby serves webhooks too, and a leader whose watches are
+      // failing must not take the webhooks (failurePolicy Fail) down with it.
       ready: () => {
         if (shuttingDown) return { ok: false, reason: 'shutting down' };
-        if (webhooks && !webhooks.ready()) return { ok: false, reason: `webhook: ${webhooks.readinessReason()}` };
-        const unsynced = controllers.filter((c) => !c.hasSynced).map((c) => c.kind);
-        return unsynced.length && leading ? { ok: false, reason: `informers not synced: ${unsynced.join(', ')}` } : { ok: true };
+        if (!config.webhooks) return { ok: true };
+        if (!webhooks) return { ok: false, reason: 'webhook: server not listening yet (obtaining a certificate)' };
+        return webhooks.ready() ? { ok: true } : { ok: false, reason: `webhook: ${webhooks.readinessReason()}` };
       },
     },
     config.healthPort,
@@ -95,12 +113,13 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
       {
         onStartedLeading: startControllers,
         onStoppedLeading: () => {
-          leading = false;
           if (shuttingDown) return;
-          // Like controller-runtime: a replica that lost the Lease must not write again, and
-          // restarting is the simplest way to guarantee no reconcile is still in flight.
-          log.error('lost the leader lease; exiting so no stale writes happen', {});
-          void stopControllers().finally(() => process.exit(1));
+          // controller-runtime exits here; this process also serves the webhooks (failurePolicy
+          // Fail), so a restart would take them away from this replica. Instead the controllers
+          // stop (no new reconciles; in-flight ones finish before a new term may start) and the
+          // elector keeps competing for the Lease.
+          log.warn('lost the leader lease; stopped reconciling, still serving webhooks, trying to lead again', {});
+          void stopControllers();
         },
       },
     );
@@ -112,9 +131,14 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
   const stop = async () => {
     if (shuttingDown) return;
     shuttingDown = true;
-    log.info('shutting down', {});
+    const drainUntil = Date.now() + config.webhookDrainMs;
+    log.info('shutting down', { webhookDrainMs: config.webhookDrainMs });
     await stopControllers();
     await elector?.stop();
+    // The pod leaves the webhook Service's endpoints only after it is marked terminating, while
+    // SIGTERM arrives at the same moment: keep answering admission calls (readiness is already
+    // false) until the endpoints have moved, or the API server's calls end in EOF.
+    if (webhooks) await new Promise((r) => setTimeout(r, Math.max(0, drainUntil - Date.now())));
     await webhooks?.close();
     await health.close();
     await metricsServer.close();

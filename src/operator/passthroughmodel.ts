@@ -7,7 +7,7 @@ import { CREDENTIAL_SECRET_KEY, PASSTHROUGHMODEL_KIND, PassthroughModel } from '
 import { resolvePassthroughProvider } from '../translate/gateway/provider';
 import { modelKeyOnClientIdChange, apiKeyObjectsSelector, withoutData } from './keys';
 import { finalizeModel, generatedObjectWatches, publishModel } from './model-gateway';
-import { ReconcileDeps, recordTransitions, requeue, writeStatus } from './reconcile-context';
+import { ReconcileDeps, recordTransitions, reportNotConfigured, requeue, writeStatus } from './reconcile-context';
 import { ConditionInput } from './runtime/conditions';
 import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/controller';
 import { addFinalizer, hasFinalizer, isBeingDeleted } from './runtime/finalizer';
@@ -46,6 +46,7 @@ export async function reconcilePassthroughModel(deps: ReconcileDeps, req: Reconc
     const wait = await finalizeModel(d, model);
     return wait ? { requeueAfterMs: wait } : {};
   }
+  if (deps.configurationProblem) return reportNotConfigured(d, model, deps.configurationProblem);
   // The finalizer goes on before anything is created, so nothing can outlive the model.
   model = await addFinalizer(deps.client, model);
 
@@ -71,13 +72,14 @@ export async function reconcilePassthroughModel(deps: ReconcileDeps, req: Reconc
 }
 
 /** Controller wiring: the kind plus the API-key Secrets whose changes re-render the SecurityPolicy. */
-export function passthroughModelController(deps: ReconcileDeps): ControllerOptions {
+export function passthroughModelController(deps: ReconcileDeps, secretNamespace: string): ControllerOptions {
   return {
     apiVersion: API_GROUP_VERSION,
     kind: PASSTHROUGHMODEL_KIND,
     reconcile: (req, log) => reconcilePassthroughModel(deps, req, log),
     secondary: [
-      { apiVersion: 'v1', kind: 'Secret', labelSelector: `${apiKeyObjectsSelector},llm.nebari.dev/model-kind=${PASSTHROUGHMODEL_KIND}`, map: modelKeyOnClientIdChange, transform: withoutData },
+      // Key Secrets live in the operator namespace with the models; RBAC allows nothing wider.
+      { apiVersion: 'v1', kind: 'Secret', namespace: secretNamespace, labelSelector: `${apiKeyObjectsSelector},llm.nebari.dev/model-kind=${PASSTHROUGHMODEL_KIND}`, map: modelKeyOnClientIdChange, transform: withoutData },
       ...generatedObjectWatches(PASSTHROUGHMODEL_KIND, [
         { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIGatewayRoute' },
         { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'SecurityPolicy' },

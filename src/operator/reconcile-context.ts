@@ -5,12 +5,15 @@ import { applyStatus } from './runtime/apply';
 import { Condition, ConditionInput, mergeConditions } from './runtime/conditions';
 import { EventRecorder } from './runtime/events';
 import { KubeRest, KubeObject, isNotFound } from '../kube/rest';
+import type { ReconcileResult } from './runtime/controller';
 import { Logger } from './runtime/log';
 
 export interface ReconcileDeps {
   client: KubeRest;
   events: EventRecorder;
   gateway: GatewayContext;
+  /** Set when the operator cannot publish models (see OperatorConfig.configurationProblem). */
+  configurationProblem?: string;
   log: Logger;
 }
 
@@ -71,4 +74,17 @@ export async function recordTransitions(events: EventRecorder, obj: KubeObject, 
     const ok = c.status === true || c.status === 'True';
     await events.record(obj, ok ? 'Normal' : 'Warning', c.reason, `${c.type}: ${c.message ?? c.reason}`);
   }
+}
+
+/**
+ * The operator itself is misconfigured (e.g. no base domain): say so on the model instead of
+ * publishing. No requeue: the fix is a `helm upgrade`, which starts a new pod that reconciles all.
+ */
+export async function reportNotConfigured(deps: ReconcileDeps, obj: KubeObject, problem: string): Promise<ReconcileResult> {
+  const changed = await writeStatus(deps.client, obj, {
+    phase: 'Error',
+    conditions: [{ type: 'Ready', status: false, reason: 'OperatorNotConfigured', message: `the operator is not configured: ${problem}` }],
+  });
+  await recordTransitions(deps.events, obj, changed);
+  return {};
 }

@@ -18,8 +18,6 @@ export interface AccessReviewResult {
 }
 
 export interface ClusterLookups {
-  /** Labels of a namespace; undefined when the namespace does not exist. */
-  namespaceLabels(namespace: string): Promise<Readonly<Record<string, string>> | undefined>;
   /** A model object; undefined when it is absent or its CRD is not installed. */
   getModel(kind: ModelKind, namespace: string, name: string): Promise<KubernetesObject | undefined>;
   /** A SubjectAccessReview: may `user` `get` the Secret `namespace/name`? Throws when the review cannot be made. */
@@ -57,16 +55,6 @@ export function kubernetesLookups(rest: KubeRest, options: { timeoutMs?: number 
   const timeoutMs = options.timeoutMs ?? 3000;
 
   return {
-    async namespaceLabels(namespace) {
-      try {
-        const found = await bounded(`reading namespace ${namespace}`, rest.get(objectRef('v1', 'Namespace', namespace)), timeoutMs);
-        return found ? ((found.metadata.labels as Record<string, string> | undefined) ?? {}) : undefined;
-      } catch (error) {
-        if (statusCode(error) === 404) return undefined;
-        throw new Error(`reading namespace ${namespace}: ${describeApiError(error)}`);
-      }
-    },
-
     async getModel(kind, namespace, name) {
       try {
         // undefined covers both "no such object" and "CRD not installed": either way there is no model.

@@ -1,13 +1,12 @@
 // Where LLMModel and PassthroughModel objects may live, a rule both kinds share. Envoy Gateway's
 // API-key auth cannot reference Secrets in another namespace and every model's key Secret is
-// pooled in one SecurityPolicy, so models live in the operator's (managed) namespace, and the
-// two kinds may not share a name because both derive the same `<name>-api-keys` Secret.
+// pooled in one SecurityPolicy, so models live in the operator's own namespace, and the two kinds
+// may not share a name because both derive the same `<name>-api-keys` Secret. The operator
+// namespace needs no label: it is the one namespace admitted, and `helm --create-namespace`
+// (the usual way to make it) cannot label it.
 import { apiKeysSecretName } from '../translate/gateway/names';
 import type { ClusterLookups, ModelKind } from './lookups';
 import { type Findings, lookupFailed } from './verdict';
-
-/** The namespace label the chart sets on namespaces it manages (`nebari.dev/managed=true`). */
-export const MANAGED_NAMESPACE_LABEL = 'nebari.dev/managed';
 
 export interface ModelPlacement {
   readonly kind: ModelKind;
@@ -32,23 +31,15 @@ export async function checkModelPlacement(placement: ModelPlacement, lookups: Cl
     );
     return;
   }
-  const [labels, collision] = await Promise.allSettled([
-    lookups.namespaceLabels(namespace),
-    name ? lookups.getModel(otherKind, namespace, name) : Promise.resolve(undefined),
-  ]);
-  if (labels.status === 'rejected') {
-    findings.deny(lookupFailed(`the labels of namespace "${namespace}"`, labels.reason), 503);
-  } else if (labels.value === undefined) {
-    findings.deny(`metadata.namespace: namespace "${namespace}" does not exist; create it with the label ${MANAGED_NAMESPACE_LABEL}=true`);
-  } else if (labels.value[MANAGED_NAMESPACE_LABEL] !== 'true') {
-    findings.deny(
-      `metadata.namespace: namespace "${namespace}" lacks the label ${MANAGED_NAMESPACE_LABEL}=true; ` +
-        `add it (kubectl label namespace ${namespace} ${MANAGED_NAMESPACE_LABEL}=true) or install the chart with createNamespace`,
-    );
+  if (!name) return;
+  let collision;
+  try {
+    collision = await lookups.getModel(otherKind, namespace, name);
+  } catch (error) {
+    findings.deny(lookupFailed(`whether a ${otherKind} named "${name}" exists`, error), 503);
+    return;
   }
-  if (collision.status === 'rejected') {
-    findings.deny(lookupFailed(`whether a ${otherKind} named "${name}" exists`, collision.reason), 503);
-  } else if (collision.value !== undefined && name) {
+  if (collision !== undefined) {
     findings.deny(
       `metadata.name: ${otherKind === 'LLMModel' ? 'an' : 'a'} ${otherKind} named "${name}" already exists in "${namespace}" and both would use the API-key ` +
         `Secret "${apiKeysSecretName(name)}"; choose another name`,

@@ -16,10 +16,26 @@ export interface WebhookSettings {
   readonly secretName: string;
   /** `NLS_WEBHOOK_SERVICE`: the Service the API server calls; the certificate names it. */
   readonly serviceName: string;
-  /** `NLS_WEBHOOK_CONFIGURATIONS`: our Validating/MutatingWebhookConfigurations (comma-separated). */
-  readonly webhookConfigurations: readonly string[];
+  /**
+   * `NLS_VALIDATING_WEBHOOK_CONFIGURATIONS` and `NLS_MUTATING_WEBHOOK_CONFIGURATIONS`: our
+   * configurations by kind (comma-separated names). Each name is read only as its own kind, because
+   * the chart's ClusterRole grants `get` per kind by resourceNames.
+   */
+  readonly webhookConfigurations: WebhookConfigurationNames;
   /** `NLS_LOG_LEVEL`. */
   readonly logLevel: string;
+}
+
+export interface WebhookConfigurationNames {
+  readonly validating: readonly string[];
+  readonly mutating: readonly string[];
+}
+
+function names(env: NodeJS.ProcessEnv, name: string): string[] {
+  return (env[name] ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
 }
 
 export const defaultCertDir = '/var/run/nebari-llm-serving/webhook-certs';
@@ -51,10 +67,10 @@ export function webhookSettingsFromEnv(env: NodeJS.ProcessEnv): WebhookSettings 
     certDir: env.NLS_CERT_DIR?.trim() || defaultCertDir,
     secretName: env.NLS_WEBHOOK_SECRET?.trim() || `${release}-webhook-server-cert`,
     serviceName: env.NLS_WEBHOOK_SERVICE?.trim() || `${release}-webhook`,
-    webhookConfigurations: (env.NLS_WEBHOOK_CONFIGURATIONS ?? '')
-      .split(',')
-      .map((name) => name.trim())
-      .filter(Boolean),
+    webhookConfigurations: {
+      validating: names(env, 'NLS_VALIDATING_WEBHOOK_CONFIGURATIONS'),
+      mutating: names(env, 'NLS_MUTATING_WEBHOOK_CONFIGURATIONS'),
+    },
     logLevel: env.NLS_LOG_LEVEL?.trim() || 'info',
   };
 }

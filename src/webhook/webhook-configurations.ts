@@ -1,9 +1,11 @@
 // Our own Mutating/ValidatingWebhookConfigurations, found by name: reading which CA each webhook
 // trusts (readiness, rotation) and writing our CA into their caBundle (self-managed mode).
-// A name may exist as either kind or both; names that do not exist yet are skipped and picked
-// up on a later round, so the chart may create them after the operator starts.
+// Each name is read only as the kind it is named with: the chart's ClusterRole grants `get` per
+// kind by resourceNames, so a cross-kind read would be denied (403). Names that do not exist yet
+// are skipped and picked up on a later round, so the chart may create them after the operator starts.
 import { KubeApiError, type KubeObject, type KubeRest, objectRef } from '../kube/rest';
 import { describeApiError } from './lookups';
+import type { WebhookConfigurationNames } from './settings';
 
 export type WebhookConfigurationKind = 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration';
 
@@ -17,7 +19,7 @@ export interface WebhookConfigurationTrust {
 }
 
 export interface WebhookConfigurations {
-  /** Every existing configuration among `names`, of either kind. */
+  /** Every existing configuration among `names`, each read as its own kind. */
   read(): Promise<WebhookConfigurationTrust[]>;
   /**
    * Sets caBundle of every webhook in every existing configuration to `bundlePem`. Returns the
@@ -26,15 +28,13 @@ export interface WebhookConfigurations {
   inject(bundlePem: string): Promise<string[]>;
 }
 
-const kinds: readonly WebhookConfigurationKind[] = ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'];
-
 function decode(caBundle: string | undefined): string {
   return caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : '';
 }
 
 type Configuration = KubeObject & { webhooks?: { name: string; clientConfig: { caBundle?: string } }[] };
 
-export function kubernetesWebhookConfigurations(rest: KubeRest, names: readonly string[]): WebhookConfigurations {
+export function kubernetesWebhookConfigurations(rest: KubeRest, names: WebhookConfigurationNames): WebhookConfigurations {
   const refOf = (kind: WebhookConfigurationKind, name: string) => objectRef('admissionregistration.k8s.io/v1', kind, name);
 
   async function readOne(kind: WebhookConfigurationKind, name: string): Promise<WebhookConfigurationTrust | undefined> {
@@ -53,7 +53,10 @@ export function kubernetesWebhookConfigurations(rest: KubeRest, names: readonly 
   }
 
   async function read(): Promise<WebhookConfigurationTrust[]> {
-    const found = await Promise.all(names.flatMap((name) => kinds.map((kind) => readOne(kind, name))));
+    const found = await Promise.all([
+      ...names.mutating.map((name) => readOne('MutatingWebhookConfiguration', name)),
+      ...names.validating.map((name) => readOne('ValidatingWebhookConfiguration', name)),
+    ]);
     return found.filter((c): c is WebhookConfigurationTrust => c !== undefined);
   }
 

@@ -81,23 +81,28 @@ describe('chart through an OCI registry', () => {
     }
   });
 
-  test('install from OCI: helm 4 with the chart creating its namespace, helm 3 into a namespace made by helm', async () => {
-    // Helm writes its release record into the namespace first, so it has to exist; --take-ownership
-    // lets the chart's Namespace (which adds the managed label) adopt it.
-    // The namespace enforces the restricted Pod Security profile: --wait only succeeds if the
-    // operator pods are admitted under it (kwok then reports them ready).
+  test('install from OCI: helm 4 and helm 3 with default values into a namespace made by --create-namespace', async () => {
+    // The documented install: Helm makes the namespace, the chart does not (namespace.create is
+    // false by default: Helm 4 writes its release record there before creating chart objects).
+    const defaults = ['--create-namespace', '--set', 'platform.baseDomain=example.com', '--wait', '--timeout', '3m'];
+    await ok(4, ['install', 'alpha', `${repo}/${CHART}`, '--version', version, '--plain-http', '-n', 'llm-alpha', ...defaults]);
+    await ok(3, ['install', 'beta', `${repo}/${CHART}`, '--version', version, '--plain-http', '-n', 'llm-beta', ...defaults]);
+    // The opt-in chart-made namespace still works with Helm 4's --take-ownership. It enforces the
+    // restricted Pod Security profile: --wait only succeeds if the operator pods are admitted under it.
     const restricted = path.join(tmp, 'restricted.yaml');
-    fs.writeFileSync(restricted, 'namespace:\n  labels:\n    pod-security.kubernetes.io/enforce: restricted\n');
-    await ok(4, ['install', 'alpha', `${repo}/${CHART}`, '--version', version, '--plain-http', '-n', 'llm-alpha', '--create-namespace', '--take-ownership', '-f', restricted, '--wait', '--timeout', '3m']);
-    await ok(3, ['install', 'beta', `${repo}/${CHART}`, '--version', version, '--plain-http', '-n', 'llm-beta', '--create-namespace', '--set', 'namespace.create=false']);
+    fs.writeFileSync(restricted, 'namespace:\n  create: true\n  labels:\n    pod-security.kubernetes.io/enforce: restricted\n');
+    await ok(4, ['install', 'gamma', `${repo}/${CHART}`, '--version', version, '--plain-http', '-n', 'llm-gamma', '--create-namespace', '--take-ownership', '-f', restricted, '--wait', '--timeout', '3m']);
 
     const kc = plane.kubeConfig();
-    const ns = await getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'llm-alpha' } }, kc);
+    const ns = await getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'llm-gamma' } }, kc);
     expect(ns.metadata.labels).toMatchObject({ 'nebari.dev/managed': 'true', 'pod-security.kubernetes.io/enforce': 'restricted' });
-    const pods = (await rest(kc).list('v1', 'Pod', { namespace: 'llm-alpha', labelSelector: 'app.kubernetes.io/component=operator' })).items;
-    expect(pods).toHaveLength(1);
-    // ...and the profile is really enforced there: a root pod is refused.
-    const rootPod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'root', namespace: 'llm-alpha' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
+    expect(JSON.parse(await ok(4, ['get', 'values', 'alpha', '-n', 'llm-alpha', '-o', 'json']))).toEqual({ platform: { baseDomain: 'example.com' } });
+    for (const namespace of ['llm-alpha', 'llm-beta', 'llm-gamma']) {
+      const pods = (await rest(kc).list('v1', 'Pod', { namespace, labelSelector: 'app.kubernetes.io/component=operator' })).items;
+      expect(pods).toHaveLength(1);
+    }
+    // ...and the profile is really enforced in llm-gamma: a root pod is refused.
+    const rootPod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'root', namespace: 'llm-gamma' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
     await expect(applyObject(rootPod, { kubeConfig: kc, dryRun: true })).rejects.toThrow(/violates PodSecurity "restricted/);
     for (const [release, namespace] of [['alpha', 'llm-alpha'], ['beta', 'llm-beta']]) {
       const list = JSON.parse(await ok(3, ['list', '-n', namespace, '-o', 'json']));
@@ -166,8 +171,8 @@ describe('chart through an OCI registry', () => {
         expect(stored.webhooks.map((w: { clientConfig: { caBundle?: string } }) => w.clientConfig.caBundle)).toEqual([caBundle, caBundle, caBundle]);
       }
     }
-    // beta kept its values (namespace.create=false), so its namespace is still not chart-managed.
+    // beta kept its values.
     const values = JSON.parse(await ok(3, ['get', 'values', 'beta', '-n', 'llm-beta', '-o', 'json']));
-    expect(values).toEqual({ namespace: { create: false } });
+    expect(values).toEqual({ platform: { baseDomain: 'example.com' } });
   });
 });

@@ -59,7 +59,6 @@ export type LookupLog = Map<string, string[]>;
 
 function recordingLookups(base: ClusterLookups, who: string, log: LookupLog): ClusterLookups {
   return {
-    namespaceLabels: (namespace) => base.namespaceLabels(namespace),
     getModel: async (kind, namespace, name) => {
       const key = `${kind}/${namespace}/${name}`;
       log.set(key, [...(log.get(key) ?? []), who]);
@@ -86,7 +85,8 @@ export async function startOperatorStandIn(kc: k8s.KubeConfig, who: string, port
       POD_NAMESPACE: namespace,
       NLS_RELEASE_NAME: release,
       NLS_WEBHOOK_SERVICE: `${release}-webhook`,
-      NLS_WEBHOOK_CONFIGURATIONS: `${release}-validating,${release}-mutating`,
+      NLS_VALIDATING_WEBHOOK_CONFIGURATIONS: `${release}-validating`,
+      NLS_MUTATING_WEBHOOK_CONFIGURATIONS: `${release}-mutating`,
     },
     host: '127.0.0.1',
     extraIpAddresses: ['127.0.0.1'],

@@ -1,5 +1,6 @@
 // Two operator replicas with Lease leader election: exactly one reconciles (the other sends no
-// write at all), and killing the leader hands over within the lease duration.
+// write at all), and killing the leader hands over within the lease duration. Losing the Lease
+// stops reconciling but not the process: its webhooks keep serving and it competes again.
 import { applyObject, createNamespace, getObject, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';
 import { KubeRest } from '../../src/kube/rest';
@@ -68,4 +69,50 @@ it('lets only the leader write, and fails over when the leader is killed', async
   expect(await b.stop()).toBe(0);
   await c.waitForLine(/became leader/, 30_000);
   expect(Date.now() - stoppedAt).toBeLessThan(4_000);
+});
+
+it('a replica that loses the Lease keeps serving webhooks, stops reconciling and leads again later; standbys are ready', async () => {
+  const leaseName = 'nls-lease-loss-operator-leader';
+  const start = (name: string) => {
+    const r = startOperator({
+      kubeconfigPath: kubeconfigPath(),
+      namespace: ns,
+      name,
+      releaseName: 'nls-lease-loss',
+      leaderElection: true,
+      env: { ...timing, NLS_WEBHOOKS: 'true', NLS_WEBHOOK_PORT: '0' },
+    });
+    replicas.push(r);
+    return r;
+  };
+  const ready = async (r: OperatorProcess) => (await fetch(`http://127.0.0.1:${r.healthPort}/readyz`)).status === 200;
+  const a = start('loss-a');
+  await a.waitForLine(/became leader/);
+  const b = start('loss-b');
+  await b.waitForLine(/webhook server listening/);
+  // Readiness is about serving webhooks: the standby is ready too.
+  await waitFor('both replicas ready', async () => (await ready(a)) && (await ready(b)));
+
+  // Someone else takes the Lease (as after a network partition): a must step down.
+  const leaseRef = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: leaseName, namespace: ns } };
+  // Retried: the leader's own renewals make an update conflict now and then.
+  await waitFor('the intruder to take the Lease', async () => {
+    const current = await getObject(leaseRef);
+    await client.request('PUT', `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/${leaseName}`, {
+      body: { ...current, spec: { ...current.spec, holderIdentity: 'intruder', renewTime: new Date().toISOString().replace('Z', '000Z'), leaseDurationSeconds: 6 } },
+    });
+    return true;
+  });
+  await a.waitForLine(/lost the leader lease/, 15_000);
+  expect(await a.metrics()).toContain('nls_leader 0');
+  // Still alive and still serving webhooks while not leading.
+  expect(a.child.exitCode).toBeNull();
+  expect(await ready(a)).toBe(true);
+
+  // The intruder never renews: after its lease expires one of the two leads again and reconciles.
+  await waitFor('a replica to lead again', async () => ['loss-a', 'loss-b'].includes((await getObject(leaseRef))?.spec.holderIdentity), { timeoutMs: 30_000 });
+  await applyObject(passthroughModel(ns, 'after-lease-loss'));
+  await waitFor('after-lease-loss Ready', async () => isReadyAtGeneration(await model('after-lease-loss')));
+  expect(a.child.exitCode).toBeNull();
+  expect(await ready(a)).toBe(true);
 });

@@ -56,15 +56,13 @@ describe('LLMModel admission through the API server', () => {
     );
   });
 
-  it('denies a model while the operator namespace lacks nebari.dev/managed=true', async () => {
+  it('admits a model in the operator namespace without the nebari.dev/managed label', async () => {
     const core = admin.makeApiClient(k8s.CoreV1Api);
     const unlabel = [{ op: 'remove', path: '/metadata/labels/nebari.dev~1managed' }];
     const jsonPatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch);
     await core.patchNamespace({ name: env.operatorNamespace, body: unlabel }, jsonPatch);
     try {
-      const response = await create(env.operatorNamespace, 'llmmodels', llmModel('unmanaged'));
-      expect(response).toMatchObject({ status: 422 });
-      expect(message(response)).toContain(`lacks the label nebari.dev/managed=true; add it (kubectl label namespace ${env.operatorNamespace} nebari.dev/managed=true)`);
+      expect((await create(env.operatorNamespace, 'llmmodels', llmModel('unlabelled'))).status).toBe(201);
     } finally {
       await core.patchNamespace({ name: env.operatorNamespace, body: [{ op: 'add', path: '/metadata/labels/nebari.dev~1managed', value: 'true' }] }, jsonPatch);
     }

@@ -146,7 +146,7 @@ describe('self-managed certificates (three replicas, one Secret)', () => {
         startWebhookServer({
           kubeConfig: admin,
           env: { POD_NAMESPACE: namespace, NLS_RELEASE_NAME: id },
-          settings: { port: 0, secretName, webhookConfigurations: [configuration] },
+          settings: { port: 0, secretName, webhookConfigurations: { validating: [configuration], mutating: [] } },
           host: '127.0.0.1',
           extraIpAddresses: ['127.0.0.1'],
           checkIntervalMs: 200,
@@ -218,7 +218,7 @@ describe('cert-manager mode', () => {
     const server = await startWebhookServer({
       kubeConfig: admin,
       env: { POD_NAMESPACE: namespace, NLS_RELEASE_NAME: id, NLS_CERT_MODE: 'cert-manager', NLS_CERT_DIR: directory },
-      settings: { port: 0, webhookConfigurations: [configuration] },
+      settings: { port: 0, webhookConfigurations: { validating: [configuration], mutating: [] } },
       host: '127.0.0.1',
       checkIntervalMs: 200,
       log: recordingLogger([]),

@@ -2,22 +2,31 @@
 // authentication, RBAC and the default admission plugins; in `cluster` mode also
 // kube-controller-manager, kube-scheduler and kwok with simulated nodes, so garbage collection
 // runs and Deployments roll out. Every port is picked free at start; nothing listens elsewhere.
+// `node` mode (the end-to-end suite) runs a real kubelet node instead of kwok (see node.ts): the
+// API server then listens on the node address inside the run's network namespace, authorizes the
+// node with the Node authorizer and writes an audit log of every ServiceAccount's requests.
 import * as k8s from '@kubernetes/client-node';
 import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as https from 'https';
 import * as os from 'os';
 import * as path from 'path';
+import { NODE_ADDRESS, NODE_NAME, RealNode, setUpNodeNetwork, startRealNode } from './node';
 import { freePort, ManagedProcess, startProcess, waitFor } from './processes';
 import { toolPaths } from './tools';
 
-export type ControlPlaneMode = 'apiserver' | 'cluster';
+export type ControlPlaneMode = 'apiserver' | 'cluster' | 'node';
 
 export interface ControlPlaneOptions {
-  /** `apiserver`: etcd + kube-apiserver. `cluster`: plus controller-manager, scheduler, kwok. */
+  /**
+   * `apiserver`: etcd + kube-apiserver. `cluster`: plus controller-manager, scheduler, kwok.
+   * `node`: controller-manager, scheduler and one real node (kubelet, containerd, kube-proxy).
+   */
   readonly mode: ControlPlaneMode;
   /** Simulated nodes in cluster mode. @default 3 */
   readonly nodes?: number;
+  /** Node mode: where the sandbox (pause) image is, already pushed. */
+  readonly realNode?: { readonly registryHost: string; readonly pauseImage: string };
 }
 
 /** A plain (non-admin) user known to the API server, for RBAC tests. */
@@ -37,6 +46,10 @@ export interface ControlPlane {
   kubeConfig(): k8s.KubeConfig;
   /** A KubeConfig authenticating as one of `users`. */
   userKubeConfig(name: string): k8s.KubeConfig;
+  /** Node mode: the real node; its logs are under `<dir>/node`. */
+  readonly node?: RealNode;
+  /** Node mode: the API server's audit log (JSON lines, requests of ServiceAccounts). */
+  readonly auditLog?: string;
   /** Stops kube-apiserver and starts it again on the same port and etcd (a restart mid-run). */
   restartApiServer(): Promise<void>;
   stop(): Promise<void>;
@@ -44,6 +57,9 @@ export interface ControlPlane {
 
 export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const tools = toolPaths();
+  const realNode = options.mode === 'node';
+  if (realNode && !options.realNode) throw new Error('node mode needs realNode.registryHost and realNode.pauseImage');
+  if (realNode) setUpNodeNetwork();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-control-plane-'));
   const certDir = path.join(dir, 'pki');
   fs.mkdirSync(certDir);
@@ -74,9 +90,15 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     // service-account tokens.
     const adminToken = crypto.randomBytes(24).toString('hex');
     const users: TestUser[] = ['alice', 'bob'].map((name) => ({ name, token: crypto.randomBytes(24).toString('hex') }));
+    const [nodeToken, proxyToken] = [crypto.randomBytes(24).toString('hex'), crypto.randomBytes(24).toString('hex')];
     fs.writeFileSync(
       path.join(certDir, 'tokens.csv'),
-      [`${adminToken},admin,admin-uid,"system:masters"`, ...users.map((u) => `${u.token},${u.name},${u.name}-uid`)].join('\n') + '\n',
+      [
+        `${adminToken},admin,admin-uid,"system:masters"`,
+        ...users.map((u) => `${u.token},${u.name},${u.name}-uid`),
+        // The node and kube-proxy identities; the default RBAC bootstrap binds system:kube-proxy.
+        ...(realNode ? [`${nodeToken},system:node:${NODE_NAME},${NODE_NAME}-uid,"system:nodes"`, `${proxyToken},system:kube-proxy,kube-proxy-uid`] : []),
+      ].join('\n') + '\n',
     );
     const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
     fs.writeFileSync(path.join(certDir, 'sa.pub'), publicKey.export({ type: 'spki', format: 'pem' }));
@@ -85,17 +107,39 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     // kube-apiserver. It writes a self-signed serving certificate for 127.0.0.1 into --cert-dir;
     // that file (leaf + its CA) is what clients trust.
     const apiPort = await freePort();
-    const server = `https://127.0.0.1:${apiPort}`;
+    const host = realNode ? NODE_ADDRESS : '127.0.0.1';
+    const server = `https://${host}:${apiPort}`;
+    const auditLog = path.join(dir, 'audit.log');
+    const auditPolicy = path.join(dir, 'audit-policy.yaml');
+    fs.writeFileSync(
+      auditPolicy,
+      JSON.stringify({ apiVersion: 'audit.k8s.io/v1', kind: 'Policy', omitStages: ['RequestReceived'], rules: [{ level: 'Metadata', userGroups: ['system:serviceaccounts'] }, { level: 'None' }] }),
+    );
     const apiserverArgs = [
       `--etcd-servers=${etcdUrl}`,
       `--cert-dir=${certDir}`,
-      '--bind-address=127.0.0.1',
-      '--advertise-address=127.0.0.1',
+      ...(realNode
+        ? [
+            // Pods reach the API server through the `kubernetes` Service, whose endpoint is the
+            // node address (inside the run's network namespace); the node authorizes as a node.
+            `--bind-address=${NODE_ADDRESS}`,
+            `--advertise-address=${NODE_ADDRESS}`,
+            '--authorization-mode=Node,RBAC',
+            '--enable-admission-plugins=NodeRestriction',
+            '--kubelet-preferred-address-types=InternalIP',
+            `--audit-policy-file=${auditPolicy}`,
+            `--audit-log-path=${auditLog}`,
+            '--audit-log-format=json',
+          ]
+        : [
+            '--bind-address=127.0.0.1',
+            '--advertise-address=127.0.0.1',
+            // 127.0.0.1 may not be written into the `kubernetes` Endpoints; nothing needs them here.
+            '--endpoint-reconciler-type=none',
+            '--authorization-mode=RBAC',
+          ]),
       `--secure-port=${apiPort}`,
-      // 127.0.0.1 may not be written into the `kubernetes` Endpoints; nothing needs them here.
-      '--endpoint-reconciler-type=none',
       '--service-cluster-ip-range=10.96.0.0/16',
-      '--authorization-mode=RBAC',
       `--token-auth-file=${path.join(certDir, 'tokens.csv')}`,
       `--service-account-issuer=${server}`,
       `--service-account-key-file=${path.join(certDir, 'sa.pub')}`,
@@ -142,7 +186,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     const core = kubeConfig().makeApiClient(k8s.CoreV1Api);
     await waitFor('namespace default', async () => !!(await core.readNamespace({ name: 'default' })), { timeoutMs: 60000 });
 
-    if (options.mode === 'cluster') {
+    let node: RealNode | undefined;
+    if (options.mode === 'cluster' || realNode) {
       processes.push(
         startProcess('kube-controller-manager', tools.kubeControllerManager, [
           `--kubeconfig=${kubeconfigPath}`,
@@ -160,6 +205,20 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
           '--secure-port=0',
         ], { logDir: dir }),
       );
+    }
+    if (realNode) {
+      node = await startRealNode({
+        dir,
+        creds: { server, ca, nodeToken, proxyToken },
+        registryHost: options.realNode!.registryHost,
+        pauseImage: options.realNode!.pauseImage,
+        isReady: async () => {
+          const found = await core.readNode({ name: NODE_NAME }).catch(() => undefined);
+          return !!found?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+        },
+      });
+    }
+    if (options.mode === 'cluster') {
       const stages = fs.readdirSync(tools.kwokStagesDir).map((f) => `--config=${path.join(tools.kwokStagesDir, f)}`);
       processes.push(
         startProcess('kwok', tools.kwok, [
@@ -174,6 +233,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
         ], { logDir: dir, env: { HOME: dir } }),
       );
       await createSimulatedNodes(kubeConfig(), options.nodes ?? 3);
+    }
+    if (options.mode !== 'apiserver') {
       await waitFor('a Ready default ServiceAccount', async () => {
         const sa = await core.readNamespacedServiceAccount({ name: 'default', namespace: 'default' });
         return !!sa;
@@ -192,10 +253,13 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       kubeconfigPath,
       server,
       users,
+      node,
+      auditLog: realNode ? auditLog : undefined,
       kubeConfig,
       userKubeConfig,
       restartApiServer,
       stop: async () => {
+        await node?.stop();
         await stopAll();
         fs.rmSync(dir, { recursive: true, force: true });
       },

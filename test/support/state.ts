@@ -3,7 +3,7 @@ export interface SharedState {
   readonly kubeconfigPath: string;
   readonly server: string;
   readonly registryAddress: string;
-  readonly mode: 'apiserver' | 'cluster';
+  readonly mode: 'apiserver' | 'cluster' | 'node';
   readonly users: { name: string; token: string }[];
   readonly helmHome: string;
 }

@@ -12,10 +12,16 @@ export interface ToolPaths {
   readonly kubeApiserver: string;
   readonly kubeControllerManager: string;
   readonly kubeScheduler: string;
+  readonly kubelet: string;
+  readonly kubeProxy: string;
   readonly etcd: string;
   readonly kwok: string;
   readonly kwokStagesDir: string;
   readonly registry: string;
+  readonly crane: string;
+  /** Static programs from Debian packages, for the end-to-end suite's own images. */
+  readonly catatonit: string;
+  readonly busybox: string;
   readonly helm3: string;
   readonly helm4: string;
 }
@@ -32,10 +38,15 @@ export function toolPaths(): ToolPaths {
     kubeApiserver: path.join(binDir, 'kube-apiserver'),
     kubeControllerManager: path.join(binDir, 'kube-controller-manager'),
     kubeScheduler: path.join(binDir, 'kube-scheduler'),
+    kubelet: path.join(binDir, 'kubelet'),
+    kubeProxy: path.join(binDir, 'kube-proxy'),
     etcd: path.join(binDir, 'etcd'),
     kwok: path.join(binDir, 'kwok'),
     kwokStagesDir: path.join(binDir, '..', 'kwok-stages'),
     registry: path.join(binDir, 'registry'),
+    crane: path.join(binDir, 'crane'),
+    catatonit: path.join(binDir, 'catatonit'),
+    busybox: path.join(binDir, 'busybox'),
     helm3: path.join(binDir, 'helm3'),
     helm4: path.join(binDir, 'helm4'),
   };
@@ -46,7 +57,8 @@ export function toolPaths(): ToolPaths {
   if (missing.length > 0) {
     throw new Error(
       `integration test tools are missing: ${missing.join(', ')}.\n` +
-        'Build them with `npm run tools` (needs Go; the first build takes many minutes).',
+        'Build them with `npm run tools` (needs Go; the first build takes many minutes) and ' +
+        '`bash scripts/install-node-runtime.sh` (the real node\'s runtime and image programs).',
     );
   }
   cached = tools;

@@ -25,6 +25,11 @@ export interface SecondaryWatch {
   apiVersion: string;
   kind: string;
   labelSelector?: string;
+  /**
+   * Watch only this namespace (e.g. Secrets, which the operator may read only in its own
+   * namespace: a cluster-wide watch would be denied). @default the controller's namespace
+   */
+  namespace?: string;
   /** Reduce what the informer caches. */
   transform?: (obj: KubeObject) => KubeObject;
   /** Primary keys (`namespace/name`) affected by this change (`old` is the cached object on update). */
@@ -111,7 +116,7 @@ export class Controller {
     });
     this.informers.push(this.primary);
     for (const s of opts.secondary ?? []) {
-      const inf = new Informer(client, { apiVersion: s.apiVersion, kind: s.kind, namespace: opts.namespace, labelSelector: s.labelSelector, transform: s.transform, resyncMs: 0x7fffffff, onWatchError: watchError(s.kind) }, log);
+      const inf = new Informer(client, { apiVersion: s.apiVersion, kind: s.kind, namespace: s.namespace ?? opts.namespace, labelSelector: s.labelSelector, transform: s.transform, resyncMs: 0x7fffffff, onWatchError: watchError(s.kind) }, log);
       inf.on((event, obj, old) => {
         for (const key of s.map(obj, event, old)) this.queue.add(key);
       });

@@ -97,7 +97,7 @@ export async function startWebhookEnvironment(options: StartOptions): Promise<We
     checkIntervalMs: 300,
     log: recordingLogger(calls),
     ...options.server,
-    settings: { port: 0, secretName, webhookConfigurations: [validatingName, mutatingName], ...options.server?.settings },
+    settings: { port: 0, secretName, webhookConfigurations: { validating: [validatingName], mutating: [mutatingName] }, ...options.server?.settings },
   });
   const admission = kubeConfig.makeApiClient(k8s.AdmissionregistrationV1Api);
   if (options.register !== false) {

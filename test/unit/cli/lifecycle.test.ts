@@ -110,7 +110,8 @@ describe('installationFromDeployment', () => {
         deployment([
           { name: 'NLS_WEBHOOK_SERVICE', value: 'prod-nebari-llm-serving-webhook' },
           { name: 'NLS_WEBHOOK_SECRET', value: 'prod-webhook-server-cert' },
-          { name: 'NLS_WEBHOOK_CONFIGURATIONS', value: 'prod-nebari-llm-serving-validating, prod-nebari-llm-serving-mutating' },
+          { name: 'NLS_VALIDATING_WEBHOOK_CONFIGURATIONS', value: 'prod-nebari-llm-serving-validating' },
+          { name: 'NLS_MUTATING_WEBHOOK_CONFIGURATIONS', value: 'prod-nebari-llm-serving-mutating' },
         ]),
       ),
     ).toEqual({

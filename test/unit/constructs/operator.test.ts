@@ -31,10 +31,31 @@ describe('operator Deployment', () => {
       NLS_CERT_DIR: '/var/run/nebari-llm-serving/webhook-certs',
       NLS_WEBHOOK_SECRET: 'r1-webhook-server-cert',
       NLS_WEBHOOK_SERVICE: 'r1-nebari-llm-serving-webhook',
-      NLS_WEBHOOK_CONFIGURATIONS: 'r1-nebari-llm-serving-validating,r1-nebari-llm-serving-mutating',
+      NLS_VALIDATING_WEBHOOK_CONFIGURATIONS: 'r1-nebari-llm-serving-validating',
+      NLS_MUTATING_WEBHOOK_CONFIGURATIONS: 'r1-nebari-llm-serving-mutating',
       NLS_LEADER_ELECTION: 'true',
       NLS_LOG_LEVEL: 'info',
     });
+  });
+
+  test('runs the compiled operator with an explicit command', () => {
+    expect(find(render(), 'Deployment').spec.template.spec.containers[0].command).toEqual(['/nodejs/bin/node', '/app/lib/src/operator/main.js']);
+  });
+
+  test('passes the provider values as environment (empty = built-in defaults)', () => {
+    expect(env(find(render(), 'Deployment'))).toMatchObject({ NLS_VLLM_IMAGE: '', NLS_MODEL_DOWNLOADER_IMAGE: '', NLS_EPP_IMAGE: '', NLS_STORAGE_CLASS_NAME: '' });
+    const e = env(
+      find(
+        render((v) => {
+          v.providers.vllm.image = 'r.example/vllm:1';
+          v.providers.modelDownloader.image = 'r.example/dl:2';
+          v.providers.endpointPicker.image = 'r.example/epp:3';
+          v.providers.storageClassName = 'fast';
+        }),
+        'Deployment',
+      ),
+    );
+    expect(e).toMatchObject({ NLS_VLLM_IMAGE: 'r.example/vllm:1', NLS_MODEL_DOWNLOADER_IMAGE: 'r.example/dl:2', NLS_EPP_IMAGE: 'r.example/epp:3', NLS_STORAGE_CLASS_NAME: 'fast' });
   });
 
   test('pulls by digest when one is given, else by tag defaulting to the chart version', () => {

@@ -1,3 +1,5 @@
+import type { LLMModel } from '../../../src/api/llmmodel';
+import { translateVLLM } from '../../../src/translate/providers/vllm';
 import { find, render } from './fixtures';
 
 describe('operator RBAC', () => {
@@ -5,12 +7,30 @@ describe('operator RBAC', () => {
   const clusterRole = find(objects, 'ClusterRole');
   const role = find(objects, 'Role');
 
-  test('Secrets and Leases only in the release namespace', () => {
+  test('Secrets, Leases and the endpoint picker RBAC only in the release namespace', () => {
     const clusterResources = clusterRole.rules.flatMap((r: { resources: string[] }) => r.resources);
-    expect(clusterResources).not.toContain('secrets');
-    expect(clusterResources).not.toContain('leases');
+    for (const resource of ['secrets', 'leases', 'serviceaccounts', 'roles', 'rolebindings']) expect(clusterResources).not.toContain(resource);
     expect(role.metadata.namespace).toBe('ns1');
-    expect(role.rules.map((r: { resources: string[] }) => r.resources).flat()).toEqual(['secrets', 'leases']);
+    expect(role.rules.map((r: { resources: string[] }) => r.resources).flat()).toEqual(['secrets', 'leases', 'serviceaccounts', 'roles', 'rolebindings']);
+    const rbacRule = role.rules.find((r: { apiGroups: string[] }) => r.apiGroups.includes('rbac.authorization.k8s.io'));
+    expect(rbacRule.verbs).not.toContain('escalate');
+    expect(rbacRule.verbs).not.toContain('bind');
+  });
+
+  test('holds every right the vLLM endpoint picker Role grants (no escalation needed)', () => {
+    const model = {
+      apiVersion: 'llm.nebari.dev/v1alpha1',
+      kind: 'LLMModel',
+      metadata: { name: 'qwen', namespace: 'ns1' },
+      spec: { model: { name: 'Qwen/Qwen3-8B', source: 'huggingface' }, resources: { gpu: { count: 1, type: 'nvidia' } }, access: { public: true } },
+    } as LLMModel;
+    const epp = translateVLLM(model, {}).objects.find((o) => o.kind === 'Role') as unknown as { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] };
+    const rules = [...clusterRole.rules, ...role.rules] as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+    for (const wanted of epp.rules) {
+      for (const group of wanted.apiGroups) for (const resource of wanted.resources) for (const verb of wanted.verbs) {
+        expect(rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb))).toBe(true);
+      }
+    }
   });
 
   test('no wildcards anywhere', () => {
@@ -21,15 +41,15 @@ describe('operator RBAC', () => {
     }
   });
 
-  test('webhook configurations only by name, and only get/update/patch', () => {
+  test('webhook configurations only by name, and only get/patch', () => {
     const admission = clusterRole.rules.filter((r: { apiGroups: string[] }) => r.apiGroups.includes('admissionregistration.k8s.io'));
     expect(admission).toEqual([
-      { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: ['r1-nebari-llm-serving-validating'], verbs: ['get', 'update', 'patch'] },
+      { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: ['r1-nebari-llm-serving-validating'], verbs: ['get', 'patch'] },
       {
         apiGroups: ['admissionregistration.k8s.io'],
         resources: ['mutatingwebhookconfigurations'],
         resourceNames: ['r1-nebari-llm-serving-mutating', 'r1-nebari-llm-serving-agentdeployment-guard'],
-        verbs: ['get', 'update', 'patch'],
+        verbs: ['get', 'patch'],
       },
     ]);
   });
@@ -41,7 +61,13 @@ describe('operator RBAC', () => {
     expect(can('llm.nebari.dev', 'llmmodels/finalizers', 'update')).toBe(true);
     expect(can('aigateway.envoyproxy.io', 'aigatewayroutes', 'create')).toBe(true);
     expect(can('gateway.envoyproxy.io', 'securitypolicies', 'delete')).toBe(true);
-    expect(can('gateway.networking.k8s.io', 'httproutes', 'watch')).toBe(true);
+    expect(can('gateway.networking.k8s.io', 'httproutes', 'get')).toBe(true);
+    // What the e2e audit log showed the operator never uses is not granted.
+    expect(can('gateway.networking.k8s.io', 'httproutes', 'create')).toBe(false);
+    expect(can('aigateway.envoyproxy.io', 'aigatewayroutes', 'update')).toBe(false);
+    expect(can('', 'namespaces', 'get')).toBe(false);
+    expect(can('aigateway.envoyproxy.io', 'gatewayconfigs', 'create')).toBe(false);
+    expect(can('gateway.networking.k8s.io', 'referencegrants', 'create')).toBe(false);
     expect(can('inference.networking.k8s.io', 'inferencepools', 'patch')).toBe(true);
     expect(can('authorization.k8s.io', 'subjectaccessreviews', 'create')).toBe(true);
     expect(can('llm.nebari.dev', 'llmmodels', 'delete')).toBe(false);

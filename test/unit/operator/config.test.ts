@@ -7,6 +7,13 @@ describe('operator configuration from the environment', () => {
     expect(c.gateway).toEqual({ baseDomain: 'example.com' });
   });
 
+  it('keeps serving webhooks 5 s after SIGTERM unless told otherwise', () => {
+    expect(operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com' }).webhookDrainMs).toBe(5000);
+    expect(operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com', NLS_WEBHOOK_DRAIN_SECONDS: '0' }).webhookDrainMs).toBe(0);
+    expect(operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com', NLS_WEBHOOK_DRAIN_SECONDS: '2.5' }).webhookDrainMs).toBe(2500);
+    expect(() => operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com', NLS_WEBHOOK_DRAIN_SECONDS: '-1' })).toThrow(/NLS_WEBHOOK_DRAIN_SECONDS/);
+  });
+
   it('merges NLS_GATEWAY_CONTEXT with the base domain and issuer variables', () => {
     expect(gatewayContextFromEnv({ NLS_GATEWAY_CONTEXT: '{"baseDomain":"a.org","external":{"gatewayName":"gw"}}', NLS_OIDC_ISSUER_URL: 'https://kc/realms/x' })).toEqual({
       baseDomain: 'a.org',
@@ -16,10 +23,19 @@ describe('operator configuration from the environment', () => {
   });
 
   it.each([
-    [{}, 'NLS_BASE_DOMAIN: not set'],
+    [{}, 'the platform base domain is not set: set the chart value platform.baseDomain'],
+    [{ NLS_BASE_DOMAIN: '' }, '--set platform.baseDomain=example.com'],
+    [{ NLS_GATEWAY_CONTEXT: '{' }, 'NLS_GATEWAY_CONTEXT: not valid JSON'],
+  ])('a gateway problem (%j) does not stop the process: the reconcilers report it', (env, message) => {
+    const c = operatorConfigFromEnv(env);
+    expect(c.configurationProblem).toContain(message);
+    expect(c.gateway).toEqual({ baseDomain: '' });
+    expect(operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'example.com' }).configurationProblem).toBeUndefined();
+  });
+
+  it.each([
     [{ NLS_BASE_DOMAIN: 'x', NLS_HEALTH_PORT: 'abc' }, 'NLS_HEALTH_PORT: "abc" is not a port'],
     [{ NLS_BASE_DOMAIN: 'x', NLS_LEADER_ELECTION: 'yes' }, 'NLS_LEADER_ELECTION: "yes" is not a boolean; use true or false'],
-    [{ NLS_GATEWAY_CONTEXT: '{' }, 'NLS_GATEWAY_CONTEXT: not valid JSON'],
   ])('rejects %j with a message naming the variable', (env, message) => {
     expect(() => operatorConfigFromEnv(env)).toThrow(message);
   });

@@ -30,10 +30,6 @@ export function memoryLookups(state: ClusterState): ClusterLookups & { reviews: 
   const reviews: string[] = [];
   return {
     reviews,
-    async namespaceLabels(namespace) {
-      if (state.failing?.namespaceLabels) throw state.failing.namespaceLabels;
-      return state.namespaces[namespace];
-    },
     async getModel(kind, namespace, name) {
       if (state.failing?.getModel) throw state.failing.getModel;
       const found = state.models.find((m) => m.kind === kind && m.namespace === namespace && m.name === name);

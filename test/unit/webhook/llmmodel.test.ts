@@ -6,15 +6,13 @@ describe('LLMModel admission', () => {
     expect(await llmModelAdmission.validate(request(llmModel()), context())).toEqual({ denials: [], warnings: [], code: 422 });
   });
 
+  it('allows a model in the operator namespace without any namespace label (helm --create-namespace)', async () => {
+    const verdict = await llmModelAdmission.validate(request(llmModel()), context(clusterState({ namespaces: { [operatorNamespace]: {} } })));
+    expect(verdict.denials).toEqual([]);
+  });
+
   it.each([
     ['another namespace', llmModel({}, { namespace: 'team' }), clusterState(), 'metadata.namespace: "team" is not the operator namespace; create the LLMModel in "nebari-llm-serving-system"'],
-    [
-      'an unlabelled namespace',
-      llmModel(),
-      clusterState({ namespaces: { [operatorNamespace]: {} } }),
-      'lacks the label nebari.dev/managed=true; add it (kubectl label namespace nebari-llm-serving-system nebari.dev/managed=true)',
-    ],
-    ['a missing namespace', llmModel(), clusterState({ namespaces: {} }), 'namespace "nebari-llm-serving-system" does not exist'],
     [
       'a name a PassthroughModel uses',
       llmModel(),
@@ -39,9 +37,9 @@ describe('LLMModel admission', () => {
   });
 
   it('fails closed with 503 when a lookup fails', async () => {
-    const verdict = await llmModelAdmission.validate(request(llmModel()), context(clusterState({ failing: { namespaceLabels: new Error('boom') } })));
+    const verdict = await llmModelAdmission.validate(request(llmModel()), context(clusterState({ failing: { getModel: new Error('boom') } })));
     expect(verdict.code).toBe(503);
-    expect(verdict.denials[0]).toContain('could not check the labels of namespace "nebari-llm-serving-system" (boom)');
+    expect(verdict.denials[0]).toContain('could not check whether a PassthroughModel named "qwen" exists (boom)');
   });
 
   it('checks placement only on CREATE, so updates of existing objects are never blocked by it', async () => {

@@ -9,7 +9,7 @@ describe('webhook settings from the environment', () => {
       certDir: '/var/run/nebari-llm-serving/webhook-certs',
       secretName: 'llm-webhook-server-cert',
       serviceName: 'llm-webhook',
-      webhookConfigurations: [],
+      webhookConfigurations: { validating: [], mutating: [] },
       logLevel: 'info',
     });
   });
@@ -22,10 +22,11 @@ describe('webhook settings from the environment', () => {
       NLS_CERT_DIR: '/certs',
       NLS_WEBHOOK_SECRET: 's',
       NLS_WEBHOOK_SERVICE: 'svc',
-      NLS_WEBHOOK_CONFIGURATIONS: ' a, b ,,',
+      NLS_VALIDATING_WEBHOOK_CONFIGURATIONS: ' a, b ,,',
+      NLS_MUTATING_WEBHOOK_CONFIGURATIONS: 'c',
       NLS_LOG_LEVEL: 'debug',
     });
-    expect(settings).toMatchObject({ port: 8443, certMode: 'cert-manager', certDir: '/certs', secretName: 's', serviceName: 'svc', webhookConfigurations: ['a', 'b'] });
+    expect(settings).toMatchObject({ port: 8443, certMode: 'cert-manager', certDir: '/certs', secretName: 's', serviceName: 'svc', webhookConfigurations: { validating: ['a', 'b'], mutating: ['c'] } });
   });
 
   it.each([

@@ -1,0 +1,258 @@
+// The product as users run it: the chart installed from the OCI registry with helm v3 and v4 onto
+// a real kubelet node, the operator image built from this repository running under the chart's
+// ServiceAccount, and the three kinds served with real pods. Runs in order; each step builds on
+// the installation the previous one left. Figures are printed at the end.
+//
+// What it proves:
+// - helm 3 and helm 4 install from the registry into the release namespace (`--create-namespace`)
+//   with only the values a user must set; the operator becomes Ready only once its webhook serves,
+//   and the API server reaches the webhooks through the chart's Service.
+// - a PassthroughModel reaches Ready with its gateway objects; an LLMModel (vLLM provider, every
+//   image a stand-in set through chart values) runs its pods and answers /v1/models and
+//   /v1/chat/completions through its Service; an AgentDeployment runs with its model environment.
+// - `nls keys mint` and `nls verify` (the image's own nls and Node) work against it.
+// - deleting the operator pod mid-reconcile, and the leader of two replicas, loses nothing.
+// - `nls upgrade` to the next version rolls real pods through every phase; `nls rollback` returns.
+// - the audit log shows no request of the operator's ServiceAccount answered 403, and which
+//   granted rules were never used.
+import { type KubeObject, objectRef } from '../../src/kube/rest';
+import { waitFor } from '../support/processes';
+import { admin, CHART, helmOk, http, imageNodeVersion, isPodReady, NAMESPACE, nls, OPERATOR_SA, OPERATOR_SELECTOR, podLogs, pods, readyAtGeneration, RELEASE, waitForObject, waitForReadyPods } from './support/e2e';
+import { e2eState } from './support/state';
+import { auditReport } from './support/audit';
+
+const state = e2eState();
+const chartRef = `${state.chartRepo}/${CHART}`;
+const figures: Record<string, string> = {};
+/** While a release is uninstalled its Role goes before its pods: 403s then are expected. */
+const uninstalling: { from: number; to: number }[] = [];
+const GROUP = 'llm.nebari.dev/v1alpha1';
+
+/** The values a user must set: the base domain, and where the image is mirrored. */
+function userValues(): string[] {
+  return ['--set', 'platform.baseDomain=example.test', '--set', `operator.image.repository=${state.images.operator.repository}`];
+}
+
+/** The stand-ins the suite built, through the chart's provider image values. */
+function standInValues(): string[] {
+  return [
+    '--set', `providers.vllm.image=${state.images.standIn}`,
+    '--set', `providers.modelDownloader.image=${state.images.standIn}`,
+    '--set', `providers.endpointPicker.image=${state.images.standIn}`,
+  ];
+}
+
+function seconds(since: number): string {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
+
+function passthrough(name: string): KubeObject {
+  return {
+    apiVersion: GROUP,
+    kind: 'PassthroughModel',
+    metadata: { name, namespace: NAMESPACE },
+    spec: {
+      provider: { hostname: 'api.openai.example', credentialSecretName: 'provider-credentials' },
+      models: { declared: [`${name}-model`] },
+      access: { groups: ['ml-team'] },
+      endpoints: { internal: { enabled: false } },
+    },
+  };
+}
+
+async function operatorPod() {
+  const ready = (await pods(OPERATOR_SELECTOR)).filter(isPodReady);
+  expect(ready.length).toBeGreaterThan(0);
+  return ready[0];
+}
+
+afterAll(() => console.log(`e2e figures: ${JSON.stringify(figures, null, 2)}`));
+
+test('helm 3 installs from the registry into a new namespace and the webhooks answer through the Service', async () => {
+  const started = Date.now();
+  await helmOk(3, ['install', RELEASE, chartRef, '--version', state.version, '-n', NAMESPACE, '--create-namespace', '--wait', '--timeout', '5m', ...userValues()]);
+  figures.helm3InstallToReady = seconds(started);
+  const pod = await operatorPod();
+  expect(pod.spec.serviceAccountName).toBe(OPERATOR_SA);
+  expect(pod.spec.containers[0].image).toBe(`${state.images.operator.repository}:${state.version}`);
+  // A model outside the operator namespace is refused by our webhook, reached through its Service.
+  const denied = await admin().create({ ...passthrough('misplaced'), metadata: { name: 'misplaced', namespace: 'default' } }).then(() => '', (e: Error) => e.message);
+  expect(denied).toMatch(/is not the operator namespace/);
+  const from = Date.now() - 1000;
+  await helmOk(3, ['uninstall', RELEASE, '-n', NAMESPACE, '--wait']);
+  await waitFor('operator pods gone', async () => (await pods(OPERATOR_SELECTOR)).length === 0, { timeoutMs: 120000 });
+  uninstalling.push({ from, to: Date.now() + 1000 });
+});
+
+test('helm 4 installs with default values plus what a user must set; Ready means webhooks serve', async () => {
+  const started = Date.now();
+  await helmOk(4, ['install', RELEASE, chartRef, '--version', state.version, '-n', NAMESPACE, '--create-namespace', '--wait', '--timeout', '5m', ...userValues(), ...standInValues()]);
+  figures.helm4InstallToReady = seconds(started);
+  figures.imageNode = imageNodeVersion();
+  expect(figures.imageNode).toMatch(/^v24\./);
+  const pod = await operatorPod();
+  expect(pod.spec.serviceAccountName).toBe(OPERATOR_SA);
+  // Readiness implies a serving webhook: a dry-run write goes through the mutating and validating webhooks.
+  await admin().apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'provider-credentials', namespace: NAMESPACE }, type: 'Opaque', stringData: { apiKey: 'sk-e2e-provider-key-0123456789' } } as never, { fieldManager: 'e2e', force: true });
+  const dry = await admin().create(passthrough('dry-run'), { dryRun: true });
+  expect(dry.metadata.name).toBe('dry-run');
+  (globalThis as { installStarted?: number }).installStarted = started;
+});
+
+test('a PassthroughModel reaches Ready with its gateway objects', async () => {
+  const started = Date.now();
+  await admin().create(passthrough('openai'));
+  const model = await waitForObject<KubeObject>(GROUP, 'PassthroughModel', 'openai', readyAtGeneration);
+  figures.passthroughModelReady = seconds(started);
+  const installStarted = (globalThis as { installStarted?: number }).installStarted;
+  if (installStarted) figures.helmInstallToFirstModelReady = seconds(installStarted);
+  expect(model.status).toMatchObject({ phase: 'Ready' });
+  const routes = await admin().list('aigateway.envoyproxy.io/v1beta1', 'AIGatewayRoute', { namespace: NAMESPACE });
+  expect(routes.items.map((r) => r.metadata.name).some((n) => n.includes('openai'))).toBe(true);
+  const backends = await admin().list('aigateway.envoyproxy.io/v1beta1', 'AIServiceBackend', { namespace: NAMESPACE });
+  expect(backends.items.map((r) => r.metadata.name).some((n) => n.includes('openai'))).toBe(true);
+  const keys = await admin().get(objectRef('v1', 'Secret', 'openai-api-keys', NAMESPACE));
+  expect(keys).toBeDefined();
+});
+
+test('a LLMModel with the vLLM provider runs its pods, reaches Ready and serves the OpenAI paths', async () => {
+  const started = Date.now();
+  await admin().create({
+    apiVersion: GROUP,
+    kind: 'LLMModel',
+    metadata: { name: 'tiny', namespace: NAMESPACE },
+    spec: {
+      model: { name: 'e2e/tiny-chat', source: 'huggingface', storage: { type: 'emptyDir' } },
+      resources: { gpu: { count: 0 }, requests: { cpu: '50m', memory: '64Mi' } },
+      serving: { replicas: 1 },
+      access: { public: true },
+      endpoints: { internal: { enabled: false } },
+    },
+  } as KubeObject);
+  const model = await waitForObject<KubeObject>(GROUP, 'LLMModel', 'tiny', readyAtGeneration, 240000);
+  figures.llmModelReady = seconds(started);
+  expect(model.status).toMatchObject({ phase: 'Ready' });
+  // The endpoint picker read its InferencePool with the Role the operator made for it.
+  const epp = await waitForReadyPods('llm.nebari.dev/role=endpoint-picker', 1).catch(async (e: Error) => {
+    throw new Error(`${e.message}\n${await podLogs('app.kubernetes.io/managed-by=nebari-llm-serving')}`);
+  });
+  expect(epp.length).toBe(1);
+  const service = await admin().get<KubeObject & { spec: { clusterIP: string } }>(objectRef('v1', 'Service', 'tiny-vllm', NAMESPACE));
+  const base = `http://${service!.spec.clusterIP}:8000`;
+  const models = await http(`${base}/v1/models`);
+  expect(models).toMatchObject({ status: 200, json: { data: [{ id: 'e2e/tiny-chat' }] } });
+  const chat = await http(`${base}/v1/chat/completions`, { model: 'e2e/tiny-chat', messages: [{ role: 'user', content: 'hello' }] });
+  expect(chat).toMatchObject({ status: 200, json: { choices: [{ message: { content: 'echo: hello' } }] } });
+});
+
+test('an AgentDeployment runs with its model environment', async () => {
+  await admin().create({
+    apiVersion: GROUP,
+    kind: 'AgentDeployment',
+    metadata: { name: 'helper', namespace: NAMESPACE },
+    spec: { image: state.images.agent, args: ['--listen=0.0.0.0:8080'], port: 8080, model: { modelRef: { kind: 'LLMModel', name: 'tiny' } } },
+  } as KubeObject);
+  await waitForObject<KubeObject>(GROUP, 'AgentDeployment', 'helper', readyAtGeneration);
+  const [pod] = await waitForReadyPods('llm.nebari.dev/agent=helper', 1);
+  const env = await http(`http://${pod.status!.podIP}:8080/env`);
+  expect(env.status).toBe(200);
+  expect(env.json).toMatchObject({ OPENAI_MODEL: 'e2e/tiny-chat', OPENAI_API_KEY: '<set>' });
+  expect((env.json as Record<string, string>).OPENAI_BASE_URL).toMatch(/example\.test/);
+});
+
+test('nls keys mint and nls verify work against the installation', async () => {
+  const minted = await nls(['keys', 'mint', '--model', 'openai', '--namespace', NAMESPACE, '--output', 'json']);
+  expect(minted).toMatchObject({ code: 0 });
+  const key = JSON.parse(minted.output) as { clientId: string };
+  expect(key.clientId).toBeTruthy();
+  const listed = await nls(['keys', 'list', '--model', 'openai', '--namespace', NAMESPACE, '--output', 'json']);
+  expect(listed.output).toContain(key.clientId);
+  const verify = await nls(['verify', '--release', RELEASE, '--namespace', NAMESPACE]);
+  if (verify.code !== 0) throw new Error(`nls verify failed (${verify.code}):\n${verify.output}`);
+});
+
+/** Names, uids and key Secret data of every model, to prove nothing is lost. */
+async function inventory(): Promise<string> {
+  const rest = admin();
+  const out: string[] = [];
+  for (const kind of ['PassthroughModel', 'LLMModel', 'AgentDeployment']) {
+    for (const o of (await rest.list(GROUP, kind, { namespace: NAMESPACE })).items) out.push(`${kind}/${o.metadata.name}/${o.metadata.uid}`);
+  }
+  for (const s of (await rest.list<KubeObject & { data?: Record<string, string> }>('v1', 'Secret', { namespace: NAMESPACE, labelSelector: 'app.kubernetes.io/managed-by=nebari-llm-serving' })).items) {
+    out.push(`Secret/${s.metadata.name}/${JSON.stringify(s.data ?? {})}`);
+  }
+  return out.sort().join('\n');
+}
+
+async function allReady(): Promise<boolean> {
+  for (const kind of ['PassthroughModel', 'LLMModel', 'AgentDeployment']) {
+    for (const o of (await admin().list(GROUP, kind, { namespace: NAMESPACE })).items) if (!readyAtGeneration(o)) return false;
+  }
+  return true;
+}
+
+test('the operator pod deleted mid-reconcile: everything converges, nothing is lost', async () => {
+  const before = await inventory();
+  const pod = await operatorPod();
+  for (let i = 0; i < 10; i++) await admin().create(passthrough(`burst-${i}`));
+  await admin().delete(objectRef('v1', 'Pod', pod.metadata.name, NAMESPACE));
+  const started = Date.now();
+  await waitFor('every model Ready after the operator pod was deleted', allReady, { timeoutMs: 240000, intervalMs: 1000 });
+  figures.convergeAfterPodDeletion = seconds(started);
+  const after = await inventory();
+  for (const line of before.split('\n')) expect(after).toContain(line);
+});
+
+test('with two replicas both serve the webhooks, and deleting the leader loses nothing', async () => {
+  await helmOk(4, ['upgrade', RELEASE, chartRef, '--version', state.version, '-n', NAMESPACE, '--reuse-values', '--set', 'operator.replicas=2', '--wait', '--timeout', '5m']);
+  const ready = await waitForReadyPods(OPERATOR_SELECTOR, 2);
+  expect(ready.length).toBe(2);
+  const lease = await admin().get<KubeObject & { spec: { holderIdentity?: string } }>(objectRef('coordination.k8s.io/v1', 'Lease', `${RELEASE}-operator-leader`, NAMESPACE));
+  const leader = lease!.spec.holderIdentity!;
+  expect(ready.map((p) => p.metadata.name)).toContain(leader);
+  const before = await inventory();
+  await admin().delete(objectRef('v1', 'Pod', leader, NAMESPACE));
+  // Writes keep being admitted while the leader is gone (the standby serves the webhooks).
+  await admin().create(passthrough('after-failover'));
+  const started = Date.now();
+  await waitFor('a new leader', async () => {
+    const l = await admin().get<KubeObject & { spec: { holderIdentity?: string } }>(objectRef('coordination.k8s.io/v1', 'Lease', `${RELEASE}-operator-leader`, NAMESPACE));
+    return !!l?.spec.holderIdentity && l.spec.holderIdentity !== leader;
+  }, { timeoutMs: 120000 });
+  await waitFor('every model Ready after the leader was deleted', allReady, { timeoutMs: 240000, intervalMs: 1000 });
+  figures.failoverToAllReady = seconds(started);
+  const after = await inventory();
+  for (const line of before.split('\n')) expect(after).toContain(line);
+});
+
+test('nls upgrade to the next version rolls real pods through every phase, and nls rollback returns', async () => {
+  const before = await inventory();
+  const upgraded = await nls(['upgrade', '--chart', chartRef, '--version', state.next, '--plain-http', '--timeout', '4m']);
+  if (upgraded.code !== 0) throw new Error(`nls upgrade failed (${upgraded.code}):\n${upgraded.output}\n${await podLogs(OPERATOR_SELECTOR)}`);
+  for (const phase of ['guard', 'controller', 'activate', 'unguard']) expect(upgraded.output.toLowerCase()).toContain(phase);
+  const running = await waitForReadyPods(OPERATOR_SELECTOR, 2);
+  expect(running.every((p) => p.spec.containers[0].image.endsWith(`:${state.next}`))).toBe(true);
+  await waitFor('every model Ready after the upgrade', allReady, { timeoutMs: 240000, intervalMs: 1000 });
+  const verify = await nls(['verify']);
+  if (verify.code !== 0) throw new Error(`nls verify after upgrade failed:\n${verify.output}`);
+
+  const rolledBack = await nls(['rollback', '--to', state.version, '--chart', chartRef, '--plain-http', '--timeout', '4m']);
+  if (rolledBack.code !== 0) throw new Error(`nls rollback failed (${rolledBack.code}):\n${rolledBack.output}\n${await podLogs(OPERATOR_SELECTOR)}`);
+  await waitFor('operator pods back on the old version', async () => {
+    const ready = (await pods(OPERATOR_SELECTOR)).filter(isPodReady);
+    return ready.length === 2 && ready.every((p) => p.spec.containers[0].image.endsWith(`:${state.version}`));
+  }, { timeoutMs: 240000, intervalMs: 1000 });
+  await waitFor('every model Ready after the rollback', allReady, { timeoutMs: 240000, intervalMs: 1000 });
+  const after = await inventory();
+  for (const line of before.split('\n')) expect(after).toContain(line);
+});
+
+test('the audit log shows no 403 answered to the operator, and which granted rules went unused', async () => {
+  const report = await auditReport(state.auditLog, `system:serviceaccount:${NAMESPACE}:${OPERATOR_SA}`, RELEASE);
+  figures.operatorRequestsAudited = String(report.requests);
+  console.log(`least-privilege report (rules the chart grants that the operator never used in this run):\n${report.unused.map((r) => `  ${r}`).join('\n') || '  (none)'}`);
+  const duringUninstall = report.forbidden.filter((f) => uninstalling.some((w) => f.at >= w.from && f.at <= w.to));
+  console.log(`403s while the helm 3 release was being uninstalled (its Role deleted before its pod stopped): ${duringUninstall.length}`);
+  expect(report.forbidden.filter((f) => !duringUninstall.includes(f)).map((f) => `${new Date(f.at).toISOString()} ${f.request}`)).toEqual([]);
+  expect(report.requests).toBeGreaterThan(100);
+});

@@ -1,0 +1,89 @@
+// The published package: `npm pack` builds lib/ (prepack) and `npm install -g <tgz>` gives a
+// working `nls`. The test network has only loopback, and `npm ci` fills npm's cache with package
+// tarballs but not with registry metadata. So a loopback stand-in registry answers metadata
+// requests from package-lock.json (versions, dependencies, integrity); the tarballs themselves come
+// from npm's cache by integrity (their URLs point at the stand-in, which has none to give).
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { repoRoot } from './operator-support';
+
+const run = promisify(execFile);
+const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { name: string; version: string };
+
+interface LockEntry {
+  version: string;
+  integrity?: string;
+  inBundle?: boolean;
+  link?: boolean;
+  [field: string]: unknown;
+}
+
+/** Registry metadata (packuments) for every package in the lockfile. */
+function packuments(tarballBase: string): Map<string, Record<string, unknown>> {
+  const lock = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+  const nameOf = (p: string) => p.slice(p.lastIndexOf('node_modules/') + 'node_modules/'.length);
+  // A package's bundled dependencies ship inside its tarball; the lockfile marks them inBundle.
+  const bundled = new Map<string, string[]>();
+  for (const [p, e] of Object.entries(lock.packages)) {
+    if (!e.inBundle) continue;
+    const parent = p.slice(0, p.lastIndexOf('/node_modules/'));
+    if (!lock.packages[parent]?.inBundle) bundled.set(parent, [...(bundled.get(parent) ?? []), nameOf(p)]);
+  }
+  const out = new Map<string, Record<string, unknown>>();
+  for (const [p, e] of Object.entries(lock.packages)) {
+    if (!p || !e.integrity || e.link || e.inBundle) continue;
+    const name = nameOf(p);
+    const doc = out.get(name) ?? { name, versions: {} as Record<string, unknown> };
+    const fields = ['dependencies', 'optionalDependencies', 'peerDependencies', 'peerDependenciesMeta', 'bin', 'engines', 'os', 'cpu'];
+    (doc.versions as Record<string, unknown>)[e.version] = {
+      name,
+      version: e.version,
+      ...Object.fromEntries(fields.filter((f) => e[f] !== undefined).map((f) => [f, e[f]])),
+      ...(bundled.has(p) ? { bundleDependencies: bundled.get(p) } : {}),
+      dist: { tarball: `${tarballBase}/${name}/-/${name.split('/').pop()}-${e.version}.tgz`, integrity: e.integrity },
+    };
+    doc['dist-tags'] = { latest: e.version };
+    out.set(name, doc);
+  }
+  return out;
+}
+
+let server: http.Server;
+let registry: string;
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-package-'));
+
+beforeAll(async () => {
+  server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  registry = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const docs = packuments(registry);
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const doc = docs.get(decodeURIComponent((req.url ?? '/').slice(1)));
+    res.writeHead(doc ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(doc ?? { error: 'not found' }));
+  });
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+it('npm pack builds a package whose global install gives a working nls', async () => {
+  const packed = await run('npm', ['pack', '--pack-destination', tmp], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
+  const tgz = path.join(tmp, `${pkg.name}-${pkg.version}.tgz`);
+  expect(packed.stdout.trim().split('\n').pop()).toBe(path.basename(tgz));
+  const files = (await run('tar', ['tzf', tgz])).stdout.split('\n');
+  expect(files).toEqual(expect.arrayContaining(['package/lib/src/cli/main.js', 'package/README.md', 'package/LICENSE', 'package/CHANGELOG.md']));
+  expect(files.some((f) => f.startsWith('package/test/') || f.startsWith('package/src/'))).toBe(false);
+
+  const prefix = path.join(tmp, 'prefix');
+  await run('npm', ['install', '-g', '--prefer-offline', '--no-audit', '--no-fund', '--registry', registry, '--prefix', prefix, tgz], { cwd: tmp, maxBuffer: 64 * 1024 * 1024 });
+  const nls = path.join(prefix, 'bin', 'nls');
+  expect((await run(nls, ['version'])).stdout.trim()).toBe(pkg.version);
+  expect((await run(nls, ['--help'])).stdout).toContain('Usage: nls <command> [arguments]');
+}, 300_000);

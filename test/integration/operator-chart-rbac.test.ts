@@ -1,0 +1,126 @@
+// The operator process with exactly the chart's RBAC: the chart's ServiceAccount, ClusterRole,
+// Role and bindings are rendered and applied, and the operator runs with a token of that
+// ServiceAccount (TokenRequest). Every request it makes must be allowed: the webhook server starts
+// (reading each webhook configuration only as its own kind), the leader's informers list and watch
+// (Secrets only in its namespace), models become Ready, and the vLLM endpoint picker's
+// ServiceAccount/Role/RoleBinding can be created (no RBAC escalation).
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { applyObject, createNamespace, deleteObject, getObject, kubeConfig, rest, uniqueName } from '../support/cluster';
+import { waitFor } from '../support/processes';
+import { plainObjects } from '../../src/chart/render';
+import { defaultValues } from '../../src/chart/values-schema';
+import { KubeObject, KubeRest } from '../../src/kube/rest';
+import { translateVLLM } from '../../src/translate/providers/vllm';
+import type { LLMModel } from '../../src/api/llmmodel';
+import { OperatorProcess, installGatewayCRDs, installOwnCRDs, isReadyAtGeneration, passthroughModel, providerCredential, startOperator } from './operator-support';
+
+const ns = uniqueName('op-rbac');
+const release = uniqueName('rbac');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-rbac-'));
+const rbacKinds = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
+const chart = plainObjects(defaultValues(), { releaseName: release, namespace: ns }) as KubeObject[];
+const named = (kind: string) => chart.find((o) => o.kind === kind)!;
+let operator: OperatorProcess | undefined;
+let saKubeConfig: k8s.KubeConfig;
+
+/** A kubeconfig file for the chart's ServiceAccount, with a token from the TokenRequest API. */
+async function serviceAccountKubeconfig(serviceAccount: string): Promise<string> {
+  const admin = kubeConfig();
+  const review = await rest().request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${serviceAccount}/token`, {
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
+  });
+  const cluster = admin.getCurrentCluster()!;
+  saKubeConfig = new k8s.KubeConfig();
+  saKubeConfig.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: serviceAccount, token: review.status.token }],
+    contexts: [{ name: serviceAccount, cluster: cluster.name, user: serviceAccount }],
+    currentContext: serviceAccount,
+  });
+  const file = path.join(tmp, 'kubeconfig');
+  fs.writeFileSync(file, saKubeConfig.exportConfig());
+  return file;
+}
+
+/** The chart's webhook configurations, scoped to a namespace label nothing has: never called. */
+function inertWebhookConfiguration(kind: string): KubeObject {
+  const o = structuredClone(named(kind)) as KubeObject & { webhooks: { namespaceSelector?: unknown }[] };
+  for (const w of o.webhooks) w.namespaceSelector = { matchLabels: { 'nls-test/never': 'true' } };
+  return o;
+}
+
+beforeAll(async () => {
+  await installOwnCRDs();
+  await installGatewayCRDs();
+  await createNamespace(ns);
+  for (const o of chart.filter((x) => rbacKinds.has(x.kind))) await applyObject(o);
+  for (const kind of ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']) await applyObject(inertWebhookConfiguration(kind));
+  await applyObject(providerCredential(ns));
+}, 120_000);
+
+afterAll(async () => {
+  if (operator && operator.child.exitCode === null) await operator.kill();
+  for (const kind of ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration', 'ClusterRoleBinding', 'ClusterRole']) await deleteObject(named(kind)).catch(() => undefined);
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+it('starts the webhook server, leads and reconciles with the chart RBAC only, with no request denied', async () => {
+  const deployment = named('Deployment') as KubeObject & { spec: { template: { spec: { serviceAccountName: string; containers: { env: { name: string; value?: string }[] }[] } } } };
+  const chartEnv = Object.fromEntries(deployment.spec.template.spec.containers[0].env.filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
+  const kubeconfigPath = await serviceAccountKubeconfig(deployment.spec.template.spec.serviceAccountName);
+  operator = startOperator({
+    kubeconfigPath,
+    namespace: ns,
+    name: 'rbac-0',
+    releaseName: release,
+    leaderElection: true,
+    env: {
+      // The chart's own contract (configuration names per kind, Secret, Service, cert mode)...
+      ...chartEnv,
+      // ...on free loopback ports, with a base domain.
+      NLS_WEBHOOKS: 'true',
+      NLS_WEBHOOK_PORT: '0',
+      NLS_HEALTH_PORT: '0',
+      NLS_METRICS_PORT: '0',
+      NLS_BIND_ADDRESS: '127.0.0.1',
+      NLS_BASE_DOMAIN: 'example.com',
+    },
+  });
+  await operator.waitForLine(/webhook server listening/, 60_000);
+  await operator.waitForLine(/became leader/, 30_000);
+  await waitFor('the operator to be ready', async () => (await fetch(`http://127.0.0.1:${operator!.healthPort}/readyz`)).status === 200);
+  // The CA went into both configurations (each read and patched as its own kind).
+  for (const kind of ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']) {
+    const stored = await getObject<{ webhooks: { clientConfig: { caBundle?: string } }[] }>(named(kind));
+    expect(stored!.webhooks.every((w) => !!w.clientConfig.caBundle)).toBe(true);
+  }
+
+  await applyObject(passthroughModel(ns, 'rbac-model'));
+  const ref = { apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'PassthroughModel', metadata: { name: 'rbac-model', namespace: ns } };
+  await waitFor('rbac-model Ready', async () => isReadyAtGeneration(await getObject(ref)), { timeoutMs: 60_000 });
+  // Give the informers a few watch rounds, then check that nothing was ever denied.
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  expect(operator.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
+}, 180_000);
+
+it('may create the vLLM endpoint picker ServiceAccount, Role and RoleBinding (no escalation)', async () => {
+  const model = {
+    apiVersion: 'llm.nebari.dev/v1alpha1',
+    kind: 'LLMModel',
+    metadata: { name: 'rbac-vllm', namespace: ns, uid: '00000000-0000-0000-0000-000000000001' },
+    spec: { model: { name: 'Qwen/Qwen3-8B', source: 'huggingface' }, resources: { gpu: { count: 1, type: 'nvidia' } }, access: { public: true } },
+  } as LLMModel;
+  const client = new KubeRest(saKubeConfig);
+  try {
+    for (const o of translateVLLM(model, {}).objects.filter((x) => ['ServiceAccount', 'Role', 'RoleBinding'].includes(x.kind))) {
+      // Without the owner reference: the model object does not exist, and garbage collection would remove these.
+      const plain = { ...o, metadata: { ...o.metadata, ownerReferences: undefined } } as unknown as KubeObject;
+      await client.apply(plain, { fieldManager: 'nebari-llm-serving-operator', force: true });
+    }
+  } finally {
+    client.close();
+  }
+});
