@@ -98,10 +98,12 @@ export class OperatorDeployment extends Construct {
                   { name: 'NLS_LEADER_ELECTION', value: leaderElection },
                   env('NLS_LOG_LEVEL', ctx.text('operator.logLevel')),
                   // Provider defaults; empty values mean the operator's built-in defaults.
-                  env('NLS_VLLM_IMAGE', ctx.text('providers.vllm.image')),
-                  env('NLS_MODEL_DOWNLOADER_IMAGE', ctx.text('providers.modelDownloader.image')),
-                  env('NLS_EPP_IMAGE', ctx.text('providers.endpointPicker.image')),
-                  env('NLS_STORAGE_CLASS_NAME', ctx.text('providers.storageClassName')),
+                  // Only when set: the API server drops an empty `value`, so a stored object
+                  // would differ from the rendering; unset means the built-in default anyway.
+                  ...ctx.whenItem(cond.truthy('providers.vllm.image'), env('NLS_VLLM_IMAGE', ctx.text('providers.vllm.image'))),
+                  ...ctx.whenItem(cond.truthy('providers.modelDownloader.image'), env('NLS_MODEL_DOWNLOADER_IMAGE', ctx.text('providers.modelDownloader.image'))),
+                  ...ctx.whenItem(cond.truthy('providers.endpointPicker.image'), env('NLS_EPP_IMAGE', ctx.text('providers.endpointPicker.image'))),
+                  ...ctx.whenItem(cond.truthy('providers.storageClassName'), env('NLS_STORAGE_CLASS_NAME', ctx.text('providers.storageClassName'))),
                   env('NLS_GATEWAY_CONTEXT', ctx.helper('gatewayContext', (v) => gatewayContextJson((v as { platform: Record<string, unknown> }).platform))),
                 ],
                 ports: [

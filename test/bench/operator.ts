@@ -205,7 +205,7 @@ export async function run(): Promise<Record<string, number | string>> {
     let ready = 0;
     const failedPolls: string[] = [];
     while (ready < MODELS) {
-      if (Date.now() > deadline) throw new Error(`only ${ready}/${MODELS} models Ready after 15 minutes`);
+      if (Date.now() > deadline) throw new Error(`only ${ready}/${MODELS} models Ready after 15 minutes; ${failedPolls.length} status polls failed (${failedPolls.slice(-3).join('; ')}); operator's last lines:\n${operator.lines.slice(-10).join('\n')}`);
       if (operator.child.exitCode !== null) throw new Error(`operator exited: ${operator.lines.slice(-10).join('\n')}`);
       await new Promise((r) => setTimeout(r, 500));
       // A list that fails (the API server, busy with the operator's writes, can take over a minute

@@ -3,12 +3,14 @@
 // ServiceAccount (TokenRequest). Every request it makes must be allowed: the webhook server starts
 // (reading each webhook configuration only as its own kind), the leader's informers list and watch
 // (Secrets only in its namespace), models become Ready, and the vLLM endpoint picker's
-// ServiceAccount/Role/RoleBinding can be created (no RBAC escalation).
+// ServiceAccount/Role/RoleBinding can be created (no RBAC escalation). A private control plane:
+// models other test files leave in other namespaces (where the chart grants no Secret rights)
+// would otherwise be reconciled too and show up as denials.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { applyObject, createNamespace, deleteObject, getObject, kubeConfig, rest, uniqueName } from '../support/cluster';
+import { applyObject, type ControlPlane, getObject, rest, startControlPlane, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';
 import { plainObjects } from '../../src/chart/render';
 import { defaultValues } from '../../src/chart/values-schema';
@@ -25,11 +27,13 @@ const chart = plainObjects(defaultValues(), { releaseName: release, namespace: n
 const named = (kind: string) => chart.find((o) => o.kind === kind)!;
 let operator: OperatorProcess | undefined;
 let saKubeConfig: k8s.KubeConfig;
+let plane: ControlPlane;
+let admin: k8s.KubeConfig;
+const apply = (o: object) => applyObject(o, { kubeConfig: admin });
 
 /** A kubeconfig file for the chart's ServiceAccount, with a token from the TokenRequest API. */
 async function serviceAccountKubeconfig(serviceAccount: string): Promise<string> {
-  const admin = kubeConfig();
-  const review = await rest().request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${serviceAccount}/token`, {
+  const review = await rest(admin).request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${serviceAccount}/token`, {
     body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
   });
   const cluster = admin.getCurrentCluster()!;
@@ -53,17 +57,19 @@ function inertWebhookConfiguration(kind: string): KubeObject {
 }
 
 beforeAll(async () => {
-  await installOwnCRDs();
-  await installGatewayCRDs();
-  await createNamespace(ns);
-  for (const o of chart.filter((x) => rbacKinds.has(x.kind))) await applyObject(o);
-  for (const kind of ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']) await applyObject(inertWebhookConfiguration(kind));
-  await applyObject(providerCredential(ns));
-}, 120_000);
+  plane = await startControlPlane({ mode: 'apiserver' });
+  admin = plane.kubeConfig();
+  await installOwnCRDs(admin);
+  await installGatewayCRDs(admin);
+  await apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  for (const o of chart.filter((x) => rbacKinds.has(x.kind))) await apply(o);
+  for (const kind of ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']) await apply(inertWebhookConfiguration(kind));
+  await apply(providerCredential(ns));
+}, 180_000);
 
 afterAll(async () => {
   if (operator && operator.child.exitCode === null) await operator.kill();
-  for (const kind of ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration', 'ClusterRoleBinding', 'ClusterRole']) await deleteObject(named(kind)).catch(() => undefined);
+  await plane?.stop();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -94,13 +100,13 @@ it('starts the webhook server, leads and reconciles with the chart RBAC only, wi
   await waitFor('the operator to be ready', async () => (await fetch(`http://127.0.0.1:${operator!.healthPort}/readyz`)).status === 200);
   // The CA went into both configurations (each read and patched as its own kind).
   for (const kind of ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']) {
-    const stored = await getObject<{ webhooks: { clientConfig: { caBundle?: string } }[] }>(named(kind));
+    const stored = await getObject<{ webhooks: { clientConfig: { caBundle?: string } }[] }>(named(kind), admin);
     expect(stored!.webhooks.every((w) => !!w.clientConfig.caBundle)).toBe(true);
   }
 
-  await applyObject(passthroughModel(ns, 'rbac-model'));
+  await apply(passthroughModel(ns, 'rbac-model'));
   const ref = { apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'PassthroughModel', metadata: { name: 'rbac-model', namespace: ns } };
-  await waitFor('rbac-model Ready', async () => isReadyAtGeneration(await getObject(ref)), { timeoutMs: 60_000 });
+  await waitFor('rbac-model Ready', async () => isReadyAtGeneration(await getObject(ref, admin)), { timeoutMs: 60_000 });
   // Give the informers a few watch rounds, then check that nothing was ever denied.
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   expect(operator.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
