@@ -124,7 +124,9 @@ export interface MintedKey {
  */
 export async function mintKey(client: KubeRest, model: ModelRef, user: string, description?: string, opts: { waitMs?: number } = {}): Promise<MintedKey> {
   const deadline = Date.now() + (opts.waitMs ?? 60_000);
-  for (let attempt = 0; ; attempt++) {
+  // Only lost write races count toward giving up; waiting for the operator does not.
+  let conflicts = 0;
+  for (;;) {
     const secret = await getSecret(client, model);
     const metadata = await getMetadata(client, model);
     if (!secret || !metadata) {
@@ -156,8 +158,8 @@ export async function mintKey(client: KubeRest, model: ModelRef, user: string, d
       // NotFound: the model was deleted meanwhile and its keys went with it; a patch never re-creates them.
       if (isNotFound(err)) throw new Error(`${model.kind} ${model.namespace}/${model.name} was deleted while minting; no key was issued`);
       if (!isConflict(err)) throw err;
-      if (attempt > 50) throw new Error(`could not mint a key for ${model.kind} ${model.namespace}/${model.name}: too many concurrent writers; try again`);
-      await new Promise((r) => setTimeout(r, 20 * Math.min(attempt + 1, 10)));
+      if (++conflicts > 50) throw new Error(`could not mint a key for ${model.kind} ${model.namespace}/${model.name}: too many concurrent writers; try again`);
+      await new Promise((r) => setTimeout(r, 20 * Math.min(conflicts, 10)));
     }
   }
 }
