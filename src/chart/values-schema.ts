@@ -136,8 +136,10 @@ export const ValuesSchema = closed(
               description: 'Resource requests.',
             }),
             limits: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), {
-              default: { memory: '256Mi' },
-              description: 'Resource limits (no CPU limit by default, to avoid throttling the webhook).',
+              default: { memory: '512Mi' },
+              description:
+                'Resource limits (no CPU limit by default, to avoid throttling the webhook). Memory grows about 175 MiB per 1,000 models ' +
+                'from about 225 MiB idle (npm run bench -- operator); raise the limit for more than about 1,500 models.',
             }),
           },
           'Operator container resources.',
