@@ -18,6 +18,7 @@ import {
 } from '../translate/keys/api-keys';
 import { API_GROUP_VERSION } from '../api/common';
 import { applyObject } from './runtime/apply';
+import type { SecondaryWatch } from './runtime/controller';
 import { cleanupFinalizer } from './runtime/finalizer';
 import { KubeRest, KubeObject, isConflict, isNotFound, objectRef } from '../kube/rest';
 
@@ -52,6 +53,14 @@ export function modelKeyOnClientIdChange(obj: KubeObject, event: string, old?: K
 export function withoutData(obj: KubeObject): KubeObject {
   const { data, ...rest } = obj as SecretObject;
   return { ...rest, clientIds: Object.keys(data ?? {}).sort() } as KubeObject;
+}
+
+/**
+ * The secondary watch both model controllers put on their kind's key Secrets: in the operator
+ * namespace only (models live there, and RBAC grants Secrets nowhere wider), data never cached.
+ */
+export function apiKeySecretWatch(modelKind: string, namespace: string): SecondaryWatch {
+  return { apiVersion: 'v1', kind: 'Secret', namespace, labelSelector: `${apiKeyObjectsSelector},llm.nebari.dev/model-kind=${modelKind}`, map: modelKeyOnClientIdChange, transform: withoutData };
 }
 
 /** Create or refresh both key objects (metadata only) and return the Secret as stored. */

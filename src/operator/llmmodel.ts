@@ -5,7 +5,7 @@ import { controllerOwnerKey } from './runtime/object-key';
 import { API_GROUP_VERSION } from '../api/common';
 import { LLMMODEL_KIND, LLMModel, llmModelProviderName } from '../api/llmmodel';
 import { ObservedWorkload, ProviderContext, llmProvider } from '../translate/providers';
-import { apiKeyObjectsSelector, modelKeyOnClientIdChange, withoutData } from './keys';
+import { apiKeySecretWatch } from './keys';
 import { describeErrors, unservedKinds } from './gateway-sync';
 import { finalizeModel, generatedObjectWatches, publishModel } from './model-gateway';
 import { ReconcileDeps, recordTransitions, reportNotConfigured, requeue, writeStatus } from './reconcile-context';
@@ -146,8 +146,7 @@ export function llmModelController(deps: LLMModelDeps, secretNamespace: string):
     kind: LLMMODEL_KIND,
     reconcile: (req, log) => reconcileLLMModel(deps, req, log),
     secondary: [
-      // Key Secrets live in the operator namespace with the models; RBAC allows nothing wider.
-      { apiVersion: 'v1', kind: 'Secret', namespace: secretNamespace, labelSelector: `${apiKeyObjectsSelector},llm.nebari.dev/model-kind=${LLMMODEL_KIND}`, map: modelKeyOnClientIdChange, transform: withoutData },
+      apiKeySecretWatch(LLMMODEL_KIND, secretNamespace),
       { apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: 'app.kubernetes.io/managed-by=nebari-llm-serving,llm.nebari.dev/role=serving', map: (obj: KubeObject) => controllerOwnerKey(obj, LLMMODEL_KIND) },
       ...generatedObjectWatches(LLMMODEL_KIND, [
         { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIGatewayRoute' },

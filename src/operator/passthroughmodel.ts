@@ -5,7 +5,7 @@
 import { API_GROUP_VERSION } from '../api/common';
 import { CREDENTIAL_SECRET_KEY, PASSTHROUGHMODEL_KIND, PassthroughModel } from '../api/passthroughmodel';
 import { resolvePassthroughProvider } from '../translate/gateway/provider';
-import { modelKeyOnClientIdChange, apiKeyObjectsSelector, withoutData } from './keys';
+import { apiKeySecretWatch } from './keys';
 import { finalizeModel, generatedObjectWatches, publishModel } from './model-gateway';
 import { ReconcileDeps, recordTransitions, reportNotConfigured, requeue, writeStatus } from './reconcile-context';
 import { ConditionInput } from './runtime/conditions';
@@ -78,8 +78,7 @@ export function passthroughModelController(deps: ReconcileDeps, secretNamespace:
     kind: PASSTHROUGHMODEL_KIND,
     reconcile: (req, log) => reconcilePassthroughModel(deps, req, log),
     secondary: [
-      // Key Secrets live in the operator namespace with the models; RBAC allows nothing wider.
-      { apiVersion: 'v1', kind: 'Secret', namespace: secretNamespace, labelSelector: `${apiKeyObjectsSelector},llm.nebari.dev/model-kind=${PASSTHROUGHMODEL_KIND}`, map: modelKeyOnClientIdChange, transform: withoutData },
+      apiKeySecretWatch(PASSTHROUGHMODEL_KIND, secretNamespace),
       ...generatedObjectWatches(PASSTHROUGHMODEL_KIND, [
         { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIGatewayRoute' },
         { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'SecurityPolicy' },

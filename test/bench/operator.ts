@@ -16,7 +16,7 @@
 // `<node> --version` of the binary the operator runs on; the load average is printed so that
 // figures taken next to other work can be judged.
 // Bounded: a private control plane (apiserver mode), 1,000 models, at most 15 minutes.
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -26,7 +26,7 @@ import { KubeRest, KubeObject } from '../../src/kube/rest';
 import { desiredGatewayObjects } from '../../src/translate/gateway';
 import { desiredApiKeyMetadataConfigMap, desiredApiKeySecret } from '../../src/translate/keys/api-keys';
 import type { PassthroughModel } from '../../src/api/passthroughmodel';
-import { installGatewayCRDs, installOwnCRDs, passthroughModel, providerCredential, repoRoot } from '../integration/operator-support';
+import { installGatewayCRDs, installOwnCRDs, type OperatorProcess, passthroughModel, providerCredential, repoRoot, startOperator } from '../integration/operator-support';
 
 const MODELS = Number(process.env.NLS_BENCH_MODELS ?? 1000);
 const CONCURRENCY = 16;
@@ -80,64 +80,6 @@ function imageNode(dir: string): string {
   return path.join(dir, 'package/bin/node');
 }
 
-interface CompiledOperator {
-  child: ChildProcess;
-  lines: string[];
-  waitForLine(pattern: RegExp, timeoutMs: number): Promise<void>;
-  kill(): Promise<void>;
-}
-
-/** The compiled operator on `node`, with the environment startOperator (operator-support) gives the ts-node one, plus NODE_ENV=production as in the image. */
-function startCompiledOperator(node: string, main: string, kubeconfigPath: string, env: Record<string, string>): CompiledOperator {
-  const child = spawn(node, [main], {
-    cwd: repoRoot,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? os.tmpdir(),
-      NODE_ENV: 'production',
-      KUBECONFIG: kubeconfigPath,
-      POD_NAMESPACE: 'operator',
-      POD_NAME: 'bench',
-      NLS_RELEASE_NAME: 'nls-test',
-      NLS_LEADER_ELECTION: 'true',
-      NLS_HEALTH_PORT: '0',
-      NLS_METRICS_PORT: '0',
-      NLS_WEBHOOKS: 'false',
-      NLS_BIND_ADDRESS: '127.0.0.1',
-      NLS_BASE_DOMAIN: 'example.com',
-      NLS_OIDC_ISSUER_URL: 'https://keycloak.example.com/realms/nebari',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  for (const stream of [child.stdout!, child.stderr!]) {
-    let rest = '';
-    stream.on('data', (b: Buffer) => {
-      const parts = (rest + b.toString('utf8')).split('\n');
-      rest = parts.pop() ?? '';
-      lines.push(...parts);
-    });
-  }
-  return {
-    child,
-    lines,
-    waitForLine: async (pattern, timeoutMs) => {
-      const deadline = Date.now() + timeoutMs;
-      while (!lines.some((l) => pattern.test(l))) {
-        if (child.exitCode !== null) throw new Error(`operator exited (${child.exitCode}): ${lines.slice(-10).join('\n')}`);
-        if (Date.now() > deadline) throw new Error(`operator: no log line matching ${pattern} within ${timeoutMs} ms; last lines:\n${lines.slice(-20).join('\n')}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    },
-    kill: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-    },
-  };
-}
-
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' / ');
 
 /** What the operator ends up applying for one model, applied by a plain client. */
@@ -154,7 +96,7 @@ export async function run(): Promise<Record<string, number | string>> {
   const nodeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-bench-node-'));
   let plane: Awaited<ReturnType<typeof startControlPlane>> | undefined;
   let client: KubeRest | undefined;
-  let operator: CompiledOperator | undefined;
+  let operator: OperatorProcess | undefined;
   try {
     const node = imageNode(nodeDir);
     const nodeVersion = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
@@ -193,7 +135,15 @@ export async function run(): Promise<Record<string, number | string>> {
 
     // The operator: started, leading (it holds the Lease) and idle; then the models are created
     // at once and the clock stops when all are Ready.
-    operator = startCompiledOperator(node, main, plane.kubeconfigPath, { NLS_LOG_LEVEL: 'warn', NLS_WORKERS: String(CONCURRENCY) });
+    // The compiled build on the image's Node, with NODE_ENV as in the image.
+    operator = startOperator({
+      kubeconfigPath: plane.kubeconfigPath,
+      namespace: 'operator',
+      name: 'bench',
+      leaderElection: true,
+      command: { binary: node, args: [main] },
+      env: { NODE_ENV: 'production', NLS_LOG_LEVEL: 'warn', NLS_WORKERS: String(CONCURRENCY) },
+    });
     const leaseDeadline = Date.now() + 60_000;
     for (;;) {
       if (operator.child.exitCode !== null) throw new Error(`operator exited (${operator.child.exitCode}): ${operator.lines.slice(-10).join('\n')}`);

@@ -57,11 +57,14 @@ export interface OperatorOptions {
   releaseName?: string;
   leaderElection?: boolean;
   env?: Record<string, string>;
+  /** The program; default: this checkout's sources under ts-node (the bench runs the compiled build). */
+  command?: { binary: string; args: string[] };
 }
 
-/** Start the operator as a child process (ts-node, transpile only), health/metrics on free ports. */
+/** Start the operator as a child process (ts-node, transpile only, unless `command`), health/metrics on free ports. */
 export function startOperator(opts: OperatorOptions): OperatorProcess {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(repoRoot, 'src/operator/main.ts')], {
+  const command = opts.command ?? { binary: process.execPath, args: ['-r', 'ts-node/register/transpile-only', path.join(repoRoot, 'src/operator/main.ts')] };
+  const child = spawn(command.binary, command.args, {
     cwd: repoRoot,
     env: {
       PATH: process.env.PATH ?? '',

@@ -4,8 +4,8 @@ import * as k8s from '@kubernetes/client-node';
 import { execFile, execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { KubeRest, type KubeObject, objectRef } from '../../../src/kube/rest';
-import { helm, kubeConfig } from '../../support/cluster';
+import { type KubeObject, type KubeRest, objectRef } from '../../../src/kube/rest';
+import { helm, kubeConfig, kubeconfigPath, rest } from '../../support/cluster';
 import { waitFor } from '../../support/processes';
 import { toolPaths } from '../../support/tools';
 import { e2eState } from './state';
@@ -16,8 +16,9 @@ export const CHART = 'nebari-llm-serving';
 /** The chart's ServiceAccount: the full name, which is the release name here. */
 export const OPERATOR_SA = RELEASE;
 
+/** The admin client of the e2e control plane (one, cached). */
 export function admin(): KubeRest {
-  return new KubeRest(kubeConfig());
+  return rest();
 }
 
 export async function helmOk(version: 3 | 4, args: string[]): Promise<string> {
@@ -42,7 +43,7 @@ function imageRoot(): string {
 /** Runs `nls` from the operator image with the image's Node; resolves with exit code and output. */
 export function nls(args: string[]): Promise<{ code: number; output: string }> {
   const root = imageRoot();
-  const env = { ...process.env, KUBECONFIG: kubeConfigPath(), NLS_HELM: toolPaths().helm4, NODE_ENV: 'production' };
+  const env = { ...process.env, KUBECONFIG: kubeconfigPath(), NLS_HELM: toolPaths().helm4, NODE_ENV: 'production' };
   return new Promise((resolve) => {
     execFile(path.join(root, 'nodejs', 'bin', 'node'), [path.join(root, 'app', 'lib', 'src', 'cli', 'main.js'), ...args], { env, maxBuffer: 32 << 20 }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
@@ -53,10 +54,6 @@ export function nls(args: string[]): Promise<{ code: number; output: string }> {
 
 export function imageNodeVersion(): string {
   return execFileSync(path.join(imageRoot(), 'nodejs', 'bin', 'node'), ['--version'], { encoding: 'utf8' }).trim();
-}
-
-function kubeConfigPath(): string {
-  return JSON.parse(process.env.NLS_TEST_STATE ?? '{}').kubeconfigPath;
 }
 
 type Pod = KubeObject & { spec: { serviceAccountName?: string; containers: { name: string; image: string }[]; nodeName?: string }; status?: { phase?: string; podIP?: string; conditions?: { type: string; status: string }[]; containerStatuses?: { name: string; ready: boolean; restartCount: number }[] } };
