@@ -152,7 +152,13 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     let apiserver = startProcess('kube-apiserver', tools.kubeApiserver, apiserverArgs, { logDir: dir });
     processes.push(apiserver);
     const certFile = path.join(certDir, 'apiserver.crt');
-    await waitFor('kube-apiserver serving certificate', async () => fs.existsSync(certFile), { process: apiserver, timeoutMs: 60000 });
+    // The file exists before it is fully written: reading it early can yield the leaf without its
+    // CA, and every TLS check then fails with "self-signed certificate in certificate chain". The
+    // API server writes the key after the certificate, so both complete means the chain is whole.
+    const keyFile = path.join(certDir, 'apiserver.key');
+    const certificateWritten = () =>
+      fs.existsSync(keyFile) && fs.statSync(keyFile).size > 0 && (fs.readFileSync(certFile, 'utf8').match(/-----END CERTIFICATE-----/g) ?? []).length >= 2;
+    await waitFor('kube-apiserver serving certificate and its CA', async () => certificateWritten(), { process: apiserver, timeoutMs: 60000 });
     const ca = fs.readFileSync(certFile);
 
     const kubeconfigPath = path.join(dir, 'kubeconfig');
