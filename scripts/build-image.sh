@@ -256,7 +256,8 @@ node_layer() { # 2-node: /nodejs/bin/node and its LICENSE (distroless's paths); 
 
 deps_layer() { # 3-deps: production node_modules (no native addons: the same blob for both arches)
   local key gz fs=$work/deps-fs npmdir=$work/npm
-  key=$({ echo "$layer_format"; npm --version; cat package-lock.json .npmrc; } | sha256sum | cut -c1-16)
+  # The root package's own version is not a dependency: leave it out so a release bump reuses the layer.
+  key=$({ echo "$layer_format"; npm --version; node -e 'const l=require("./package-lock.json"); delete l.version; if (l.packages?.[""]) delete l.packages[""].version; console.log(JSON.stringify(l))'; cat .npmrc; } | sha256sum | cut -c1-16)
   gz=$cache/layers/deps-$key.tar.gz
   if [ ! -f "$gz" ]; then
     step "npm ci --omit=dev"

@@ -1,34 +1,90 @@
 #!/usr/bin/env bash
 # Builds the real programs the tests run (kube-apiserver, kube-controller-manager, kube-scheduler,
 # etcd, kwok, an OCI registry; kubelet and kube-proxy for the real node of the end-to-end suite;
-# crane, which assembles the operator image) from the Go modules pinned under tools/, and
-# unpacks helm v3 and v4 from the pinned npm packages. Everything lands in a cache outside the
-# work tree, keyed by a hash of the pins, so a fresh clone on the same machine reuses it.
+# crane, which assembles the operator image; cosign and actionlint, the release tools) from the
+# Go modules pinned under tools/, and unpacks helm v3 and v4 from the pinned npm packages.
+# Everything lands in a cache outside the work tree, so a fresh clone on the same machine reuses it:
+#   <cache>/modules/<module>-<key>/bin  the programs of one tools/<module>, keyed by a hash of that
+#                                       module's pins and build recipe, so a change to one module
+#                                       (or a new one) rebuilds only that module
+#   <cache>/<key>/bin                   symlinks to all of them plus helm3/helm4, keyed by every
+#                                       module key and the helm pins; the tests use this directory
+#   <cache>/<key>/kwok-stages           the kwok stages (a symlink into the kwok module's build)
 #
 # Prints the bin directory on its last line.
-# Usage: scripts/build-tools.sh [--print-dir | --helm-only]
+# Usage: scripts/build-tools.sh [--print-dir | --helm-only | --release]
 #   --print-dir  only print where the tools are (or will be)
 #   --helm-only  only unpack helm v3/v4 from node_modules (no Go needed; used by `npm run synth`)
+#   --release    only what `npm run release` runs: crane, cosign, helm v3/v4 (the release workflow)
 set -euo pipefail
+shopt -s inherit_errexit
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache_root=${NLS_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nebari-llm-serving/tools}
-# The key covers the pins: the Go modules, the helm-carrying npm packages, and the layout of the
-# cache (bump cache_format when the build itself changes, e.g. new flags).
-cache_format=2
-key=$( { echo "$cache_format"; cat "$root"/tools/*/go.mod "$root"/tools/*/go.sum; grep -h 'lambda-layer-kubectl' "$root/package.json"; } | sha256sum | cut -c1-16)
+# Bump cache_format when the build itself changes in a way the recipes below do not show.
+cache_format=3
+
+# The version a pinned module has in tools/<module>/go.mod (no Go needed).
+pin() { # pin <module dir> <module path>
+  local v; v=$(awk -v m="$2" '$1 == m { print $2; exit } $1 == "require" && $2 == m { print $3; exit }' "$root/tools/$1/go.mod")
+  [ -n "$v" ] || { echo "tools: $2 is not pinned in tools/$1/go.mod" >&2; exit 1; }
+  echo "$v"
+}
+
+# What each tools/<module> builds: one "<program> <package> [ldflags]" line per program. The
+# recipe is part of the module's key, so changing a flag here rebuilds just that module.
+recipe() { # recipe <module dir>
+  case $1 in
+    etcd) echo "etcd go.etcd.io/etcd/server/v3" ;;
+    kube)
+      # Stamp the pinned release the way upstream release builds do, so /version and Helm's
+      # kubeVersion checks see it (v1.35.4) rather than v0.0.0-master.
+      local v minor flags="" pkg p
+      v=$(pin kube k8s.io/kubernetes); minor=${v#v1.}; minor=${minor%%.*}
+      for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+        flags+=" -X $pkg.gitVersion=$v -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+        flags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
+      done
+      for p in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy; do
+        echo "$p k8s.io/kubernetes/cmd/$p$flags"
+      done ;;
+    kwok) echo "kwok sigs.k8s.io/kwok/cmd/kwok" ;;
+    registry)
+      echo "registry github.com/google/go-containerregistry/cmd/registry"
+      echo "crane github.com/google/go-containerregistry/cmd/crane" ;;
+    release)
+      # Stamp the versions `cosign version` and `actionlint -version` report.
+      local cosign actionlint
+      cosign=$(pin release github.com/sigstore/cosign/v3); actionlint=$(pin release github.com/rhysd/actionlint)
+      echo "cosign github.com/sigstore/cosign/v3/cmd/cosign -X sigs.k8s.io/release-utils/version.gitVersion=$cosign"
+      echo "actionlint github.com/rhysd/actionlint/cmd/actionlint -X github.com/rhysd/actionlint.version=$actionlint" ;;
+    *) echo "tools: scripts/build-tools.sh has no recipe for tools/$1" >&2; exit 1 ;;
+  esac
+}
+
+modules=()
+for mod in "$root"/tools/*/go.mod; do mod=${mod%/go.mod}; modules+=("${mod##*/}"); done
+declare -A recipes mod_dir
+for m in "${modules[@]}"; do
+  recipes[$m]=$(recipe "$m")
+  mod_dir[$m]="$m-$( { echo "$cache_format"; cat "$root/tools/$m/go.mod" "$root/tools/$m/go.sum"; echo "${recipes[$m]}"; } | sha256sum | cut -c1-16)"
+done
+key=$( { echo "$cache_format"; for m in "${modules[@]}"; do echo "${mod_dir[$m]}"; done; grep -h 'lambda-layer-kubectl' "$root/package.json"; } | sha256sum | cut -c1-16)
 bin="$cache_root/$key/bin"
 
 if [ "${1:-}" = "--print-dir" ]; then echo "$bin"; exit 0; fi
 
-# Kubernetes release these binaries report; it must match tools/kube/go.mod.
-kube_version=v1.35.4
-programs=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy etcd kwok registry crane helm3 helm4)
+programs=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy etcd kwok registry crane cosign actionlint helm3 helm4)
 
-helm_only=false
+helm_only=false release_only=false
 [ "${1:-}" = "--helm-only" ] && helm_only=true
+if [ "${1:-}" = "--release" ]; then
+  release_only=true
+  programs=(crane cosign helm3 helm4)
+  modules=(registry release)
+fi
 
-have_all() { for p in "${programs[@]}"; do [ -x "$bin/$p" ] || return 1; done; [ -d "$bin/../kwok-stages" ]; }
+have_all() { for p in "${programs[@]}"; do [ -x "$bin/$p" ] || return 1; done; $release_only || [ -d "$bin/../kwok-stages" ]; }
 if have_all; then echo "tools: cached in $bin"; echo "$bin"; exit 0; fi
 mkdir -p "$bin"
 start=$SECONDS
@@ -49,43 +105,41 @@ if $helm_only; then echo "$bin"; exit 0; fi
 
 command -v go >/dev/null || { echo "tools: Go is required to build the test control plane (see README, Prerequisites)" >&2; exit 1; }
 export CGO_ENABLED=0 GOFLAGS=-trimpath
-build() { # build <module dir> <package> <output name> [ldflags]
-  [ -x "$bin/$3" ] && { step "$3 already built"; return; }
-  step "building $3 from $2 (first build on 2 cores takes many minutes)"
-  (cd "$root/tools/$1" && go build -ldflags "-s -w ${4:-}" -o "$bin/$3.tmp" "$2")
-  mv "$bin/$3.tmp" "$bin/$3"
-}
-
-# Stamp the version the way upstream release builds do, so /version and Helm's kubeVersion
-# checks see v1.35.4 rather than v0.0.0-master.
-minor=${kube_version#v1.}; minor=${minor%%.*}
-kube_ldflags=""
-for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-  kube_ldflags+=" -X $pkg.gitVersion=$kube_version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
-  kube_ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
+# link <target, relative to the link> <link>: a relative symlink, so the cache can move; replaced atomically.
+link() { ln -sfn "$1" "$2.tmp" && mv -T "$2.tmp" "$2"; }
+for m in "${modules[@]}"; do
+  out="$cache_root/modules/${mod_dir[$m]}/bin"
+  mkdir -p "$out"
+  while read -r name pkg ldflags; do
+    if [ -x "$out/$name" ]; then
+      step "$name already built (tools/$m)"
+    else
+      step "building $name from $pkg (tools/$m; the first build on 2 cores takes many minutes)"
+      (cd "$root/tools/$m" && go build -ldflags "-s -w $ldflags" -o "$out/$name.tmp" "$pkg")
+      mv "$out/$name.tmp" "$out/$name"
+    fi
+    link "../../modules/${mod_dir[$m]}/bin/$name" "$bin/$name"
+  done <<< "${recipes[$m]}"
 done
 
-build etcd go.etcd.io/etcd/server/v3 etcd
-build registry github.com/google/go-containerregistry/cmd/registry registry
-build registry github.com/google/go-containerregistry/cmd/crane crane
-build kube k8s.io/kubernetes/cmd/kube-apiserver kube-apiserver "$kube_ldflags"
-build kube k8s.io/kubernetes/cmd/kube-controller-manager kube-controller-manager "$kube_ldflags"
-build kube k8s.io/kubernetes/cmd/kube-scheduler kube-scheduler "$kube_ldflags"
-build kube k8s.io/kubernetes/cmd/kubelet kubelet "$kube_ldflags"
-build kube k8s.io/kubernetes/cmd/kube-proxy kube-proxy "$kube_ldflags"
-build kwok sigs.k8s.io/kwok/cmd/kwok kwok
+if $release_only; then
+  have_all || { echo "tools: build finished but a release program is missing in $bin" >&2; exit 1; }
+  step "release tools ready"; echo "$bin"; exit 0
+fi
 
 # kwok embeds no stages; take the ready-made ones from the pinned module.
-if [ ! -d "$bin/../kwok-stages" ]; then
+stages="$cache_root/modules/${mod_dir[kwok]}/kwok-stages"
+if [ ! -d "$stages" ]; then
   kwok_dir=$(cd "$root/tools/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
-  mkdir -p "$bin/../kwok-stages.tmp"
+  rm -rf "$stages.tmp" && mkdir -p "$stages.tmp"
   for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
            pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
-    cp "$kwok_dir/kustomize/stage/$f" "$bin/../kwok-stages.tmp/"
+    cp "$kwok_dir/kustomize/stage/$f" "$stages.tmp/"
   done
-  chmod -R u+w "$bin/../kwok-stages.tmp"
-  mv "$bin/../kwok-stages.tmp" "$bin/../kwok-stages"
+  chmod -R u+w "$stages.tmp"
+  mv "$stages.tmp" "$stages"
 fi
+link "../modules/${mod_dir[kwok]}/kwok-stages" "$bin/../kwok-stages"
 
 have_all || { echo "tools: build finished but a program is missing in $bin" >&2; exit 1; }
 step "all tools ready"

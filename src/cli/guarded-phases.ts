@@ -258,10 +258,13 @@ export interface LifecycleArgs {
   readonly resumeFrom?: string;
   readonly dryRun: boolean;
   readonly values: Record<string, string>;
+  /** Every switch given, including the command's own (`extraSwitches`). */
+  readonly switches: ReadonlySet<string>;
 }
 
-export function parseLifecycleArgs(command: string, args: readonly string[], usage: string, required: readonly string[]): LifecycleArgs {
-  const flags = parseFlags(command, args, lifecycleFlags, usage);
+/** Parses the shared flags plus `extraSwitches`, the switches only this command knows (e.g. upgrade's `allow-skip`). */
+export function parseLifecycleArgs(command: string, args: readonly string[], usage: string, required: readonly string[], extraSwitches: readonly string[] = []): LifecycleArgs {
+  const flags = parseFlags(command, args, { ...lifecycleFlags, switches: [...lifecycleFlags.switches, ...extraSwitches] }, usage);
   if (flags.positional.length > 0) throw new UsageError(`${command}: unexpected argument "${flags.positional[0]}"\n${usage}`);
   for (const name of required) if (!flags.values[name]) throw new UsageError(`${command}: --${name} is required\n${usage}`);
   for (const file of flags.lists.values ?? []) if (!fs.existsSync(file)) throw new UsageError(`${command}: values file ${file} does not exist`);
@@ -275,6 +278,7 @@ export function parseLifecycleArgs(command: string, args: readonly string[], usa
     resumeFrom: flags.values['resume-from'],
     dryRun: flags.switches.has('dry-run'),
     values: flags.values,
+    switches: flags.switches,
   };
 }
 

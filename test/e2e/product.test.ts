@@ -30,9 +30,9 @@ const uninstalling: { from: number; to: number }[] = [];
 let helm4InstallStarted = 0;
 const GROUP = 'llm.nebari.dev/v1alpha1';
 
-/** The values a user must set: the base domain, and where the image is mirrored. */
+/** The value a user must set: the base domain. The published chart pins the operator image by digest. */
 function userValues(): string[] {
-  return ['--set', 'platform.baseDomain=example.test', '--set', `operator.image.repository=${state.images.operator.repository}`];
+  return ['--set', 'platform.baseDomain=example.test'];
 }
 
 /** The stand-ins the suite built, through the chart's provider image values. */
@@ -76,7 +76,8 @@ test('helm 3 installs from the registry into a new namespace and the webhooks an
   figures.helm3InstallToReady = seconds(started);
   const pod = await operatorPod();
   expect(pod.spec.serviceAccountName).toBe(OPERATOR_SA);
-  expect(pod.spec.containers[0].image).toBe(`${state.images.operator.repository}:${state.version}`);
+  // The released chart runs the signed image by digest.
+  expect(pod.spec.containers[0].image).toBe(`${state.images.operator.repository}@${state.images.operator.digest}`);
   // A model outside the operator namespace is refused by our webhook, reached through its Service.
   const denied = await admin().create({ ...passthrough('misplaced'), metadata: { name: 'misplaced', namespace: 'default' } }).then(() => '', (e: Error) => e.message);
   expect(denied).toMatch(/is not the operator namespace/);

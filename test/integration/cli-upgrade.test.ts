@@ -8,6 +8,11 @@
 // What each test proves:
 // - unpublished: a version missing from the registry is refused (exit 3) before anything changes
 //   (same release revision, no guard, CRDs untouched).
+// - N→N+1: 0.2.0 -> 0.4.0 (a published chart skipping 0.3) is refused in the check phase (exit 3),
+//   naming the 0.3 line, before anything changes (same release revision, CRDs and webhook
+//   configurations untouched, no guard); with --allow-skip the check only warns and the run goes
+//   on to the next phase (stopped there by a CRD change crds-check refuses, so still nothing
+//   changes); a downgrade to 0.1.0 is refused pointing to nls rollback --to.
 // - upgrade: 0.2.0 -> 0.2.1-test with 200 models and agents; a rollout that cannot complete
 //   (every node cordoned) fails phase two; then the guard is in place, AgentDeployment writes are
 //   denied, LLMModel/PassthroughModel writes work, verify fails on the guard; `--resume-from
@@ -88,6 +93,23 @@ async function snapshot(): Promise<Snapshot> {
 
 async function guardExists(): Promise<boolean> {
   return !!(await rest.get({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: GUARD } }));
+}
+
+/** resourceVersions of the CRDs and the release's webhook configurations, and whether the guard exists. */
+async function clusterObjects(): Promise<Record<string, string | boolean>> {
+  const refs = [
+    ...['agentdeployments', 'llmmodels', 'passthroughmodels'].map((p) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `${p}.llm.nebari.dev` } })),
+    { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: `${RELEASE}-validating` } },
+    { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: `${RELEASE}-mutating` } },
+  ];
+  const out: Record<string, string | boolean> = {};
+  for (const ref of refs) {
+    const o = await rest.get(ref);
+    if (!o) throw new Error(`${ref.kind} ${ref.metadata.name} is missing`);
+    out[`${ref.kind}/${ref.metadata.name}`] = (o.metadata as { resourceVersion: string }).resourceVersion;
+  }
+  out.guard = await guardExists();
+  return out;
 }
 
 async function setNodesSchedulable(schedulable: boolean): Promise<void> {
@@ -207,6 +229,57 @@ describe('nls lifecycle commands', () => {
     expect(await guardExists()).toBe(false);
     const after = await rest.get({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'llmmodels.llm.nebari.dev' } });
     expect(after?.metadata).toMatchObject({ resourceVersion: (crd?.metadata as { resourceVersion: string }).resourceVersion });
+  });
+
+  test('a target that skips a minor release line, or is older, is refused before anything changes; --allow-skip passes the check', async () => {
+    // The installed 0.2.0 chart, published again as 0.4.0: it skips the 0.3 line. Its PassthroughModel
+    // CRD renames the stored version v1alpha1, so that crds-check refuses the run that --allow-skip
+    // lets through the check phase, and nothing changes in this test either.
+    const SKIP = '0.4.0';
+    const dir = path.join(tmp, 'charts', SKIP, CHART);
+    fs.cpSync(path.join(tmp, 'charts', OLD, CHART), dir, { recursive: true });
+    const chartYaml = parseDocument(fs.readFileSync(path.join(dir, 'Chart.yaml'), 'utf8'));
+    chartYaml.set('version', SKIP);
+    chartYaml.set('appVersion', SKIP);
+    fs.writeFileSync(path.join(dir, 'Chart.yaml'), chartYaml.toString());
+    const crdFile = path.join(dir, 'crds', 'llm.nebari.dev_passthroughmodels.yaml');
+    const crd = parseDocument(fs.readFileSync(crdFile, 'utf8'));
+    crd.setIn(['spec', 'versions', 0, 'name'], 'v1beta1');
+    fs.writeFileSync(crdFile, crd.toString());
+    await helmOk(['package', dir, '--destination', tmp]);
+    await helmOk(['push', path.join(tmp, `${CHART}-${SKIP}.tgz`), repo, '--plain-http']);
+
+    const history0 = await history();
+    expect(history0.at(-1)).toMatchObject({ chart: `${CHART}-${OLD}`, status: 'deployed' });
+    const objects0 = await clusterObjects();
+    expect(objects0.guard).toBe(false);
+
+    const refused = await cli(runUpgrade, [...common(), '--version', SKIP]);
+    expect(refused.code).toBe(3);
+    expect(refused.output).toContain('!!! check refused after');
+    expect(refused.output).toContain(
+      'upgrading 0.2.0 → 0.4.0 skips 0.3: upgrades are supported one minor release at a time (RELEASES.md); ' +
+        'upgrade to the newest 0.3.x first, then to 0.4.0, or pass --allow-skip if the release notes of 0.4.0 allow this skip',
+    );
+    expect(refused.output).toContain('Nothing was changed.');
+    expect(refused.output).not.toContain('crds-check:');
+    expect(await history()).toEqual(history0);
+    expect(await clusterObjects()).toEqual(objects0);
+
+    const older = await cli(runUpgrade, [...common(), '--version', '0.1.0', '--allow-skip']);
+    expect(older.code).toBe(3);
+    expect(older.output).toContain('the target 0.1.0 is older than the installed 0.2.0: nls upgrade does not downgrade; roll back with nls rollback --to 0.1.0');
+    expect(older.output).toContain('Nothing was changed.');
+
+    const allowed = await cli(runUpgrade, [...common(), '--version', SKIP, '--allow-skip']);
+    expect(allowed.code).toBe(3);
+    expect(allowed.output).toMatch(/warning: upgrading 0\.2\.0 → 0\.4\.0 skips 0\.3, .*--allow-skip/);
+    expect(allowed.output).toMatch(/chart nebari-llm-serving 0\.4\.0 is published[\s\S]*done in[\s\S]*==> \[2\/7\] crds-check/);
+    expect(allowed.output).toContain('!!! crds-check refused');
+    expect(allowed.output).toContain('passthroughmodels.llm.nebari.dev: version v1alpha1 is listed in status.storedVersions but the new CRD drops it');
+    expect(allowed.output).toContain('Nothing was changed.');
+    expect(await history()).toEqual(history0);
+    expect(await clusterObjects()).toEqual(objects0);
   });
 
   test('upgrade: a rollout that cannot complete fails phase two, the guard holds, and --resume-from controller completes', async () => {

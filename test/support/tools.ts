@@ -19,6 +19,9 @@ export interface ToolPaths {
   readonly kwokStagesDir: string;
   readonly registry: string;
   readonly crane: string;
+  /** The release tools: cosign signs and verifies the image and chart; actionlint checks the workflows. */
+  readonly cosign: string;
+  readonly actionlint: string;
   /** Static programs from Debian packages, for the end-to-end suite's own images. */
   readonly catatonit: string;
   readonly busybox: string;
@@ -45,6 +48,8 @@ export function toolPaths(): ToolPaths {
     kwokStagesDir: path.join(binDir, '..', 'kwok-stages'),
     registry: path.join(binDir, 'registry'),
     crane: path.join(binDir, 'crane'),
+    cosign: path.join(binDir, 'cosign'),
+    actionlint: path.join(binDir, 'actionlint'),
     catatonit: path.join(binDir, 'catatonit'),
     busybox: path.join(binDir, 'busybox'),
     helm3: path.join(binDir, 'helm3'),

@@ -13,6 +13,8 @@ import { SharedState, stateVariable } from '../../support/state';
 import { repoRoot, toolPaths } from '../../support/tools';
 import { execFileSync } from 'child_process';
 import { pushImages } from './images';
+import { signArtifact, verifySignature } from '../../../scripts/release/cosign';
+import { CHART_NAME, packageChart, pushChart, releaseRefs } from '../../../scripts/release/publish';
 import { E2eState, e2eStateVariable, nextVersion } from './state';
 
 declare global {
@@ -45,25 +47,36 @@ export default async function globalSetup(): Promise<void> {
     kc,
   );
 
-  // This version's chart as committed, and the same chart as the next version (its default image
-  // tag follows appVersion, so upgrading rolls the operator pods for real).
+  // This version's chart and the same chart as the next version, published the way
+  // `npm run release` publishes (scripts/release/publish.ts: the operator image pinned by digest
+  // in the packaged values), signed with a throw-away cosign key pair and verified before use.
   const helmHome = path.join(dir, 'helm');
-  const chartRepo = `oci://${registry.address}/charts`;
+  process.env.HELM_REGISTRY_CONFIG = path.join(helmHome, 'registry.json');
+  process.env.HELM_CACHE_HOME = path.join(helmHome, 'cache');
+  process.env.HELM_CONFIG_HOME = path.join(helmHome, 'config');
+  process.env.COSIGN_PASSWORD = 'e2e';
+  const refs = releaseRefs(`oci://${registry.address}/nebari`, true);
+  const releaseTools = { crane: tools.crane, cosign: tools.cosign, helm3: tools.helm3, helm4: tools.helm4 };
+  const key = path.join(dir, 'cosign');
+  execFileSync(tools.cosign, ['generate-key-pair', '--output-key-prefix', key], { stdio: 'pipe' });
   const root = path.join(dir, 'chart-root');
-  fs.cpSync(path.join(repoRoot, 'charts'), path.join(root, 'charts'), { recursive: true });
-  const push = (tgz: string) => execFileSync(tools.helm3, ['push', tgz, chartRepo, '--plain-http'], { env: { ...process.env, HELM_REGISTRY_CONFIG: path.join(helmHome, 'registry.json'), HELM_CACHE_HOME: path.join(helmHome, 'cache'), HELM_CONFIG_HOME: path.join(helmHome, 'config') }, stdio: 'pipe' });
-  const pkg = () => {
-    const dist = fs.mkdtempSync(path.join(dir, 'dist-'));
-    execFileSync(tools.helm3, ['package', path.join(root, 'charts', 'nebari-llm-serving'), '--destination', dist], { stdio: 'pipe' });
-    return path.join(dist, fs.readdirSync(dist)[0]);
+  fs.cpSync(path.join(repoRoot, 'charts', CHART_NAME), path.join(root, CHART_NAME), { recursive: true });
+  const publish = (v: string) => {
+    const tgz = packageChart(releaseTools, path.join(root, CHART_NAME), refs, images.operator.digest, fs.mkdtempSync(path.join(dir, 'dist-')));
+    const digest = pushChart(releaseTools, refs, tgz, v);
+    signArtifact(releaseTools, refs, `${refs.chartArtifact}@${digest}`, { key: `${key}.key` });
+    verifySignature(releaseTools, refs, `${refs.chartArtifact}@${digest}`, { key: `${key}.pub` });
   };
-  push(pkg());
-  const chartYaml = path.join(root, 'charts', 'nebari-llm-serving', 'Chart.yaml');
+  signArtifact(releaseTools, refs, `${refs.imageRepository}@${images.operator.digest}`, { key: `${key}.key` });
+  verifySignature(releaseTools, refs, `${refs.imageRepository}@${images.operator.digest}`, { key: `${key}.pub` });
+  publish(version);
+  const chartYaml = path.join(root, CHART_NAME, 'Chart.yaml');
   const chart = parseDocument(fs.readFileSync(chartYaml, 'utf8'));
   chart.set('version', next);
   chart.set('appVersion', next);
   fs.writeFileSync(chartYaml, chart.toString());
-  push(pkg());
+  publish(next);
+  const chartRepo = refs.chartRepository;
 
   const shared: SharedState = {
     kubeconfigPath: plane.kubeconfigPath,

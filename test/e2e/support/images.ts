@@ -53,7 +53,7 @@ export function pushImages(registry: string, version: string): E2eImages {
   const tools = toolPaths();
   try {
     const repository = `${registry}/nebari/nebari-llm-serving`;
-    crane(['push', '--index', operatorImageLayout(), `${repository}:${version}`]);
+    crane(['push', operatorImageLayout(), `${repository}:${version}`]);
     const digest = crane(['digest', `${repository}:${version}`]);
 
     const pause = `${registry}/e2e/pause:3.10.1`;
