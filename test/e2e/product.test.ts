@@ -233,7 +233,9 @@ test('nls upgrade to the next version rolls real pods through every phase, and n
   if (upgraded.code !== 0) throw new Error(`nls upgrade failed (${upgraded.code}):\n${upgraded.output}\n${await podLogs(OPERATOR_SELECTOR)}`);
   for (const phase of ['guard', 'controller', 'activate', 'unguard']) expect(upgraded.output.toLowerCase()).toContain(phase);
   const running = await waitForReadyPods(OPERATOR_SELECTOR, 2);
-  expect(running.every((p) => p.spec.containers[0].image.endsWith(`:${state.next}`))).toBe(true);
+  // Both published charts pin the same signed image by digest; the pods are the next version's.
+  const version = (p: { metadata: { labels?: Record<string, string> } }) => p.metadata.labels?.['app.kubernetes.io/version'];
+  expect(running.map((p) => [version(p), p.spec.containers[0].image])).toEqual(running.map(() => [state.next, `${state.images.operator.repository}@${state.images.operator.digest}`]));
   await waitFor('every model Ready after the upgrade', allReady, { timeoutMs: 240000, intervalMs: 1000 });
   const verify = await nls(['verify']);
   if (verify.code !== 0) throw new Error(`nls verify after upgrade failed:\n${verify.output}`);
@@ -242,7 +244,7 @@ test('nls upgrade to the next version rolls real pods through every phase, and n
   if (rolledBack.code !== 0) throw new Error(`nls rollback failed (${rolledBack.code}):\n${rolledBack.output}\n${await podLogs(OPERATOR_SELECTOR)}`);
   await waitFor('operator pods back on the old version', async () => {
     const ready = (await pods(OPERATOR_SELECTOR)).filter(isPodReady);
-    return ready.length === 2 && ready.every((p) => p.spec.containers[0].image.endsWith(`:${state.version}`));
+    return ready.length === 2 && ready.every((p) => version(p) === state.version);
   }, { timeoutMs: 240000, intervalMs: 1000 });
   await waitFor('every model Ready after the rollback', allReady, { timeoutMs: 240000, intervalMs: 1000 });
   const after = await inventory();
