@@ -55,6 +55,13 @@ export function clusterRules(ctx: RenderContext) {
     // The AI Gateway controller generates HTTPRoutes; the operator only waits for them to go.
     { apiGroups: ['gateway.networking.k8s.io'], resources: ['httproutes'], verbs: ['get'] },
     { apiGroups: ['inference.networking.k8s.io'], resources: ['inferencepools'], verbs: APPLY },
+    // The LLMModel providers' own kinds, at whichever version is served (src/translate/providers).
+    { apiGroups: ['kaito.sh'], resources: ['workspaces'], verbs: APPLY },
+    { apiGroups: ['nvidia.com'], resources: ['dynamographdeployments'], verbs: APPLY },
+    { apiGroups: ['ray.io'], resources: ['rayservices'], verbs: APPLY },
+    { apiGroups: ['llm-d.ai'], resources: ['inferenceobjectives'], verbs: APPLY },
+    // llm-d's scheduler reads InferenceModelRewrites; its Role may only grant what the operator holds.
+    { apiGroups: ['llm-d.ai'], resources: ['inferencemodelrewrites'], verbs: READ },
     // Detects missing gateway/provider CRDs so models degrade with a condition instead of failing.
     { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: READ },
     { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },

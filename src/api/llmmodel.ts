@@ -359,6 +359,7 @@ export type LLMModelSpec = Static<typeof LLMModelSpecSchema>;
 export const LLMModelProviderStatusSchema = Type.Object(
   {
     name: Type.Optional(StringEnum(LLM_PROVIDERS, { description: 'name of the provider serving the model.' })),
+    apiVersion: Type.Optional(Type.String({ description: 'apiVersion of the object the provider runs, as detected from the versions the API server serves, for example kaito.sh/v1beta1.' })),
     resourceKind: Type.Optional(Type.String({ description: 'resourceKind is the kind of the object the provider runs, for example Deployment or Workspace.' })),
     resourceName: Type.Optional(Type.String({ description: 'resourceName is the name of that object in the model namespace.' })),
   },

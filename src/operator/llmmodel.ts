@@ -1,12 +1,13 @@
 // LLMModel reconciler: fetch → (finalize on delete) → finalizer + API-key objects → the
-// provider's objects (direct vLLM today: PVC, Deployment, Service, endpoint picker) → the gateway
+// provider's objects (at the version detected as served; src/translate/providers) → the gateway
 // objects (InferencePool, routes, auth policies) → phase from the workload's pods → status.
 import { controllerOwnerKey } from './runtime/object-key';
 import { API_GROUP_VERSION } from '../api/common';
 import { LLMMODEL_KIND, LLMModel, llmModelProviderName } from '../api/llmmodel';
-import { ObservedWorkload, ProviderContext, llmProvider } from '../translate/providers';
+import { ObservedWorkload, ProviderContext, ServedVersions, llmProvider } from '../translate/providers';
+import { ProviderVersions, describeMissing } from './provider-versions';
 import { apiKeySecretWatch } from './keys';
-import { describeErrors, unservedKinds } from './gateway-sync';
+import { deleteIfControlled, describeErrors, unservedKinds } from './gateway-sync';
 import { finalizeModel, generatedObjectWatches, publishModel } from './model-gateway';
 import { ReconcileDeps, recordTransitions, reportNotConfigured, requeue, writeStatus } from './reconcile-context';
 import { applyObject } from './runtime/apply';
@@ -20,7 +21,12 @@ type LLMModelObject = LLMModel & KubeObject;
 
 export interface LLMModelDeps extends ReconcileDeps {
   providers?: ProviderContext;
+  /** Detects the served version of each provider kind (one instance shared by every reconcile). */
+  providerVersions?: ProviderVersions;
 }
+
+/** How long a provider object may keep its finalizers after deletion before the model says so. */
+const PROVIDER_FINALIZER_GRACE_MS = 120_000;
 
 interface PodObject extends KubeObject {
   status?: {
@@ -61,7 +67,10 @@ export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileReques
 
   if (isBeingDeleted(model)) {
     if (!hasFinalizer(model)) return {};
-    // Provider objects carry owner references: garbage collection removes them.
+    // The provider's own resource goes first and is waited for (its operator may run cleanup
+    // behind a finalizer); the rest carries owner references and goes with garbage collection.
+    const providerWait = await finalizeProviderResource(d, model);
+    if (providerWait) return { requeueAfterMs: providerWait };
     const wait = await finalizeModel(d, model);
     return wait ? { requeueAfterMs: wait } : {};
   }
@@ -70,23 +79,24 @@ export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileReques
 
   const providerName = llmModelProviderName(model.spec);
   const provider = llmProvider(providerName);
-  if (!provider) {
-    const message = `spec.provider.name: the ${providerName} provider is not implemented in this operator version yet; use vllm`;
-    const changed = await writeStatus(deps.client, model, {
-      phase: 'Error',
-      conditions: [{ type: 'ProviderReady', status: false, reason: 'ProviderNotImplemented', message }],
-      extra: { provider: { name: providerName } },
-    });
-    await recordTransitions(deps.events, model, changed);
-    return {};
-  }
 
-  const translation = provider.translate(model, deps.providers ?? {});
-  const providerStatus = { name: providerName, resourceKind: translation.workload.kind, resourceName: translation.workload.name };
+  // Which version of the provider's own kinds to write: detected from what is served now.
+  const detection = provider.resources?.length ? await providerVersions(deps).detect(provider.resources) : undefined;
+  const served: ServedVersions | undefined = detection?.served;
+  const translation = provider.translate(model, deps.providers ?? {}, served);
+  const providerStatus = {
+    name: providerName,
+    ...(detection && !served ? {} : { apiVersion: translation.workload.apiVersion }),
+    resourceKind: translation.workload.kind,
+    resourceName: translation.workload.name,
+  };
   const conditions: ConditionInput[] = [];
   let requeueAfterMs: number | undefined;
   let providerOk = false;
-  if (translation.errors.length > 0) {
+  if (detection && !served) {
+    conditions.push({ type: 'ProviderReady', status: false, reason: 'ProviderCRDUnavailable', message: describeMissing(detection.missing) });
+    requeueAfterMs = requeue.crdMissing;
+  } else if (translation.errors.length > 0) {
     conditions.push({ type: 'ProviderReady', status: false, reason: 'BuildFailed', message: describeErrors(translation.errors) });
   } else {
     const missing = await unservedKinds(deps.client, translation.objects);
@@ -136,8 +146,42 @@ export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileReques
   });
   await recordTransitions(deps.events, model, changed);
 
-  const delays = [requeueAfterMs, published.requeueAfterMs, phase !== 'Ready' && servingPhase ? requeue.podsProgressing : undefined].filter((n): n is number => n !== undefined);
+  // A provider's own resource is not watched (its kind and version are only known at run time):
+  // its status is polled, quickly while the model is not Ready, slowly once it is.
+  const polling = served ? (phase === 'Ready' ? requeue.providerStatus : requeue.podsProgressing) : undefined;
+  const delays = [requeueAfterMs, published.requeueAfterMs, phase !== 'Ready' && servingPhase ? requeue.podsProgressing : undefined, polling].filter((n): n is number => n !== undefined);
   return delays.length ? { requeueAfterMs: Math.min(...delays) } : {};
+}
+
+function providerVersions(deps: LLMModelDeps): ProviderVersions {
+  deps.providerVersions ??= new ProviderVersions(deps.client);
+  return deps.providerVersions;
+}
+
+/**
+ * Deletes the provider's own resource (KAITO Workspace, RayService, ...) and waits until it is
+ * gone. A resource whose finalizers do not clear within the grace period is reported on the model
+ * (the provider's operator must run to finish its cleanup) instead of waiting silently.
+ */
+async function finalizeProviderResource(deps: LLMModelDeps, model: LLMModelObject): Promise<number | undefined> {
+  const provider = llmProvider(llmModelProviderName(model.spec));
+  if (!provider.resources?.length) return undefined;
+  const detection = await providerVersions(deps).detect(provider.resources);
+  if (!detection.served) return undefined; // the kind is not served: nothing of it can exist
+  const { workload } = provider.translate(model, deps.providers ?? {}, detection.served);
+  const ref = { apiVersion: workload.apiVersion, kind: workload.kind, name: workload.name, namespace: model.metadata.namespace ?? '' };
+  if (!(await deleteIfControlled(deps.client, ref, model.metadata.uid))) return undefined; // not ours
+  const existing = await deps.client.get(objectRef(ref.apiVersion, ref.kind, ref.name, ref.namespace));
+  if (!existing) return undefined;
+  const since = Date.parse(existing.metadata.deletionTimestamp ?? '') || Date.now();
+  const finalizers = existing.metadata.finalizers ?? [];
+  if (Date.now() - since >= PROVIDER_FINALIZER_GRACE_MS && finalizers.length > 0) {
+    const message = `${ref.kind} ${ref.name} has been deleting for ${Math.round((Date.now() - since) / 1000)} s; its finalizers ${finalizers.join(', ')} have not cleared: the ${provider.name} operator must be running to finish its cleanup (or remove the finalizers by hand once its resources are gone)`;
+    const changed = await writeStatus(deps.client, model, { phase: 'Error', conditions: [{ type: 'ProviderReady', status: false, reason: 'ProviderFinalizerPending', message }] });
+    await recordTransitions(deps.events, model, changed);
+    deps.log.warn('provider resource stuck in deletion', { resource: `${ref.kind}/${ref.name}`, finalizers });
+  }
+  return requeue.deletionWait * 5;
 }
 
 export function llmModelController(deps: LLMModelDeps, secretNamespace: string): ControllerOptions {

@@ -1,17 +1,24 @@
-// The LLMModel providers this build supports. Adding KAITO, Dynamo, KubeRay or llm-d means
-// writing one file implementing LLMProvider and listing it here.
+// The LLMModel providers: one file per provider implementing LLMProvider, listed here.
 import type { LLMProviderName } from '../../api/llmmodel';
+import { dynamoProvider } from './dynamo';
+import { kaitoProvider } from './kaito';
+import { kuberayProvider } from './kuberay';
+import { llmdProvider } from './llmd';
 import type { LLMProvider } from './provider';
 import { vllmProvider } from './vllm';
 
 export * from './provider';
 export { vllmProvider, translateVLLM, vllmObjectNames } from './vllm';
 
-export const providers: Partial<Record<LLMProviderName, LLMProvider>> = {
+export const providers: Readonly<Record<LLMProviderName, LLMProvider>> = {
   vllm: vllmProvider,
+  kaito: kaitoProvider,
+  dynamo: dynamoProvider,
+  kuberay: kuberayProvider,
+  llmd: llmdProvider,
 };
 
-/** The provider for `name`, or undefined when this build does not implement it yet. */
-export function llmProvider(name: LLMProviderName): LLMProvider | undefined {
+/** The provider serving models whose `spec.provider.name` is `name`. */
+export function llmProvider(name: LLMProviderName): LLMProvider {
   return providers[name];
 }

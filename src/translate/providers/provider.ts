@@ -71,9 +71,31 @@ export interface ProviderPhase {
   readonly message: string;
 }
 
+/**
+ * A custom resource kind of a provider's own operator. Which of its versions the API server serves
+ * is detected at run time (discovery): the operator writes the first of `versions` that is served.
+ */
+export interface ProviderResource {
+  readonly group: string;
+  readonly kind: string;
+  /** Versions this build can write, most preferred (newest) first. */
+  readonly versions: readonly string[];
+  /** What to install when the API server serves none of them (ProviderCRDUnavailable message). */
+  readonly installHint: string;
+}
+
+/** For each provider resource kind, the `group/version` detection chose. */
+export type ServedVersions = Readonly<Record<string, string>>;
+
 export interface LLMProvider {
   readonly name: LLMProviderName;
-  translate(model: LLMModel, context: ProviderContext): ProviderTranslation;
+  /** The provider's custom resources, detected at run time; none for the direct vLLM provider. */
+  readonly resources?: readonly ProviderResource[];
+  /**
+   * Pure translation. `served` holds, for each kind in `resources`, the `group/version` to write
+   * (always set for every listed kind when the operator calls it).
+   */
+  translate(model: LLMModel, context: ProviderContext, served?: ServedVersions): ProviderTranslation;
   phase(model: LLMModel, observed: ObservedWorkload): ProviderPhase;
 }
 

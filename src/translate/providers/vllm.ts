@@ -4,16 +4,16 @@
 import { LLMMODEL_DEFAULTS } from '../../api/llmmodel';
 import type { LLMModel } from '../../api/llmmodel';
 import { translationError, TranslationError } from '../gateway/errors';
-import { modelOwnerReferences } from '../gateway/labels';
-import { defaultServingPodSelector, SERVING_POD_MODEL_LABEL, SERVING_POD_ROLE_LABEL } from '../gateway/llmmodel';
-import { boundedName, gatewayObjectNames } from '../gateway/names';
+import { defaultServingPodSelector } from '../gateway/llmmodel';
+import { boundedName } from '../gateway/names';
 import { LLMProvider, Manifest, ProviderContext, ProviderTranslation, phaseFromPods } from './provider';
+import { EPP_GRPC_PORT, modelCacheClaim, endpointPickerNames, endpointPickerObjects, gpuResourceName, providerLabels, providerMetadata } from './serving-objects';
+
+export { EPP_GRPC_PORT, DEFAULT_EPP_IMAGE, gpuResourceName } from './serving-objects';
 
 export const VLLM_PORT = 8000;
-export const EPP_GRPC_PORT = 9002;
 export const DEFAULT_VLLM_IMAGE = 'vllm/vllm-openai:v0.11.0';
 export const DEFAULT_DOWNLOADER_IMAGE = 'python:3.12-slim';
-export const DEFAULT_EPP_IMAGE = 'registry.k8s.io/gateway-api-inference-extension/epp:v1.0.2';
 export const MODEL_MOUNT = '/models';
 const DEFAULT_COMMAND = ['python3', '-m', 'vllm.entrypoints.openai.api_server'];
 
@@ -23,30 +23,8 @@ export function vllmObjectNames(modelName: string) {
     deployment: boundedName(modelName, 'vllm'),
     service: boundedName(modelName, 'vllm'),
     pvc: boundedName(modelName, 'model-cache'),
-    epp: gatewayObjectNames(modelName).endpointPicker,
-    eppServiceAccount: boundedName(modelName, 'epp'),
+    ...endpointPickerNames(modelName),
   };
-}
-
-function labels(model: LLMModel, role: string): Record<string, string> {
-  return {
-    'app.kubernetes.io/component': role,
-    'app.kubernetes.io/managed-by': 'nebari-llm-serving',
-    'app.kubernetes.io/name': 'nebari-llm-serving',
-    [SERVING_POD_MODEL_LABEL]: gatewayObjectNames(model.metadata.name ?? '').modelLabel,
-    [SERVING_POD_ROLE_LABEL]: role,
-  };
-}
-
-function metadata(model: LLMModel, name: string, role: string) {
-  const owners = modelOwnerReferences(model);
-  return { name, namespace: model.metadata.namespace ?? '', labels: labels(model, role), ...(owners ? { ownerReferences: owners } : {}) };
-}
-
-/** GPU resource name from spec.resources.gpu.type: `nvidia` → `nvidia.com/gpu`; a full name is kept. */
-export function gpuResourceName(type: string | undefined): string {
-  const t = type ?? LLMMODEL_DEFAULTS.gpuType;
-  return t.includes('/') ? t : `${t}.com/gpu`;
 }
 
 /** vLLM arguments: model path, served name, port, parallelism, then the user's args. */
@@ -96,17 +74,7 @@ export function translateVLLM(model: LLMModel, context: ProviderContext): Provid
   const objects: Manifest[] = [];
 
   if (storageType === 'pvc' && spec.model.source === 'huggingface') {
-    const storageClassName = spec.model.storage?.storageClassName ?? context.storageClassName;
-    objects.push({
-      apiVersion: 'v1',
-      kind: 'PersistentVolumeClaim',
-      metadata: metadata(model, names.pvc, 'model-cache'),
-      spec: {
-        accessModes: ['ReadWriteOnce'],
-        resources: { requests: { storage: spec.model.storage?.size ?? context.defaultStorageSize ?? '100Gi' } },
-        ...(storageClassName ? { storageClassName } : {}),
-      },
-    });
+    objects.push(modelCacheClaim(model, context, names.pvc));
   }
 
   const modelVolume =
@@ -143,13 +111,13 @@ export function translateVLLM(model: LLMModel, context: ProviderContext): Provid
   objects.push({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: metadata(model, names.deployment, 'serving'),
+    metadata: providerMetadata(model, names.deployment, 'serving'),
     spec: {
       replicas,
       selector: { matchLabels: selector },
       strategy: { type: spec.serving?.updateStrategy ?? LLMMODEL_DEFAULTS.updateStrategy },
       template: {
-        metadata: { labels: labels(model, 'serving') },
+        metadata: { labels: providerLabels(model, 'serving') },
         spec: {
           initContainers: download,
           containers: [
@@ -180,67 +148,11 @@ export function translateVLLM(model: LLMModel, context: ProviderContext): Provid
   objects.push({
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: metadata(model, names.service, 'serving'),
+    metadata: providerMetadata(model, names.service, 'serving'),
     spec: { selector, ports: [{ name: 'http', port: VLLM_PORT, targetPort: VLLM_PORT, protocol: 'TCP' }] },
   });
   objects.push(...endpointPickerObjects(model, context));
   return { objects, workload, servingPool, errors: [] };
-}
-
-/** The EPP: ServiceAccount, Role to read pods and InferencePools, Deployment and gRPC Service. */
-function endpointPickerObjects(model: LLMModel, context: ProviderContext): Manifest[] {
-  const name = model.metadata.name ?? '';
-  const names = vllmObjectNames(name);
-  const eppLabels = labels(model, 'endpoint-picker');
-  const selector = { [SERVING_POD_MODEL_LABEL]: eppLabels[SERVING_POD_MODEL_LABEL], [SERVING_POD_ROLE_LABEL]: 'endpoint-picker' };
-  return [
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: metadata(model, names.eppServiceAccount, 'endpoint-picker') },
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: metadata(model, names.eppServiceAccount, 'endpoint-picker'),
-      rules: [
-        { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
-        { apiGroups: ['inference.networking.k8s.io'], resources: ['inferencepools'], verbs: ['get', 'list', 'watch'] },
-      ],
-    },
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: metadata(model, names.eppServiceAccount, 'endpoint-picker'),
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: names.eppServiceAccount },
-      subjects: [{ kind: 'ServiceAccount', name: names.eppServiceAccount, namespace: model.metadata.namespace ?? '' }],
-    },
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: metadata(model, names.epp, 'endpoint-picker'),
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: selector },
-        template: {
-          metadata: { labels: eppLabels },
-          spec: {
-            serviceAccountName: names.eppServiceAccount,
-            containers: [
-              {
-                name: 'epp',
-                image: context.eppImage ?? DEFAULT_EPP_IMAGE,
-                args: [`--pool-name=${gatewayObjectNames(name).inferencePool}`, `--pool-namespace=${model.metadata.namespace ?? ''}`, `--grpc-port=${EPP_GRPC_PORT}`],
-                ports: [{ name: 'grpc', containerPort: EPP_GRPC_PORT, protocol: 'TCP' }],
-              },
-            ],
-          },
-        },
-      },
-    },
-    {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: metadata(model, names.epp, 'endpoint-picker'),
-      spec: { selector, ports: [{ name: 'grpc', port: EPP_GRPC_PORT, targetPort: EPP_GRPC_PORT, protocol: 'TCP', appProtocol: 'http2' }] },
-    },
-  ];
 }
 
 export const vllmProvider: LLMProvider = {

@@ -1,5 +1,5 @@
-import type { LLMModel } from '../../../src/api/llmmodel';
-import { translateVLLM } from '../../../src/translate/providers/vllm';
+import { LLM_PROVIDERS, type LLMModel } from '../../../src/api/llmmodel';
+import { providers } from '../../../src/translate/providers';
 import { find, render } from './fixtures';
 
 describe('operator RBAC', () => {
@@ -17,14 +17,24 @@ describe('operator RBAC', () => {
     expect(rbacRule.verbs).not.toContain('bind');
   });
 
-  test('holds every right the vLLM endpoint picker Role grants (no escalation needed)', () => {
+  test('can apply every provider kind (KAITO, Dynamo, KubeRay, llm-d) at any version', () => {
+    for (const provider of Object.values(providers)) {
+      for (const r of provider.resources ?? []) {
+        const plural = `${r.kind.toLowerCase()}s`;
+        const rule = clusterRole.rules.find((x: { apiGroups: string[]; resources: string[] }) => x.apiGroups.includes(r.group) && x.resources.includes(plural));
+        expect({ kind: `${r.group}/${plural}`, verbs: rule?.verbs }).toEqual({ kind: `${r.group}/${plural}`, verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] });
+      }
+    }
+  });
+
+  test.each(LLM_PROVIDERS)('holds every right the %s endpoint picker Role grants (no escalation needed)', (name) => {
     const model = {
       apiVersion: 'llm.nebari.dev/v1alpha1',
       kind: 'LLMModel',
       metadata: { name: 'qwen', namespace: 'ns1' },
-      spec: { model: { name: 'Qwen/Qwen3-8B', source: 'huggingface' }, resources: { gpu: { count: 1, type: 'nvidia' } }, access: { public: true } },
+      spec: { model: { name: 'Qwen/Qwen3-8B', source: 'huggingface' }, resources: { gpu: { count: 1, type: 'nvidia' } }, ...(name === 'dynamo' ? { serving: { image: 'example/runtime:1' } } : {}), access: { public: true } },
     } as LLMModel;
-    const epp = translateVLLM(model, {}).objects.find((o) => o.kind === 'Role') as unknown as { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] };
+    const epp = providers[name].translate(model, {}, { Workspace: 'kaito.sh/v1beta1', DynamoGraphDeployment: 'nvidia.com/v1alpha1', RayService: 'ray.io/v1', InferenceObjective: 'llm-d.ai/v1alpha2' }).objects.find((o) => o.kind === 'Role') as unknown as { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] };
     const rules = [...clusterRole.rules, ...role.rules] as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
     for (const wanted of epp.rules) {
       for (const group of wanted.apiGroups) for (const resource of wanted.resources) for (const verb of wanted.verbs) {

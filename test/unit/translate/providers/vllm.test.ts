@@ -1,3 +1,4 @@
+import { LLM_PROVIDERS } from '../../../../src/api/llmmodel';
 import type { LLMModel } from '../../../../src/api/llmmodel';
 import { gpuResourceName, translateVLLM, vllmArgs, vllmObjectNames, vllmProvider } from '../../../../src/translate/providers/vllm';
 import { llmProvider, phaseFromPods } from '../../../../src/translate/providers';
@@ -20,9 +21,9 @@ const byKind = (objects: ReturnType<typeof translateVLLM>['objects'], kind: stri
   objects.find((o) => o.kind === kind && (!name || o.metadata.name === name)) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe('vLLM provider', () => {
-  it('is the provider registered for vllm; others are not implemented yet', () => {
+  it('is the provider registered for vllm, and every provider name has one', () => {
     expect(llmProvider('vllm')).toBe(vllmProvider);
-    expect(llmProvider('kaito')).toBeUndefined();
+    expect(LLM_PROVIDERS.map((name) => llmProvider(name).name)).toEqual([...LLM_PROVIDERS]);
   });
 
   it('creates PVC, Deployment, Service and the endpoint picker, owned by the model', () => {

@@ -1,0 +1,155 @@
+// Objects and labels every LLMModel provider shares: the labels and owner reference of what it
+// creates, the GPU resource name, and the endpoint picker (EPP) the model's InferencePool consults,
+// whichever workload serves the model.
+import { LLMMODEL_DEFAULTS } from '../../api/llmmodel';
+import type { LLMModel } from '../../api/llmmodel';
+import { modelOwnerReferences } from '../gateway/labels';
+import { SERVING_POD_MODEL_LABEL, SERVING_POD_ROLE_LABEL } from '../gateway/llmmodel';
+import { boundedName, gatewayObjectNames, stableHash } from '../gateway/names';
+import type { Manifest, ProviderContext } from './provider';
+
+export const EPP_GRPC_PORT = 9002;
+export const DEFAULT_EPP_IMAGE = 'registry.k8s.io/gateway-api-inference-extension/epp:v1.0.2';
+
+/** Labels of an object a provider creates for `model`, in the given role (`serving`, `endpoint-picker`, ...). */
+export function providerLabels(model: LLMModel, role: string): Record<string, string> {
+  return {
+    'app.kubernetes.io/component': role,
+    'app.kubernetes.io/managed-by': 'nebari-llm-serving',
+    'app.kubernetes.io/name': 'nebari-llm-serving',
+    [SERVING_POD_MODEL_LABEL]: gatewayObjectNames(model.metadata.name ?? '').modelLabel,
+    [SERVING_POD_ROLE_LABEL]: role,
+  };
+}
+
+/** Name, namespace, labels and the owner reference to the model. */
+export function providerMetadata(model: LLMModel, name: string, role: string) {
+  const owners = modelOwnerReferences(model);
+  return { name, namespace: model.metadata.namespace ?? '', labels: providerLabels(model, role), ...(owners ? { ownerReferences: owners } : {}) };
+}
+
+/** Names of the endpoint picker's Deployment/Service and ServiceAccount/Role/RoleBinding. */
+export function endpointPickerNames(modelName: string) {
+  return { epp: gatewayObjectNames(modelName).endpointPicker, eppServiceAccount: boundedName(modelName, 'epp') };
+}
+
+/** GPU resource name from spec.resources.gpu.type: `nvidia` → `nvidia.com/gpu`; a full name is kept. */
+export function gpuResourceName(type: string | undefined): string {
+  const t = type ?? LLMMODEL_DEFAULTS.gpuType;
+  return t.includes('/') ? t : `${t}.com/gpu`;
+}
+
+/** The EPP: ServiceAccount, Role to read pods and InferencePools, Deployment and gRPC Service. */
+export function endpointPickerObjects(model: LLMModel, context: ProviderContext): Manifest[] {
+  const name = model.metadata.name ?? '';
+  const names = endpointPickerNames(name);
+  const eppLabels = providerLabels(model, 'endpoint-picker');
+  const selector = { [SERVING_POD_MODEL_LABEL]: eppLabels[SERVING_POD_MODEL_LABEL], [SERVING_POD_ROLE_LABEL]: 'endpoint-picker' };
+  return [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: providerMetadata(model, names.eppServiceAccount, 'endpoint-picker') },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: providerMetadata(model, names.eppServiceAccount, 'endpoint-picker'),
+      rules: [
+        { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: ['inference.networking.k8s.io'], resources: ['inferencepools'], verbs: ['get', 'list', 'watch'] },
+      ],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: providerMetadata(model, names.eppServiceAccount, 'endpoint-picker'),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: names.eppServiceAccount },
+      subjects: [{ kind: 'ServiceAccount', name: names.eppServiceAccount, namespace: model.metadata.namespace ?? '' }],
+    },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: providerMetadata(model, names.epp, 'endpoint-picker'),
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: selector },
+        template: {
+          metadata: { labels: eppLabels },
+          spec: {
+            serviceAccountName: names.eppServiceAccount,
+            containers: [
+              {
+                name: 'epp',
+                image: context.eppImage ?? DEFAULT_EPP_IMAGE,
+                args: [`--pool-name=${gatewayObjectNames(name).inferencePool}`, `--pool-namespace=${model.metadata.namespace ?? ''}`, `--grpc-port=${EPP_GRPC_PORT}`],
+                ports: [{ name: 'grpc', containerPort: EPP_GRPC_PORT, protocol: 'TCP' }],
+              },
+            ],
+          },
+        },
+      },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: providerMetadata(model, names.epp, 'endpoint-picker'),
+      spec: { selector, ports: [{ name: 'grpc', port: EPP_GRPC_PORT, targetPort: EPP_GRPC_PORT, protocol: 'TCP', appProtocol: 'http2' }] },
+    },
+  ];
+}
+
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Keys of a provider resource that `spec.provider.overrides` never sets (the CRD refuses them too). */
+export const OPERATOR_OWNED_KEYS = ['apiVersion', 'kind', 'metadata', 'status'] as const;
+
+/**
+ * `spec.provider.overrides` merged into the provider resource the operator generated: objects are
+ * merged key by key, anything else (scalars, lists) from the overrides replaces the generated
+ * value; the operator-owned top-level keys are kept as generated.
+ */
+export function mergeOverrides(resource: Manifest, overrides: Record<string, unknown> | undefined): Manifest {
+  if (!overrides) return resource;
+  const merge = (base: unknown, over: unknown): unknown => {
+    if (!isPlainObject(base) || !isPlainObject(over)) return over;
+    const out: Record<string, unknown> = { ...base };
+    for (const [key, value] of Object.entries(over)) out[key] = key in base ? merge(base[key], value) : value;
+    return out;
+  };
+  const owned = new Set<string>(OPERATOR_OWNED_KEYS);
+  const allowed = Object.fromEntries(Object.entries(overrides).filter(([key]) => !owned.has(key)));
+  return merge(resource, allowed) as Manifest;
+}
+
+const DNS_1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * A DNS-1035 label of at most `max` characters for a provider resource named after the model
+ * (provider operators derive Service names from it): the model name itself when it already is
+ * one; otherwise dots and other characters become dashes, a leading non-letter gets an `m-`
+ * prefix, and the name is cut and ends in `-<hash of the model name>`, so that distinct models
+ * keep distinct resources.
+ */
+export function dns1035Name(modelName: string, max: number): string {
+  if (modelName.length <= max && DNS_1035_LABEL.test(modelName)) return modelName;
+  const cleaned = modelName.toLowerCase().replace(/[^-a-z0-9]/g, '-');
+  const tail = `-${stableHash(modelName)}`;
+  const head = (/^[a-z]/.test(cleaned) ? cleaned : `m-${cleaned}`).slice(0, max - tail.length).replace(/-+$/, '');
+  return `${head}${tail}`;
+}
+
+/** The PersistentVolumeClaim that caches a Hugging Face model's files (`spec.model.storage`). */
+export function modelCacheClaim(model: LLMModel, context: ProviderContext, name: string): Manifest {
+  const storage = model.spec.model.storage;
+  const storageClassName = storage?.storageClassName ?? context.storageClassName;
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: providerMetadata(model, name, 'model-cache'),
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: storage?.size ?? context.defaultStorageSize ?? '100Gi' } },
+      ...(storageClassName ? { storageClassName } : {}),
+    },
+  };
+}

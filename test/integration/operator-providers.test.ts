@@ -1,0 +1,262 @@
+// The LLMModel providers KAITO, Dynamo, KubeRay and llm-d, reconciled by the operator process on a
+// private control plane (cluster mode: kwok runs pods) with the providers' real CRDs: the examples
+// in examples/llmmodel/ wait with ProviderCRDUnavailable until the CRD is installed, then get their
+// provider resource at the version the API server serves (recorded in status.provider.apiVersion),
+// switch version when a newer CRD is installed while the operator runs, turn Ready when the
+// provider's status says ready (written through the status subresource, as the provider's
+// controller does) and carry its failure message; deleting the model waits for the resource.
+import * as fs from 'fs';
+import * as path from 'path';
+import { parse as parseYaml } from 'yaml';
+import { ControlPlane, startControlPlane } from '../support/control-plane';
+import { applyObject, installCRDs, upstreamCrdDir } from '../support/cluster';
+import { waitFor } from '../support/processes';
+import { KubeObject, KubeRest, objectRef } from '../../src/kube/rest';
+import { OperatorProcess, condition, installGatewayCRDs, installOwnCRDs, startOperator } from './operator-support';
+import type { LLMModel, LLMProviderName } from '../../src/api/llmmodel';
+import { providers } from '../../src/translate/providers';
+
+const ns = 'models';
+const GROUP = 'llm.nebari.dev/v1alpha1';
+let plane: ControlPlane;
+let client: KubeRest;
+let operator: OperatorProcess;
+
+interface ProviderCase {
+  readonly provider: string;
+  readonly example: string;
+  /** Upstream CRD directories, installed one after the other (the later replaces the earlier). */
+  readonly crds: readonly string[];
+  /** status.provider.apiVersion expected after each CRD directory is installed. */
+  readonly apiVersions: readonly string[];
+  readonly kind: string;
+  /** A provider kind that is not the workload, expected at this detected version. */
+  readonly detected?: { apiVersion: string; kind: string };
+  /** The status the provider's controller writes when serving; undefined: phase from pods (kwok). */
+  readonly ready?: (resource: KubeObject) => Record<string, unknown>;
+  /** A failing status and a piece of its message the model must carry. */
+  readonly failed?: { status: (resource: KubeObject) => Record<string, unknown>; message: string };
+  /** Serving pods the provider's operator would start (kwok runs them), with the pool's labels. */
+  readonly servingPods?: number;
+  /** What the example needs from the cluster before its pods can run (kwok runs them). */
+  readonly prepare?: () => Promise<void>;
+}
+
+const cases: ProviderCase[] = [
+  {
+    provider: 'kaito',
+    example: 'kaito.yaml',
+    crds: ['kaito/v0.3.0', 'kaito/v0.12.0'],
+    apiVersions: ['kaito.sh/v1alpha1', 'kaito.sh/v1beta1'],
+    kind: 'Workspace',
+    ready: READY_KAITO(),
+    failed: FAILED_KAITO(),
+  },
+  {
+    provider: 'dynamo',
+    example: 'dynamo.yaml',
+    crds: ['dynamo/v1.0.0', 'dynamo/v1.0.2'],
+    apiVersions: ['nvidia.com/v1alpha1', 'nvidia.com/v1alpha1'],
+    kind: 'DynamoGraphDeployment',
+    ready: READY_DYNAMO(),
+    failed: FAILED_DYNAMO(),
+  },
+  {
+    provider: 'kuberay',
+    example: 'kuberay.yaml',
+    crds: ['kuberay/v1.1.0', 'kuberay/v1.7.0'],
+    apiVersions: ['ray.io/v1', 'ray.io/v1'],
+    kind: 'RayService',
+    servingPods: 1,
+    ready: READY_KUBERAY(),
+    failed: FAILED_KUBERAY(),
+  },
+  {
+    provider: 'llmd',
+    example: 'llmd.yaml',
+    crds: ['llm-d-router/v0.10.0'],
+    // The served version is the InferenceObjective's; the workload read for the phase is the
+    // model server Deployment, whose pods kwok runs.
+    apiVersions: ['apps/v1'],
+    kind: 'Deployment',
+    detected: { apiVersion: 'llm-d.ai/v1alpha2', kind: 'InferenceObjective' },
+    // The example pins H100 nodes and caches the model on a claim: label the simulated GPU node
+    // and give the claim a volume to bind (there is no provisioner).
+    prepare: async () => {
+      for (const node of (await client.list('v1', 'Node')).items) {
+        await client.mergePatch(node, { metadata: { labels: { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3' } } });
+      }
+      const volume = { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'model-cache' }, spec: { capacity: { storage: '100Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/model-cache' } } };
+      await client.create(volume as KubeObject);
+    },
+  },
+];
+
+function example(file: string): KubeObject {
+  const obj = parseYaml(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'llmmodel', file), 'utf8')) as KubeObject;
+  return { ...obj, metadata: { ...obj.metadata, namespace: ns } };
+}
+const get = (apiVersion: string, kind: string, name: string) => client.get(objectRef(apiVersion, kind, name, ns));
+const model = (name: string) => get(GROUP, 'LLMModel', name);
+const status = (o: KubeObject | undefined) => (o?.status ?? {}) as { phase?: string; provider?: { apiVersion?: string; resourceKind?: string; resourceName?: string } };
+
+beforeAll(async () => {
+  plane = await startControlPlane({ mode: 'cluster', nodes: 1 });
+  const kc = plane.kubeConfig();
+  await installOwnCRDs(kc);
+  await installGatewayCRDs(kc);
+  client = new KubeRest(kc);
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  // Secrets the examples reference (the Dynamo example reads a Hugging Face token).
+  await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'hf-token', namespace: ns }, stringData: { HF_TOKEN: 'hf_test' } } as KubeObject);
+  operator = startOperator({ kubeconfigPath: plane.kubeconfigPath, namespace: ns, name: 'providers-operator' });
+}, 180_000);
+
+afterAll(async () => {
+  if (process.env.NLS_OPERATOR_LOG) fs.writeFileSync(process.env.NLS_OPERATOR_LOG, operator.lines.join('\n'));
+  if (operator?.child.exitCode === null) await operator.kill();
+  client?.close();
+  await plane?.stop();
+});
+
+describe.each(cases)('the $provider provider', (c) => {
+  const name = () => example(c.example).metadata.name;
+
+  it('waits with ProviderCRDUnavailable, then writes the served version, switches when a newer CRD is served', async () => {
+    await applyObject(example(c.example), { kubeConfig: plane.kubeConfig() });
+    await waitFor(`${c.provider}: ProviderCRDUnavailable`, async () => condition(await model(name()), 'ProviderReady')?.reason === 'ProviderCRDUnavailable', { timeoutMs: 60_000 });
+    expect(condition(await model(name()), 'ProviderReady')?.message).toMatch(/install/i);
+
+    for (const [i, dir] of c.crds.entries()) {
+      await installCRDs([path.join(upstreamCrdDir(), dir)], plane.kubeConfig());
+      const want = c.apiVersions[i];
+      await waitFor(`${c.provider}: status.provider.apiVersion ${want} after ${dir}`, async () => status(await model(name())).provider?.apiVersion === want, { timeoutMs: 90_000, intervalMs: 1000 });
+      const resource = await get(want, c.kind, status(await model(name())).provider!.resourceName ?? name());
+      expect(resource?.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'LLMModel', name: name(), controller: true });
+      if (c.detected) expect(await get(c.detected.apiVersion, c.detected.kind, name())).toBeDefined();
+    }
+  }, 300_000);
+
+  it('turns Ready from the provider status, and carries a failure message', async () => {
+    const s = status(await model(name()));
+    const ref = objectRef(s.provider!.apiVersion!, s.provider!.resourceKind!, s.provider!.resourceName!, ns);
+    const writeStatus = async (value: (resource: KubeObject) => Record<string, unknown>) => {
+      const current = (await client.get(ref))!;
+      await client.replace({ ...current, status: value(current) } as KubeObject, { subresource: 'status' });
+    };
+    for (let i = 0; i < (c.servingPods ?? 0); i++) {
+      // A Ray worker as KubeRay would start it: the labels the model's InferencePool selects.
+      const selector = providers[c.provider as LLMProviderName].translate(example(c.example) as unknown as LLMModel, {}, { [c.kind]: s.provider!.apiVersion! }).servingPool.selector;
+      const pod = {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: `${name()}-worker-${i}`, namespace: ns, labels: { ...selector } },
+        spec: { containers: [{ name: 'ray-worker', image: 'example.com/ray:1' }] },
+      };
+      await client.create(pod as KubeObject);
+    }
+    await c.prepare?.();
+    if (c.ready) await writeStatus(c.ready);
+    await waitFor(`${c.provider}: model Ready`, async () => status(await model(name())).phase === 'Ready', { timeoutMs: 120_000, intervalMs: 1000 });
+    expect(condition(await model(name()), 'ModelServing')?.status).toBe('True');
+    if (c.failed) {
+      await writeStatus(c.failed.status);
+      await waitFor(`${c.provider}: failure reported`, async () => (condition(await model(name()), 'ModelServing')?.message ?? '').includes(c.failed!.message), { timeoutMs: 120_000, intervalMs: 1000 });
+      expect(status(await model(name())).phase).not.toBe('Ready');
+    }
+  }, 300_000);
+
+  it('deleting the model deletes the provider resource and waits for its finalizers', async () => {
+    const s = status(await model(name()));
+    const ref = objectRef(s.provider!.apiVersion!, s.provider!.resourceKind!, s.provider!.resourceName!, ns);
+    const resource = (await client.get(ref))!;
+    // The provider's controller keeps a finalizer until its cleanup is done.
+    await client.mergePatch(ref, { metadata: { finalizers: ['example.com/provider-cleanup'] } });
+    await client.delete((await model(name()))!);
+    await waitFor(`${c.provider}: resource deleting`, async () => !!(await client.get(ref))?.metadata.deletionTimestamp, { timeoutMs: 60_000 });
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await model(name())).toBeDefined(); // still waiting for the provider resource
+    await client.mergePatch(ref, { metadata: { finalizers: null } });
+    await waitFor(`${c.provider}: model gone`, async () => (await model(name())) === undefined, { timeoutMs: 90_000, intervalMs: 1000 });
+    expect(await client.get(ref)).toBeUndefined();
+    expect(resource.metadata.uid).toBeDefined();
+  }, 300_000);
+});
+
+// Provider statuses, as each provider's controller writes them.
+const at = '2026-12-01T10:00:00Z';
+const meta = (o: KubeObject) => o.metadata as { name: string; generation?: number };
+
+function READY_KAITO() {
+  return () => ({
+    conditions: [
+      { type: 'ResourceReady', status: 'True', reason: 'workspaceResourceStatusSuccess', message: 'workspace resource is ready', lastTransitionTime: at },
+      { type: 'InferenceReady', status: 'True', reason: 'WorkspaceInferenceStatusSuccess', message: 'Inference has been deployed successfully', lastTransitionTime: at },
+      { type: 'WorkspaceSucceeded', status: 'True', reason: 'workspaceSucceeded', message: 'workspace succeeds', lastTransitionTime: at },
+    ],
+  });
+}
+function FAILED_KAITO() {
+  return {
+    status: (o: KubeObject) => ({
+      conditions: [
+        { type: 'ResourceReady', status: 'True', reason: 'workspaceResourceStatusSuccess', message: 'workspace resource is ready', lastTransitionTime: at },
+        { type: 'InferenceReady', status: 'False', reason: 'WorkspaceInferenceStatusFailed', message: `statefulset ${meta(o).name} did not become ready within 30m0s`, lastTransitionTime: at },
+      ],
+    }),
+    message: 'did not become ready within 30m0s',
+  };
+}
+function dynamoStatus(o: KubeObject, ok: boolean) {
+  const name = meta(o).name;
+  return {
+    state: ok ? 'successful' : 'failed',
+    observedGeneration: meta(o).generation,
+    conditions: [
+      {
+        type: 'Ready',
+        status: ok ? 'True' : 'False',
+        reason: ok ? 'all_resources_are_ready' : 'some_resources_are_not_ready',
+        message: ok ? 'All resources are ready' : `Resources not ready: ${name}-vllmworker: 0/2 replicas ready`,
+        lastTransitionTime: at,
+        observedGeneration: meta(o).generation,
+      },
+    ],
+    services: {
+      Frontend: { componentKind: 'Deployment', componentName: `${name}-frontend`, componentNames: [`${name}-frontend`], replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1 },
+      VllmWorker: { componentKind: 'Deployment', componentName: `${name}-vllmworker`, componentNames: [`${name}-vllmworker`], replicas: 2, updatedReplicas: 2, readyReplicas: ok ? 2 : 0, availableReplicas: ok ? 2 : 0 },
+    },
+  };
+}
+function READY_DYNAMO() {
+  return (o: KubeObject) => dynamoStatus(o, true);
+}
+function FAILED_DYNAMO() {
+  return { status: (o: KubeObject) => dynamoStatus(o, false), message: 'replicas ready' };
+}
+function READY_KUBERAY() {
+  return (o: KubeObject) => ({
+    conditions: [
+      { type: 'Ready', status: 'True', reason: 'NonZeroServeEndpoints', message: 'Number of serve endpoints is greater than 0', lastTransitionTime: at, observedGeneration: meta(o).generation },
+      { type: 'UpgradeInProgress', status: 'False', reason: 'NoPendingCluster', message: 'Active Ray cluster exists and no pending Ray cluster', lastTransitionTime: at, observedGeneration: meta(o).generation },
+    ],
+    serviceStatus: 'Running',
+    numServeEndpoints: 1,
+    observedGeneration: meta(o).generation,
+    activeServiceStatus: {
+      rayClusterName: `${meta(o).name}-x7k2p`,
+      applicationStatuses: { llm: { status: 'RUNNING', serveDeploymentStatuses: { OpenAiIngress: { status: 'HEALTHY' } } } },
+    },
+    pendingServiceStatus: {},
+  });
+}
+function FAILED_KUBERAY() {
+  return {
+    status: (o: KubeObject) => ({
+      conditions: [{ type: 'Ready', status: 'False', reason: 'ValidationFailed', message: 'The RayService spec is invalid: serveConfigV2 cannot be parsed', lastTransitionTime: at, observedGeneration: meta(o).generation }],
+      serviceStatus: 'Running',
+      observedGeneration: meta(o).generation,
+    }),
+    message: 'serveConfigV2 cannot be parsed',
+  };
+}
