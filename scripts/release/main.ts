@@ -10,7 +10,7 @@ import { releaseNotes, upgradeSteps } from './changelog';
 import { checksumsFile, sha256File } from './checksums';
 import { attestSbom, signArtifact, type Signing, verifySbomAttestation, verifySignature, type Verification } from './cosign';
 import { ReleaseRefused, preflight } from './preflight';
-import { layoutIndexDigest, layoutLabels, packageChart, publishedParts, pushChart, pushImage, releaseRefs, verifyPublication } from './publish';
+import { layoutIndexDigest, layoutLabels, packageChart, publishedParts, pushChart, pushImage, releaseRefs, tagDigest, verifyPublication } from './publish';
 import { sbomFromRepo } from './sbom';
 import { releaseTools, run } from './tools';
 
@@ -84,8 +84,8 @@ async function verifyCommand(values: ReturnType<typeof parse>['values']): Promis
   const how = verification(values);
   // The digests come from the signed objects, never trusted from the tags alone: verify the
   // signatures of what the tags point at now, then check the chart pins that image.
-  const image = run(tools.crane, ['digest', `${refs.imageRepository}:${version}`, ...(refs.plainHttp ? ['--insecure'] : [])]).trim();
-  const chart = run(tools.crane, ['digest', `${refs.chartArtifact}:${version}`, ...(refs.plainHttp ? ['--insecure'] : [])]).trim();
+  const image = tagDigest(tools, refs, `${refs.imageRepository}:${version}`);
+  const chart = tagDigest(tools, refs, `${refs.chartArtifact}:${version}`);
   verifySignature(tools, refs, `${refs.imageRepository}@${image}`, how);
   verifySignature(tools, refs, `${refs.chartArtifact}@${chart}`, how);
   verifySbomAttestation(tools, refs, `${refs.imageRepository}@${image}`, how);

@@ -48,6 +48,11 @@ function helmRegistryArgs(refs: ReleaseRefs): string[] {
   return refs.plainHttp ? ['--plain-http'] : [];
 }
 
+/** The digest the registry resolves `reference` (a tag) to now. */
+export function tagDigest(tools: ReleaseTools, refs: ReleaseRefs, reference: string): string {
+  return run(tools.crane, ['digest', reference, ...craneArgs(refs)]).trim();
+}
+
 /** What of this version is already in the registry (releases are immutable: any of it refuses). */
 export function publishedParts(tools: ReleaseTools, refs: ReleaseRefs, version: string): string[] {
   const found: string[] = [];
@@ -79,7 +84,7 @@ export function pushImage(tools: ReleaseTools, refs: ReleaseRefs, layout: string
   const expected = layoutIndexDigest(layout);
   // Not `--index`: that would wrap the layout's index.json around the image index, a new digest.
   run(tools.crane, ['push', layout, `${refs.imageRepository}:${version}`, ...craneArgs(refs)]);
-  const digest = run(tools.crane, ['digest', `${refs.imageRepository}:${version}`, ...craneArgs(refs)]).trim();
+  const digest = tagDigest(tools, refs, `${refs.imageRepository}:${version}`);
   if (digest !== expected) throw new Error(`the registry reports ${digest} for the image, but the built index is ${expected}`);
   return digest;
 }
@@ -111,7 +116,7 @@ export function packageChart(tools: ReleaseTools, chartDir: string, refs: Releas
 /** Pushes the packaged chart; returns the chart manifest's digest. */
 export function pushChart(tools: ReleaseTools, refs: ReleaseRefs, tgz: string, version: string): string {
   run(tools.helm3, ['push', tgz, refs.chartRepository, ...helmRegistryArgs(refs)]);
-  return run(tools.crane, ['digest', `${refs.chartArtifact}:${version}`, ...craneArgs(refs)]).trim();
+  return tagDigest(tools, refs, `${refs.chartArtifact}:${version}`);
 }
 
 interface Manifest {
@@ -147,9 +152,9 @@ export function verifyPublication(tools: ReleaseTools, refs: ReleaseRefs, versio
     }
     helm.push(`${name}: ${meta.name} ${meta.version} (appVersion ${meta.appVersion})`);
   }
-  const chartDigest = run(tools.crane, ['digest', `${refs.chartArtifact}:${version}`, ...craneArgs(refs)]).trim();
+  const chartDigest = tagDigest(tools, refs, `${refs.chartArtifact}:${version}`);
   if (chartDigest !== digests.chart) throw new Error(`the chart tag ${version} now points at ${chartDigest}, not the released ${digests.chart}`);
-  const imageDigest = run(tools.crane, ['digest', `${refs.imageRepository}:${version}`, ...craneArgs(refs)]).trim();
+  const imageDigest = tagDigest(tools, refs, `${refs.imageRepository}:${version}`);
   if (imageDigest !== digests.image) throw new Error(`the image tag ${version} now points at ${imageDigest}, not the released ${digests.image}`);
 
   const index = JSON.parse(run(tools.crane, ['manifest', `${refs.imageRepository}@${digests.image}`, ...craneArgs(refs)])) as Manifest;
