@@ -3,21 +3,23 @@
 // ServiceAccount (TokenRequest). Every request it makes must be allowed: the webhook server starts
 // (reading each webhook configuration only as its own kind), the leader's informers list and watch
 // (Secrets only in its namespace), models become Ready, and the vLLM endpoint picker's
-// ServiceAccount/Role/RoleBinding can be created (no RBAC escalation). A private control plane:
+// ServiceAccount/Role/RoleBinding can be created (no RBAC escalation), and the KAITO and llm-d
+// examples get every provider object applied (the llm-d scheduler's Role grants more). A private control plane:
 // models other test files leave in other namespaces (where the chart grants no Secret rights)
 // would otherwise be reconciled too and show up as denials.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { applyObject, type ControlPlane, getObject, rest, startControlPlane, uniqueName } from '../support/cluster';
+import { parse as parseYaml } from 'yaml';
+import { applyObject, type ControlPlane, getObject, installCRDs, rest, startControlPlane, uniqueName, upstreamCrdDir } from '../support/cluster';
 import { waitFor } from '../support/processes';
 import { plainObjects } from '../../src/chart/render';
 import { defaultValues } from '../../src/chart/values-schema';
 import { KubeObject, KubeRest } from '../../src/kube/rest';
 import { translateVLLM } from '../../src/translate/providers/vllm';
 import type { LLMModel } from '../../src/api/llmmodel';
-import { OperatorProcess, installGatewayCRDs, installOwnCRDs, isReadyAtGeneration, passthroughModel, providerCredential, startOperator } from './operator-support';
+import { OperatorProcess, condition, installGatewayCRDs, installOwnCRDs, isReadyAtGeneration, passthroughModel, providerCredential, startOperator } from './operator-support';
 
 const ns = uniqueName('op-rbac');
 const release = uniqueName('rbac');
@@ -130,3 +132,17 @@ it('may create the vLLM endpoint picker ServiceAccount, Role and RoleBinding (no
     client.close();
   }
 });
+
+it('applies the KAITO and llm-d providers\' objects with the chart RBAC, at the detected versions', async () => {
+  await installCRDs([path.join(upstreamCrdDir(), 'kaito/v0.12.0'), path.join(upstreamCrdDir(), 'llm-d-router/v0.10.0')], admin);
+  const expected: Record<string, string> = { 'kaito.yaml': 'kaito.sh/v1beta1', 'llmd.yaml': 'apps/v1' };
+  for (const [file, apiVersion] of Object.entries(expected)) {
+    const example = parseYaml(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'llmmodel', file), 'utf8')) as KubeObject;
+    await apply({ ...example, metadata: { ...example.metadata, namespace: ns } });
+    const ref = { apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'LLMModel', metadata: { name: example.metadata.name, namespace: ns } };
+    await waitFor(`${file}: provider objects applied`, async () => condition(await getObject(ref, admin), 'ProviderReady')?.reason === 'Applied', { timeoutMs: 90_000, intervalMs: 1000 });
+    const stored = (await getObject(ref, admin))!;
+    expect((stored.status as { provider?: { apiVersion?: string } }).provider?.apiVersion).toBe(apiVersion);
+  }
+  expect(operator!.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
+}, 240_000);
