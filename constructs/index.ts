@@ -7,6 +7,7 @@ export * from './namespace';
 export * from './operator';
 export * from './rbac';
 export * from './webhooks';
+export * from './webhook-check';
 export * from './certificates';
 export * from './network-policy';
 export * from './service-monitor';

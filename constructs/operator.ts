@@ -21,6 +21,11 @@ export function serviceAccountName(ctx: RenderContext): string {
   return ctx.helper('serviceAccountName', (v) => (v as { serviceAccount: { name: string } }).serviceAccount.name || ctx.fullname);
 }
 
+/** The operator image reference (by digest when one is set). */
+export function operatorImage(ctx: RenderContext): string {
+  return ctx.helper('operatorImage', (v) => imageReference((v as { operator: { image: { repository: string; tag: string; digest: string } } }).operator.image));
+}
+
 export const certManagerMode = cond.eq('webhook.certificates.mode', 'cert-manager');
 export const multipleReplicas = cond.gt('operator.replicas', 1);
 
@@ -48,7 +53,7 @@ export class OperatorDeployment extends Construct {
       'or .Values.operator.leaderElection (gt (int .Values.operator.replicas) 1) | quote',
       (v) => String((v as { operator: { leaderElection: boolean; replicas: number } }).operator.leaderElection || (v as { operator: { replicas: number } }).operator.replicas > 1),
     );
-    const image = ctx.helper('operatorImage', (v) => imageReference((v as { operator: { image: { repository: string; tag: string; digest: string } } }).operator.image));
+    const image = operatorImage(ctx);
     new ApiObject(this, 'Resource', {
       apiVersion: 'apps/v1',
       kind: 'Deployment',

@@ -27,6 +27,8 @@ import {
   upgradeGuardEnabled,
   ValidatingWebhooks,
   WebhookCertificate,
+  WebhookCheck,
+  webhookCheckEnabled,
   WebhookService,
 } from '../../constructs';
 
@@ -35,6 +37,8 @@ export interface TemplateFile {
   readonly file: string;
   /** Whole-file condition; absent means always rendered. */
   readonly condition?: Condition;
+  /** Helm hooks only: plain renderings (deploy/ bundles, custom builds) have no hook runner. */
+  readonly helmOnly?: boolean;
   /** Adds the file's constructs. */
   readonly build: (scope: Construct, context: RenderContext) => void;
 }
@@ -50,6 +54,7 @@ export const TEMPLATE_FILES: readonly TemplateFile[] = [
   { file: 'validating-webhook-configuration.yaml', build: (s, context) => new ValidatingWebhooks(s, 'validating', { context }) },
   { file: 'mutating-webhook-configuration.yaml', build: (s, context) => new MutatingWebhooks(s, 'mutating', { context }) },
   { file: 'agentdeployment-upgrade-guard.yaml', condition: upgradeGuardEnabled, build: (s, context) => new AgentDeploymentUpgradeGuard(s, 'guard', { context }) },
+  { file: 'webhook-check.yaml', condition: webhookCheckEnabled, helmOnly: true, build: (s, context) => new WebhookCheck(s, 'check', { context }) },
   { file: 'issuer.yaml', condition: createsIssuer, build: (s, context) => new SelfSignedIssuer(s, 'issuer', { context }) },
   { file: 'certificate.yaml', condition: certManagerMode, build: (s, context) => new WebhookCertificate(s, 'certificate', { context }) },
   { file: 'networkpolicy.yaml', condition: cond.truthy('networkPolicy.enabled'), build: (s, context) => new OperatorNetworkPolicy(s, 'netpol', { context }) },

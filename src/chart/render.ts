@@ -26,18 +26,21 @@ export interface PlainRelease {
   readonly namespace?: string;
 }
 
-/** Objects the chart would install with these (fully defaulted) values, per template file. */
-export function plainObjectsByFile(values: ChartValues, release: PlainRelease = {}): Record<string, Record<string, unknown>[]> {
+/**
+ * Objects the chart would install with these (fully defaulted) values, per template file. Helm
+ * hooks are left out unless `withHooks` (plain bundles have nothing that would run them).
+ */
+export function plainObjectsByFile(values: ChartValues, release: PlainRelease = {}, withHooks = false): Record<string, Record<string, unknown>[]> {
   const releaseName = release.releaseName ?? DEFAULT_RELEASE_NAME;
   const ctx = new PlainRenderContext(values, releaseName, release.namespace ?? DEFAULT_NAMESPACE, fullname(values, releaseName));
   const out: Record<string, Record<string, unknown>[]> = {};
   for (const t of TEMPLATE_FILES) {
-    if (t.condition && !evaluateCondition(t.condition, values)) continue;
+    if ((t.helmOnly && !withHooks) || (t.condition && !evaluateCondition(t.condition, values))) continue;
     out[t.file] = synthesizeTemplate(t, ctx);
   }
   return out;
 }
 
-export function plainObjects(values: ChartValues, release: PlainRelease = {}): Record<string, unknown>[] {
-  return Object.values(plainObjectsByFile(values, release)).flat();
+export function plainObjects(values: ChartValues, release: PlainRelease = {}, withHooks = false): Record<string, unknown>[] {
+  return Object.values(plainObjectsByFile(values, release, withHooks)).flat();
 }

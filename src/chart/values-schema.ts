@@ -209,6 +209,24 @@ export const ValuesSchema = closed(
           },
           'The AgentDeployment upgrade guard.',
         ),
+        installCheck: closed(
+          {
+            enabled: Type.Boolean({
+              default: true,
+              description:
+                'Run `nls wait-webhooks` as a Helm hook Job after install, upgrade and rollback, so Helm reports the release ready only once the API server reaches the webhooks through their Service (a Ready pod alone can precede that by seconds).',
+            }),
+            timeoutSeconds: Type.Integer({ default: 180, minimum: 10, maximum: 1800, description: 'How long the check waits; the hook Job fails after that, and so does the Helm command.' }),
+            resources: closed(
+              {
+                requests: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), { default: { cpu: '10m', memory: '64Mi' }, description: 'Resource requests.' }),
+                limits: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), { default: { memory: '192Mi' }, description: 'Resource limits.' }),
+              },
+              'Resources of the check container.',
+            ),
+          },
+          'The post-install webhook check (a Helm hook; plain bundles leave it out).',
+        ),
         certificates: closed(
           {
             mode: Type.Union([Type.Literal('self-managed'), Type.Literal('cert-manager')], {

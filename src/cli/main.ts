@@ -19,12 +19,13 @@ export const commands: Record<string, Command> = {
   upgrade: { summary: 'guarded upgrade of an installation', module: './upgrade', entry: 'runUpgrade' },
   rollback: { summary: 'roll an installation back', module: './rollback', entry: 'runRollback' },
   verify: { summary: 'check an installation', module: './verify', entry: 'runVerify' },
+  'wait-webhooks': { summary: 'wait until the API server reaches the admission webhooks', module: './wait-webhooks', entry: 'runWaitWebhooks' },
 };
 
 export function usage(): string {
   const lines = [`nls ${version} — nebari-llm-serving command line`, '', 'Usage: nls <command> [arguments]', '', 'Commands:'];
-  for (const [name, c] of Object.entries(commands)) if (available(c)) lines.push(`  ${name.padEnd(10)} ${c.summary}`);
-  lines.push('  version    print the version', '', 'Run `nls <command> --help` for a command\'s arguments.');
+  for (const [name, c] of Object.entries(commands)) if (available(c)) lines.push(`  ${name.padEnd(14)} ${c.summary}`);
+  lines.push('  version        print the version', '', 'Run `nls <command> --help` for a command\'s arguments.');
   return lines.join('\n');
 }
 
@@ -57,7 +58,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (args.includes('--help') || args.includes('-h')) {
-    const help = (mod as Record<string, unknown>)[`${name}Usage`];
+    const help = (mod as Record<string, unknown>)[`${name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}Usage`];
     if (typeof help === 'string') {
       process.stdout.write(help + '\n');
       return 0;

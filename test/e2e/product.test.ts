@@ -19,7 +19,7 @@ import { type KubeObject, objectRef } from '../../src/kube/rest';
 import { waitFor } from '../support/processes';
 import { admin, CHART, helmOk, http, imageNodeVersion, isPodReady, NAMESPACE, nls, OPERATOR_SA, OPERATOR_SELECTOR, podLogs, pods, readyAtGeneration, RELEASE, waitForObject, waitForReadyPods } from './support/e2e';
 import { e2eState } from './support/state';
-import { auditReport } from './support/audit';
+import { auditEvents, auditReport } from './support/audit';
 
 const state = e2eState();
 const chartRef = `${state.chartRepo}/${CHART}`;
@@ -78,6 +78,13 @@ test('helm 3 installs from the registry into a new namespace and the webhooks an
   expect(pod.spec.serviceAccountName).toBe(OPERATOR_SA);
   // The released chart runs the signed image by digest.
   expect(pod.spec.containers[0].image).toBe(`${state.images.operator.repository}@${state.images.operator.digest}`);
+  // The chart's hook (nls wait-webhooks in the operator image, under its own ServiceAccount) held
+  // the install until a dry-run create went through the webhooks; its last probe was answered.
+  const probes = auditEvents(state.auditLog, `system:serviceaccount:${NAMESPACE}:${RELEASE}-webhook-check`).filter((e) => e.verb === 'create' && e.objectRef?.resource === 'passthroughmodels');
+  expect(probes.length).toBeGreaterThan(0);
+  expect(probes.at(-1)!.requestURI).toContain('dryRun=All');
+  expect([500, 403]).not.toContain(probes.at(-1)!.responseStatus?.code);
+  figures.installCheckProbes = String(probes.length);
   // A model outside the operator namespace is refused by our webhook, reached through its Service.
   const denied = await admin().create({ ...passthrough('misplaced'), metadata: { name: 'misplaced', namespace: 'default' } }).then(() => '', (e: Error) => e.message);
   expect(denied).toMatch(/is not the operator namespace/);

@@ -119,7 +119,7 @@ describe('rendered objects against the real API server', () => {
 
     // The same values rendered by the TS twins (deploy/ bundles and custom builds use them).
     const values = mergeValues(defaultValues(), variant.values) as ChartValues;
-    const plain = (plainObjects(values, { releaseName: release, namespace }) as Obj[]).map((o) => [key(o), o] as const);
+    const plain = (plainObjects(values, { releaseName: release, namespace }, true) as Obj[]).map((o) => [key(o), o] as const);
     const helmRendered = objects.map((o) => [key(o), withoutHelmLabel(o)] as const);
     expect(new Map(helmRendered)).toEqual(new Map(plain));
 

@@ -33,13 +33,18 @@ export interface AuditReport {
   readonly unused: string[];
 }
 
-export async function auditReport(file: string, username: string, release: string): Promise<AuditReport> {
-  const events = fs
+/** One user's requests in the audit log, oldest first. */
+export function auditEvents(file: string, username: string): AuditEvent[] {
+  return fs
     .readFileSync(file, 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as AuditEvent)
     .filter((e) => e.user?.username === username);
+}
+
+export async function auditReport(file: string, username: string, release: string): Promise<AuditReport> {
+  const events = auditEvents(file, username);
   const forbidden = events.filter((e) => e.responseStatus?.code === 403).map((e) => ({ at: Date.parse(e.stageTimestamp), request: `${e.verb} ${e.requestURI}` }));
 
   const [, ns, sa] = username.split(':').slice(1);

@@ -1,0 +1,37 @@
+import Ajv from 'ajv';
+import { PASSTHROUGHMODEL_DEFINITION, rootSchema } from '../../../src/api';
+import { probeObject, probeOutcome } from '../../../src/cli/wait-webhooks';
+import { apiError } from '../../../src/kube/rest';
+
+const answer = (status: number, reason: string, message: string) =>
+  apiError('POST', '/apis/llm.nebari.dev/v1alpha1/namespaces/ns/passthroughmodels', status, JSON.stringify({ kind: 'Status', reason, message }));
+
+describe('wait-webhooks probe', () => {
+  test('an admitted dry run or a denial by our webhook means the API server reaches it', () => {
+    expect(probeOutcome()).toBe('reached');
+    expect(probeOutcome(answer(400, 'BadRequest', 'admission webhook "vpassthroughmodel.llm.nebari.dev" denied the request: spec.provider.credentialSecretName: Secret "x" not found'))).toBe('reached');
+  });
+
+  test('a webhook the API server cannot call yet is waited for', () => {
+    expect(probeOutcome(answer(500, 'InternalError', 'Internal error occurred: failed calling webhook "mpassthroughmodel.llm.nebari.dev": failed to call webhook: Post "https://x.ns.svc:443/mutate-passthroughmodel?timeout=10s": dial tcp 10.96.0.9:443: connect: connection refused'))).toBe('unreachable');
+    expect(probeOutcome(new Error('connect ECONNREFUSED 127.0.0.1:6443'))).toBe('unreachable');
+    expect(probeOutcome(answer(404, 'NotFound', 'the server could not find the requested resource'))).toBe('unreachable');
+  });
+
+  test('missing RBAC stops at once: waiting would not help', () => {
+    expect(probeOutcome(answer(403, 'Forbidden', 'passthroughmodels.llm.nebari.dev is forbidden: User "system:serviceaccount:ns:x" cannot create resource "passthroughmodels" in API group "llm.nebari.dev" in the namespace "ns"'))).toBe('forbidden');
+  });
+
+  test('a probe the schema refuses stops at once, naming the cause', () => {
+    expect(probeOutcome(answer(422, 'Invalid', 'PassthroughModel.llm.nebari.dev "nls-webhook-probe" is invalid: spec.access: Required value'))).toBe('invalid');
+  });
+
+  test('the probe is a PassthroughModel the CRD schema accepts, in the given namespace', () => {
+    const probe = probeObject('ns');
+    expect(probe).toMatchObject({ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'PassthroughModel', metadata: { namespace: 'ns' } });
+    const validate = new Ajv({ strict: false, validateFormats: false, allErrors: true }).compile(rootSchema(PASSTHROUGHMODEL_DEFINITION.schema));
+    expect(validate(probe) ? [] : validate.errors).toEqual([]);
+    // The CEL rule on access (ajv does not run CEL): someone may call the model.
+    expect(probe.spec.access.groups?.length).toBeGreaterThan(0);
+  });
+});
