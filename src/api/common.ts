@@ -11,6 +11,8 @@ export const API_GROUP = 'llm.nebari.dev';
 export const API_VERSION = 'v1alpha1';
 /** `apiVersion` value of every object: `llm.nebari.dev/v1alpha1`. */
 export const API_GROUP_VERSION = `${API_GROUP}/${API_VERSION}` as const;
+/** The operator's finalizer on every model and agent: their generated objects and keys go first. */
+export const CLEANUP_FINALIZER = 'llm.nebari.dev/cleanup';
 /** `kubectl get nebari` lists every kind of this project. */
 export const API_CATEGORY = 'nebari';
 

@@ -1,5 +1,5 @@
 // The files the API layer contributes to `npm run synth`: one CRD per kind and the reference.
-import type { GeneratedFile } from '../generate';
+import type { GeneratedFile } from '../generated-file';
 import { crdFiles } from './kinds';
 import { crdReferenceDoc } from './reference-docs';
 

@@ -1,7 +1,7 @@
 // The registry of this project's kinds and the generated CRD files built from it.
 import { stringify } from 'yaml';
-import type { GeneratedFile } from '../generate';
-import { generatedHeader } from '../generate';
+import type { GeneratedFile } from '../generated-file';
+import { generatedHeader } from '../generated-file';
 import { AGENTDEPLOYMENT_DEFINITION } from './agentdeployment';
 import { crdFileName, crdObject } from './crd';
 import type { JsonSchema, KindDefinition } from './crd';

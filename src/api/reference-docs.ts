@@ -1,7 +1,7 @@
 // docs/crd-reference.md, generated from the same schemas as the CRDs: every field with its type,
 // default, bounds and description, and every CEL rule with the message users see.
-import type { GeneratedFile } from '../generate';
-import { generatedHeader } from '../generate';
+import type { GeneratedFile } from '../generated-file';
+import { generatedHeader } from '../generated-file';
 import { API_CATEGORY, API_GROUP, API_VERSION } from './common';
 import type { CelRule } from './common';
 import { rootSchema } from './crd';

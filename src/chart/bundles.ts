@@ -6,8 +6,8 @@
 import { plainCopy } from '../../constructs/render-context';
 import { stringify } from 'yaml';
 import { crdObjects } from '../api/kinds';
-import type { GeneratedFile } from '../generate';
-import { generatedHeader } from '../generate';
+import type { GeneratedFile } from '../generated-file';
+import { generatedHeader } from '../generated-file';
 import { PlainRelease, plainObjectsByFile } from './render';
 import { ChartValues, defaultValues } from './values-schema';
 

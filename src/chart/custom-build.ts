@@ -11,7 +11,7 @@ import { applyDefaults } from '../api/defaults';
 import { kindDefinition } from '../api/kinds';
 import { fullname, gatewayContextJson, plainCopy, StaticModels } from '../../constructs';
 import type { GatewayModel } from '../translate/gateway';
-import { generatedHeader } from '../generate';
+import { generatedHeader } from '../generated-file';
 import { manifestStream } from './bundles';
 import { mergeValues } from './merge-values';
 import { DEFAULT_NAMESPACE, DEFAULT_RELEASE_NAME, plainObjects } from './render';

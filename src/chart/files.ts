@@ -1,7 +1,7 @@
 // Every generated file of this layer: the chart, the plain deploy/ bundles and the Argo CD example.
 import { crdFiles } from '../api/kinds';
-import type { GeneratedFile } from '../generate';
-import { generatedHeader } from '../generate';
+import type { GeneratedFile } from '../generated-file';
+import { generatedHeader } from '../generated-file';
 import { helpersTemplate, CHART_NAME } from '../../constructs';
 import { argoCdApplicationYaml } from './argocd';
 import { deployBundleFiles } from './bundles';

@@ -3,7 +3,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { API_GROUP_VERSION } from '../api/common';
 import { ModelKind, ModelRef } from '../translate/keys/api-keys';
-import { listKeys, mintKey, revokeKey } from '../operator/keys';
+import { listKeys, mintKey, revokeKey } from '../api-keys/key-store';
 import { KubeRest, objectRef } from '../kube/rest';
 
 export const keysUsage = `Usage:

@@ -8,10 +8,10 @@ import { API_GROUP_VERSION } from '../api/common';
 import { AGENTDEPLOYMENT_DEFAULTS, AGENTDEPLOYMENT_KIND, AgentDeployment } from '../api/agentdeployment';
 import { agentObjectNames, desiredAgentObjects, ResolvedModelBinding } from '../translate/agents/container';
 import { apiKeyMetadataConfigMapName, apiKeysSecretName, clientIdFor, formatApiKey, ModelRef } from '../translate/keys/api-keys';
-import { keysFieldManager, SecretObject } from './keys';
-import { describeErrors } from './gateway-sync';
+import { keysFieldManager, SecretObject } from '../api-keys/key-store';
+import { describeErrors } from './generated-objects';
 import { ReconcileDeps, recordTransitions, requeue, writeStatus } from './reconcile-context';
-import { applyObject, ownerReferenceTo } from './runtime/apply';
+import { applyEach, ownerReferenceTo } from './runtime/apply';
 import { ConditionInput } from './runtime/conditions';
 import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/controller';
 import { addFinalizer, hasFinalizer, isBeingDeleted, removeFinalizer } from './runtime/finalizer';
@@ -169,14 +169,7 @@ export async function reconcileAgentDeployment(deps: ReconcileDeps, req: Reconci
     await recordTransitions(deps.events, agent, changed);
     return {};
   }
-  const failures: string[] = [];
-  for (const obj of translation.objects) {
-    try {
-      await applyObject(deps.client, obj as unknown as KubeObject);
-    } catch (err) {
-      failures.push(`${obj.kind} ${obj.metadata.name}: ${(err as Error).message}`);
-    }
-  }
+  const failures = await applyEach(deps.client, translation.objects);
   if (failures.length > 0) {
     const message = failures.join('; ');
     const changed = await writeStatus(deps.client, agent, { phase: 'Failed', conditions: [bound, { type: 'ProviderReady', status: false, reason: 'ApplyFailed', message }, { type: 'Ready', status: false, reason: 'ApplyFailed', message }], extra: { modelBinding } });

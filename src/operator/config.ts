@@ -1,5 +1,6 @@
 // The operator's configuration, from environment variables (the chart sets them; see
-// /work/shared helpers' process contract). Parsing is pure so it can be tested; errors name the
+// the operator process contract in src/operator/README.md; the webhook server reads its own
+// NLS_WEBHOOK_* settings in src/webhook/settings.ts). Parsing is pure so it can be tested; errors name the
 // variable and the fix.
 import type { GatewayContext } from '../translate/gateway';
 import type { ProviderContext } from '../translate/providers';
@@ -9,7 +10,6 @@ export interface OperatorConfig {
   podNamespace: string;
   podName: string;
   releaseName: string;
-  webhookPort: number;
   metricsPort: number;
   healthPort: number;
   leaderElection: boolean;
@@ -98,7 +98,6 @@ export function operatorConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Ope
     podNamespace: env.POD_NAMESPACE || 'nebari-llm-serving-system',
     podName: env.POD_NAME || `nebari-llm-serving-operator-${process.pid}`,
     releaseName: env.NLS_RELEASE_NAME || 'nebari-llm-serving',
-    webhookPort: port(env, 'NLS_WEBHOOK_PORT', 9443),
     metricsPort: port(env, 'NLS_METRICS_PORT', 8080),
     healthPort: port(env, 'NLS_HEALTH_PORT', 8081),
     leaderElection: bool(env, 'NLS_LEADER_ELECTION', true),

@@ -6,11 +6,11 @@ import { API_GROUP_VERSION } from '../api/common';
 import { LLMMODEL_KIND, LLMModel, llmModelProviderName } from '../api/llmmodel';
 import { ObservedWorkload, ProviderContext, ServedVersions, llmProvider } from '../translate/providers';
 import { ProviderVersions, describeMissing } from './provider-versions';
-import { apiKeySecretWatch } from './keys';
-import { deleteIfControlled, describeErrors, unservedKinds } from './gateway-sync';
-import { finalizeModel, generatedObjectWatches, publishModel } from './model-gateway';
+import { apiKeySecretWatch } from './api-key-objects';
+import { deleteIfControlled, describeErrors, unservedKinds } from './generated-objects';
+import { finalizeModel, generatedObjectWatches, publishModel } from './model-shared';
 import { ReconcileDeps, recordTransitions, reportNotConfigured, requeue, writeStatus } from './reconcile-context';
-import { applyObject } from './runtime/apply';
+import { applyEach } from './runtime/apply';
 import { ConditionInput } from './runtime/conditions';
 import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/controller';
 import { addFinalizer, hasFinalizer, isBeingDeleted } from './runtime/finalizer';
@@ -104,14 +104,7 @@ export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileReques
       conditions.push({ type: 'ProviderReady', status: false, reason: 'ProviderCRDUnavailable', message: `the API server does not serve ${missing.join(', ')}; install the ${providerName} operator's CRDs` });
       requeueAfterMs = requeue.crdMissing;
     } else {
-      const failures: string[] = [];
-      for (const obj of translation.objects) {
-        try {
-          await applyObject(deps.client, obj as unknown as KubeObject);
-        } catch (err) {
-          failures.push(`${obj.kind} ${obj.metadata.name}: ${(err as Error).message}`);
-        }
-      }
+      const failures = await applyEach(deps.client, translation.objects);
       if (failures.length > 0) {
         conditions.push({ type: 'ProviderReady', status: false, reason: 'ApplyFailed', message: failures.join('; ') });
         requeueAfterMs = requeue.applyFailed;

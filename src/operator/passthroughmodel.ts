@@ -5,8 +5,8 @@
 import { API_GROUP_VERSION } from '../api/common';
 import { CREDENTIAL_SECRET_KEY, PASSTHROUGHMODEL_KIND, PassthroughModel } from '../api/passthroughmodel';
 import { resolvePassthroughProvider } from '../translate/gateway/provider';
-import { apiKeySecretWatch } from './keys';
-import { finalizeModel, generatedObjectWatches, publishModel } from './model-gateway';
+import { apiKeySecretWatch } from './api-key-objects';
+import { finalizeModel, generatedObjectWatches, publishModel } from './model-shared';
 import { ReconcileDeps, recordTransitions, reportNotConfigured, requeue, writeStatus } from './reconcile-context';
 import { ConditionInput } from './runtime/conditions';
 import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/controller';

@@ -1,6 +1,7 @@
 // The allow-list for an AgentDeployment's `spec.provider.overrides` (as AI Runway): overrides may
 // only harden the agent's security context. Anything else would let whoever may create an
 // AgentDeployment change the workload the operator creates with its own, wider permissions.
+import { isRecord } from './review';
 
 /** Pod-level security settings an override may set (`workload.podSecurityContext`). */
 export const allowedPodSecurityContextKeys = [
@@ -28,10 +29,6 @@ const sections: Record<string, { key: string; allowed: readonly string[] }> = {
   workload: { key: 'podSecurityContext', allowed: allowedPodSecurityContextKeys },
   container: { key: 'securityContext', allowed: allowedContainerSecurityContextKeys },
 };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isNonNegativeInteger(value: unknown): boolean {
   return Number.isInteger(value) && (value as number) >= 0;

@@ -14,7 +14,7 @@ import { agentOverrideProblems } from './agent-overrides';
 import { httpURLProblem } from './http-url';
 import { jsonEqual } from './json-patch';
 import type { ClusterLookups, ModelKind } from './lookups';
-import type { AdmissionRequest, UserInfo } from './review';
+import { type AdmissionRequest, type UserInfo, isRecord } from './review';
 import { Findings, type Verdict, lookupFailed } from './verdict';
 
 const dns1035Label = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
@@ -176,10 +176,6 @@ export async function defaultAgentDeployment(agent: AgentDeployment, namespace: 
   } catch {
     // Leave it unset: the validating webhook reports an unreachable or missing model.
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export const agentDeploymentAdmission: KindAdmission<AgentDeployment> = {

@@ -5,8 +5,8 @@
 import { LLMMODEL_KIND, type LLMModel } from '../api/llmmodel';
 import { PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
 import type { AdmissionContext, KindAdmission } from './admission';
-import { checkModelPlacement } from './model-placement';
-import type { AdmissionRequest } from './review';
+import { validateModel } from './model-placement';
+import { type AdmissionRequest, isRecord } from './review';
 import { Findings, type Verdict } from './verdict';
 
 const maxLabelLength = 63;
@@ -75,25 +75,8 @@ export function llmModelFieldFindings(model: LLMModel, findings: Findings): void
   }
 }
 
-export async function validateLLMModel(request: AdmissionRequest<LLMModel>, context: AdmissionContext): Promise<Verdict> {
-  const model = request.object as LLMModel;
-  const findings = new Findings();
-  // Placement is fixed at creation; re-checking it on UPDATE would only block repairs.
-  if (request.operation === 'CREATE') {
-    await checkModelPlacement(
-      {
-        kind: LLMMODEL_KIND,
-        otherKind: PASSTHROUGHMODEL_KIND,
-        namespace: model.metadata?.namespace ?? request.namespace,
-        name: model.metadata?.name ?? request.name,
-        operatorNamespace: context.operatorNamespace,
-      },
-      context.lookups,
-      findings,
-    );
-  }
-  llmModelFieldFindings(model, findings);
-  return findings.verdict();
+export function validateLLMModel(request: AdmissionRequest<LLMModel>, context: AdmissionContext): Promise<Verdict> {
+  return validateModel(request, context, { kind: LLMMODEL_KIND, otherKind: PASSTHROUGHMODEL_KIND }, llmModelFieldFindings);
 }
 
 /** Defaults that follow from other fields: tensor parallelism spans the requested GPUs. */
@@ -104,10 +87,6 @@ export function defaultLLMModel(model: LLMModel): void {
   if (!Number.isInteger(gpus) || gpus < 1) return;
   if (serving === undefined) model.spec.serving = { tensorParallelism: gpus };
   else if (isRecord(serving) && serving.tensorParallelism === undefined) serving.tensorParallelism = gpus;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export const llmModelAdmission: KindAdmission<LLMModel> = {

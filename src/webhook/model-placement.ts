@@ -5,8 +5,10 @@
 // namespace needs no label: it is the one namespace admitted, and `helm --create-namespace`
 // (the usual way to make it) cannot label it.
 import { apiKeysSecretName } from '../translate/gateway/names';
+import type { AdmissionContext } from './admission';
 import type { ClusterLookups, ModelKind } from './lookups';
-import { type Findings, lookupFailed } from './verdict';
+import type { AdmissionRequest } from './review';
+import { Findings, lookupFailed, type Verdict } from './verdict';
 
 export interface ModelPlacement {
   readonly kind: ModelKind;
@@ -45,4 +47,24 @@ export async function checkModelPlacement(placement: ModelPlacement, lookups: Cl
         `Secret "${apiKeysSecretName(name)}"; choose another name`,
     );
   }
+}
+
+/**
+ * The validation both model kinds share: placement on CREATE (fixed at creation; re-checking it on
+ * UPDATE would only block repairs), then the kind's own field rules.
+ */
+export async function validateModel<T extends { metadata?: { name?: string; namespace?: string } }>(
+  request: AdmissionRequest<T>,
+  context: AdmissionContext,
+  kinds: { kind: ModelKind; otherKind: ModelKind },
+  fieldFindings: (model: T, findings: Findings) => void,
+): Promise<Verdict> {
+  const model = request.object as T;
+  const findings = new Findings();
+  if (request.operation === 'CREATE') {
+    const placement = { ...kinds, namespace: model.metadata?.namespace ?? request.namespace, name: model.metadata?.name ?? request.name, operatorNamespace: context.operatorNamespace };
+    await checkModelPlacement(placement, context.lookups, findings);
+  }
+  fieldFindings(model, findings);
+  return findings.verdict();
 }

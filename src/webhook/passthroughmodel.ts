@@ -12,8 +12,8 @@ import {
 import { LLMMODEL_KIND } from '../api/llmmodel';
 import { resolvePassthroughProvider } from '../translate/gateway/provider';
 import type { AdmissionContext, KindAdmission } from './admission';
-import { checkModelPlacement } from './model-placement';
-import type { AdmissionRequest } from './review';
+import { validateModel } from './model-placement';
+import { type AdmissionRequest, isRecord } from './review';
 import { Findings, type Verdict } from './verdict';
 
 /** Field-level checks and warnings of one PassthroughModel object (no cluster state). */
@@ -46,25 +46,8 @@ export function passthroughModelFieldFindings(model: PassthroughModel, findings:
   }
 }
 
-export async function validatePassthroughModel(request: AdmissionRequest<PassthroughModel>, context: AdmissionContext): Promise<Verdict> {
-  const model = request.object as PassthroughModel;
-  const findings = new Findings();
-  // Placement is fixed at creation; re-checking it on UPDATE would only block repairs.
-  if (request.operation === 'CREATE') {
-    await checkModelPlacement(
-      {
-        kind: PASSTHROUGHMODEL_KIND,
-        otherKind: LLMMODEL_KIND,
-        namespace: model.metadata?.namespace ?? request.namespace,
-        name: model.metadata?.name ?? request.name,
-        operatorNamespace: context.operatorNamespace,
-      },
-      context.lookups,
-      findings,
-    );
-  }
-  passthroughModelFieldFindings(model, findings);
-  return findings.verdict();
+export function validatePassthroughModel(request: AdmissionRequest<PassthroughModel>, context: AdmissionContext): Promise<Verdict> {
+  return validateModel(request, context, { kind: PASSTHROUGHMODEL_KIND, otherKind: LLMMODEL_KIND }, passthroughModelFieldFindings);
 }
 
 /**
@@ -83,10 +66,6 @@ export function defaultPassthroughModel(model: PassthroughModel): void {
   if (provider.hostname === undefined && passthroughBackendType(model.spec) === 'Anthropic') {
     provider.hostname = PASSTHROUGHMODEL_DEFAULTS.anthropicHostname;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export const passthroughModelAdmission: KindAdmission<PassthroughModel> = {

@@ -69,7 +69,8 @@ export type ParsedReview = { ok: true; request: AdmissionRequest } | { ok: false
 
 const operations: readonly string[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** A JSON object (not an array, not null). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

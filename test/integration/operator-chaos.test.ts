@@ -4,7 +4,7 @@
 import { applyObject, createNamespace, deleteObject, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';
 import { KubeRest, KubeObject } from '../../src/kube/rest';
-import { mintKey } from '../../src/operator/keys';
+import { mintKey } from '../../src/api-keys/key-store';
 import { OperatorProcess, installGatewayCRDs, installOwnCRDs, isReadyAtGeneration, passthroughModel, providerCredential, startOperator } from './operator-support';
 
 const ns = uniqueName('op-chaos');

@@ -5,7 +5,7 @@
 import { applyObject, createNamespace, deleteObject, getObject, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';
 import { KubeRest, KubeObject } from '../../src/kube/rest';
-import { mintKey, listKeys } from '../../src/operator/keys';
+import { mintKey, listKeys } from '../../src/api-keys/key-store';
 import { runKeys } from '../../src/cli/keys';
 import {
   OperatorProcess,
@@ -135,11 +135,12 @@ describe('PassthroughModel lifecycle', () => {
     const keysBefore = (await getObject<KubeObject & { data: Record<string, string> }>(secret('gpt-api-keys')))!.data;
     await applyObject(passthroughModel(ns, 'gpt', { declared: ['gpt-4o', 'gpt-4.1'], external: false }));
     await waitFor('the external AIGatewayRoute to be deleted', async () => (await getObject(route('gpt-external'))) === undefined);
-    await new Promise((r) => setTimeout(r, 3000));
+    // The reconcile that deleted the route reports the policy as held back; it must still be there.
+    await waitFor('ExternalEndpointReady to report the held-back policy', async () => {
+      const c = condition(await model('gpt'), 'ExternalEndpointReady');
+      return c?.reason === 'EndpointDisabled' && c.message.includes('once the generated HTTPRoute is gone');
+    });
     expect(await getObject(policy('gpt-external-auth'))).toBeDefined();
-    const m = await model('gpt');
-    expect(condition(m, 'ExternalEndpointReady')).toMatchObject({ status: 'False', reason: 'EndpointDisabled' });
-    expect(condition(m, 'ExternalEndpointReady')!.message).toContain('once the generated HTTPRoute is gone');
 
     await deleteObject(ref('gateway.networking.k8s.io/v1', 'HTTPRoute', 'gpt-external'));
     await waitFor('the external SecurityPolicy to go after the HTTPRoute', async () => (await getObject(policy('gpt-external-auth'))) === undefined);

@@ -10,15 +10,25 @@ export function ownerReferenceTo(owner: KubeObject): OwnerReference {
   return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true };
 }
 
-/** `obj` with a controller owner reference to `owner` (replacing any other controller reference). */
-export function withOwner<T extends KubeObject>(obj: T, owner: KubeObject): T {
-  const others = (obj.metadata.ownerReferences ?? []).filter((r) => !r.controller);
-  return { ...obj, metadata: { ...obj.metadata, ownerReferences: [...others, ownerReferenceTo(owner)] } };
-}
-
 /** Server-side apply as the operator, taking over conflicting fields. */
 export function applyObject<T extends KubeObject = KubeObject>(client: KubeRest, obj: KubeObject): Promise<T> {
   return client.apply<T>(stripServerFields(obj), { fieldManager, force: true });
+}
+
+/**
+ * Applies every object, continuing past failures (one bad object must not stop the others);
+ * returns one `Kind name: message` line per failure.
+ */
+export async function applyEach(client: KubeRest, objects: readonly { kind: string; metadata: { name?: string } }[]): Promise<string[]> {
+  const failures: string[] = [];
+  for (const obj of objects) {
+    try {
+      await applyObject(client, obj as unknown as KubeObject);
+    } catch (err) {
+      failures.push(`${obj.kind} ${obj.metadata.name}: ${(err as Error).message}`);
+    }
+  }
+  return failures;
 }
 
 /** Server-side apply of the status subresource. */

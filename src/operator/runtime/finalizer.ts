@@ -3,8 +3,9 @@
 // name) is never modified: the API server answers 409/422 and the key is simply retried.
 import { KubeRest, KubeObject } from '../../kube/rest';
 import { fieldManager } from './apply';
+import { CLEANUP_FINALIZER } from '../../api/common';
 
-export const cleanupFinalizer = 'llm.nebari.dev/cleanup';
+export const cleanupFinalizer = CLEANUP_FINALIZER;
 
 export function hasFinalizer(obj: KubeObject, finalizer = cleanupFinalizer): boolean {
   return (obj.metadata.finalizers ?? []).includes(finalizer);

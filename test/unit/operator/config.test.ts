@@ -3,7 +3,7 @@ import { gatewayContextFromEnv, operatorConfigFromEnv } from '../../../src/opera
 describe('operator configuration from the environment', () => {
   it('applies the process contract defaults', () => {
     const c = operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'example.com', POD_NAMESPACE: 'sys', POD_NAME: 'op-0' });
-    expect(c).toMatchObject({ podNamespace: 'sys', podName: 'op-0', webhookPort: 9443, metricsPort: 8080, healthPort: 8081, leaderElection: true, logLevel: 'info' });
+    expect(c).toMatchObject({ podNamespace: 'sys', podName: 'op-0', metricsPort: 8080, healthPort: 8081, leaderElection: true, logLevel: 'info' });
     expect(c.gateway).toEqual({ baseDomain: 'example.com' });
   });
 

@@ -1,4 +1,4 @@
-import { modelKeyOnClientIdChange, withoutData } from '../../../src/operator/keys';
+import { modelKeyOnClientIdChange, withoutData } from '../../../src/operator/api-key-objects';
 import type { KubeObject } from '../../../src/kube/rest';
 
 const secret = (data?: Record<string, string>): KubeObject => ({

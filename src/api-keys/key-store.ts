@@ -1,12 +1,10 @@
-// The per-model API-key Secret and metadata ConfigMap: created (metadata only) while the model
-// exists, deleted only by the model's cleanup finalizer. Minting and revoking (the CLI) write the
-// data under a different field manager with optimistic concurrency, so the operator's re-apply
-// never touches a key.
+// The Kubernetes side of API keys, shared by the operator and `nls keys`: reading the per-model key
+// Secret and metadata ConfigMap, and minting, listing and revoking keys. Key data is written under
+// its own field manager with optimistic concurrency, so the operator's re-apply never touches a key.
+// (What a key is, and the objects' desired shape, are pure functions in src/translate/keys.)
 import { randomBytes } from 'node:crypto';
 import {
-  ANNOTATION_MODEL_NAME,
   ApiKeyRecord,
-  LABEL_API_KEYS,
   ModelRef,
   apiKeyMetadataConfigMapName,
   apiKeysSecretName,
@@ -16,10 +14,7 @@ import {
   mintApiKey,
   revokeApiKey,
 } from '../translate/keys/api-keys';
-import { API_GROUP_VERSION } from '../api/common';
-import { applyObject } from './runtime/apply';
-import type { SecondaryWatch } from './runtime/controller';
-import { cleanupFinalizer } from './runtime/finalizer';
+import { API_GROUP_VERSION, CLEANUP_FINALIZER } from '../api/common';
 import { KubeRest, KubeObject, isConflict, isNotFound, objectRef } from '../kube/rest';
 
 export interface SecretObject extends KubeObject {
@@ -29,66 +24,8 @@ export interface ConfigMapObject extends KubeObject {
   data?: Record<string, string>;
 }
 
-/** Label selector matching every operator-managed key Secret and metadata ConfigMap. */
-export const apiKeyObjectsSelector = `${LABEL_API_KEYS}=true`;
-
-/** The model a key object belongs to (from its annotation), as a queue key. */
-export function modelKeyOfApiKeyObject(obj: KubeObject): string[] {
-  const name = obj.metadata.annotations?.[ANNOTATION_MODEL_NAME];
-  return name && obj.metadata.namespace ? [`${obj.metadata.namespace}/${name}`] : [];
-}
-
-/**
- * Secondary-watch mapping for key Secrets: re-render the model's SecurityPolicy only when the set
- * of client IDs changed (a key minted or revoked), not for the empty Secret the operator creates.
- */
-export function modelKeyOnClientIdChange(obj: KubeObject, event: string, old?: KubeObject): string[] {
-  const ids = (o?: KubeObject) => JSON.stringify((o as { clientIds?: string[] } | undefined)?.clientIds ?? []);
-  if (event === 'add' && ids(obj) === '[]') return [];
-  if (event === 'update' && ids(obj) === ids(old)) return [];
-  return modelKeyOfApiKeyObject(obj);
-}
-
-/** A key object without its data, only the client IDs: what informers cache (key values never sit in memory). */
-export function withoutData(obj: KubeObject): KubeObject {
-  const { data, ...rest } = obj as SecretObject;
-  return { ...rest, clientIds: Object.keys(data ?? {}).sort() } as KubeObject;
-}
-
-/**
- * The secondary watch both model controllers put on their kind's key Secrets: in the operator
- * namespace only (models live there, and RBAC grants Secrets nowhere wider), data never cached.
- */
-export function apiKeySecretWatch(modelKind: string, namespace: string): SecondaryWatch {
-  return { apiVersion: 'v1', kind: 'Secret', namespace, labelSelector: `${apiKeyObjectsSelector},llm.nebari.dev/model-kind=${modelKind}`, map: modelKeyOnClientIdChange, transform: withoutData };
-}
-
-/** Create or refresh both key objects (metadata only) and return the Secret as stored. */
-export async function ensureApiKeyObjects(client: KubeRest, model: ModelRef): Promise<SecretObject> {
-  const secret = await applyObject<SecretObject>(client, desiredApiKeySecret(model));
-  await applyObject(client, desiredApiKeyMetadataConfigMap(model));
-  return secret;
-}
-
-/**
- * Delete both key objects; called only from the cleanup finalizer. If a model of the other kind
- * with the same name exists (the webhook forbids it, but it may have been down), the keys are
- * theirs too and stay.
- */
-export async function deleteApiKeyObjects(client: KubeRest, model: ModelRef, apiVersion: string): Promise<'deleted' | 'kept-shared'> {
-  const otherKind = model.kind === 'LLMModel' ? 'PassthroughModel' : 'LLMModel';
-  const other = await client.get(objectRef(apiVersion, otherKind, model.name, model.namespace)).catch((err) => {
-    // The other kind's CRD may not be installed: then nobody else can own the keys.
-    if (isNotFound(err) || (err as Error).name === 'KindNotServedError') return undefined;
-    throw err;
-  });
-  if (other && !other.metadata.deletionTimestamp) return 'kept-shared';
-  await client.delete(objectRef('v1', 'Secret', apiKeysSecretName(model.name), model.namespace));
-  await client.delete(objectRef('v1', 'ConfigMap', apiKeyMetadataConfigMapName(model.name), model.namespace));
-  return 'deleted';
-}
-
-async function deleteKeyObjectsOf(client: KubeRest, model: ModelRef): Promise<void> {
+/** Delete both key objects of a model, whoever owns them. */
+export async function deleteKeyObjects(client: KubeRest, model: ModelRef): Promise<void> {
   await client.delete(objectRef('v1', 'Secret', apiKeysSecretName(model.name), model.namespace));
   await client.delete(objectRef('v1', 'ConfigMap', apiKeyMetadataConfigMapName(model.name), model.namespace));
 }
@@ -141,8 +78,8 @@ export async function mintKey(client: KubeRest, model: ModelRef, user: string, d
     if (!secret || !metadata) {
       const owner = await client.get(objectRef(API_GROUP_VERSION, model.kind, model.name, model.namespace));
       if (!owner || owner.metadata.deletionTimestamp) throw new Error(`${model.kind} ${model.namespace}/${model.name} does not exist or is being deleted; keys can only be minted for a live model`);
-      if (!(owner.metadata.finalizers ?? []).includes(cleanupFinalizer)) {
-        if (Date.now() > deadline) throw new Error(`${model.kind} ${model.namespace}/${model.name} has not been processed by the operator yet (no ${cleanupFinalizer} finalizer); check that the operator is running, then try again`);
+      if (!(owner.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) {
+        if (Date.now() > deadline) throw new Error(`${model.kind} ${model.namespace}/${model.name} has not been processed by the operator yet (no ${CLEANUP_FINALIZER} finalizer); check that the operator is running, then try again`);
         await new Promise((r) => setTimeout(r, 500));
         continue;
       }
@@ -152,7 +89,7 @@ export async function mintKey(client: KubeRest, model: ModelRef, user: string, d
       // just created would outlive it: check again and take them back.
       const after = await client.get(objectRef(API_GROUP_VERSION, model.kind, model.name, model.namespace));
       if (!after || after.metadata.uid !== owner.metadata.uid || after.metadata.deletionTimestamp) {
-        if (!after || after.metadata.uid !== owner.metadata.uid) await deleteKeyObjectsOf(client, model);
+        if (!after || after.metadata.uid !== owner.metadata.uid) await deleteKeyObjects(client, model);
         throw new Error(`${model.kind} ${model.namespace}/${model.name} was deleted while minting; no key was issued`);
       }
       continue;
