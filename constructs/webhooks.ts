@@ -9,7 +9,7 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { clusterMeta, namespacedMeta, selectorLabels } from './labels';
 import { API_GROUP, API_VERSION, WEBHOOK_ENTRY, objectNames } from './names';
-import { certManagerMode, OPERATOR_COMPONENT } from './operator';
+import { certManagerMode, OPERATOR_COMPONENT, serviceAccountName } from './operator';
 import { cond, RenderContext } from './render-context';
 
 export interface WebhooksProps {
@@ -123,6 +123,11 @@ export class AgentDeploymentUpgradeGuard extends Construct {
           timeoutSeconds: 1,
           reinvocationPolicy: 'Never',
           rules: rules('agentdeployments'),
+          // The operator's own writes go on: removing its finalizer from a deleted agent is an
+          // UPDATE, and denying it would hang every deletion until the upgrade ends.
+          matchConditions: [
+            { name: 'not-the-operator', expression: `request.userInfo.username != 'system:serviceaccount:${ctx.namespace}:${serviceAccountName(ctx)}'` },
+          ],
         },
       ],
     });

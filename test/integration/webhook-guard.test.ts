@@ -8,7 +8,9 @@
 import * as k8s from '@kubernetes/client-node';
 import { type ControlPlane, installCRDs, startControlPlane, uniqueName } from '../support/cluster';
 import { collectionPath, kubeRequest } from '../support/webhook/kube-raw';
-import { type WebhookEnvironment, crdDirectory, createNamespace, selectorLabel, startWebhookEnvironment } from '../support/webhook/webhook-env';
+import { type WebhookEnvironment, crdDirectory, createNamespace, impersonating, selectorLabel, startWebhookEnvironment } from '../support/webhook/webhook-env';
+import { plainObjectsByFile } from '../../src/chart/render';
+import { defaultValues } from '../../src/chart/values-schema';
 
 let plane: ControlPlane;
 let admin: k8s.KubeConfig;
@@ -23,24 +25,39 @@ const agent = (name: string, modelName = 'gpt-4o') => ({
   spec: { image: 'registry.example.com/agent:1.0', model: { externalAPI: { type: 'custom', baseURL: 'https://llm.example.com/v1', modelName } } },
 });
 
-// The guard as the chart renders it (constructs/webhooks.ts, AgentDeploymentUpgradeGuard).
-function guard(name: string, namespace: string): k8s.V1MutatingWebhookConfiguration {
-  return {
-    metadata: { name },
-    webhooks: [
-      {
-        name: 'agentdeployment-upgrade-guard.llm.nebari.dev',
-        admissionReviewVersions: ['v1'],
-        clientConfig: { service: { name, namespace, path: '/deny-agentdeployment-writes-during-controller-rollout', port: 443 } },
-        failurePolicy: 'Fail',
-        matchPolicy: 'Equivalent',
-        sideEffects: 'None',
-        timeoutSeconds: 1,
-        reinvocationPolicy: 'Never',
-        rules: [{ apiGroups: ['llm.nebari.dev'], apiVersions: ['v1alpha1'], operations: ['CREATE', 'UPDATE'], resources: ['agentdeployments'], scope: 'Namespaced' }],
-      },
-    ],
-  };
+// The guard exactly as the chart renders it (constructs/webhooks.ts), for a release whose
+// namespace is the webhook environment's operator namespace.
+const GUARD_RELEASE = 'guard-test';
+function guard(namespace: string): k8s.V1MutatingWebhookConfiguration {
+  const values = defaultValues();
+  values.webhook.upgradeGuard.enabled = true;
+  const [rendered] = plainObjectsByFile(values, { releaseName: GUARD_RELEASE, namespace })['agentdeployment-upgrade-guard.yaml'];
+  return rendered as k8s.V1MutatingWebhookConfiguration;
+}
+/** The operator's ServiceAccount in that release (the chart's default name: the full name). */
+const operatorUser = (namespace: string) => `system:serviceaccount:${namespace}:${GUARD_RELEASE}-nebari-llm-serving`;
+
+/** Installs the guard and waits until the API server calls it. */
+async function installGuard(): Promise<void> {
+  const admission = admin.makeApiClient(k8s.AdmissionregistrationV1Api);
+  await admission.createMutatingWebhookConfiguration({ body: guard(env.operatorNamespace) });
+  const deadline = Date.now() + 30_000;
+  let created = await kubeRequest(admin, 'POST', `${collectionPath(team, 'agentdeployments')}?dryRun=All`, agent('probe'));
+  while (created.status < 400 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    created = await kubeRequest(admin, 'POST', `${collectionPath(team, 'agentdeployments')}?dryRun=All`, agent('probe'));
+  }
+}
+
+/** Removes the guard and waits until AgentDeployment writes pass again. */
+async function removeGuard(): Promise<void> {
+  await admin.makeApiClient(k8s.AdmissionregistrationV1Api).deleteMutatingWebhookConfiguration({ name: guardName });
+  const deadline = Date.now() + 30_000;
+  let created = await kubeRequest(admin, 'POST', `${collectionPath(team, 'agentdeployments')}?dryRun=All`, agent('probe'));
+  while (created.status >= 400 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    created = await kubeRequest(admin, 'POST', `${collectionPath(team, 'agentdeployments')}?dryRun=All`, agent('probe'));
+  }
 }
 
 // Everything a denied request could have left behind, per namespace.
@@ -64,7 +81,7 @@ beforeAll(async () => {
   const id = uniqueName('wh-guard');
   env = await startWebhookEnvironment({ kubeConfig: admin, id });
   team = `${id}-team`;
-  guardName = `${id}-agentdeployment-guard`;
+  guardName = guard(env.operatorNamespace).metadata!.name!;
   await createNamespace(admin, team, { [selectorLabel]: id });
 }, 120_000);
 
@@ -79,15 +96,9 @@ describe('the AgentDeployment upgrade guard', () => {
     expect(existing).toMatchObject({ status: 201 });
 
     const admission = admin.makeApiClient(k8s.AdmissionregistrationV1Api);
-    await admission.createMutatingWebhookConfiguration({ body: guard(guardName, env.operatorNamespace) });
     const namespaces = [team, env.operatorNamespace, 'default'];
     // The API server loads webhook configurations asynchronously; wait until the guard bites.
-    const deadline = Date.now() + 30_000;
-    let created = await kubeRequest(admin, 'POST', `${collectionPath(team, 'agentdeployments')}?dryRun=All`, agent('probe'));
-    while (created.status < 400 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      created = await kubeRequest(admin, 'POST', `${collectionPath(team, 'agentdeployments')}?dryRun=All`, agent('probe'));
-    }
+    await installGuard();
     const before = await traces(namespaces);
     const callsBefore = env.calls.length;
 
@@ -138,5 +149,40 @@ describe('the AgentDeployment upgrade guard', () => {
       unguarded = await kubeRequest(admin, 'POST', collectionPath(team, 'agentdeployments'), agent('after-guard'));
     }
     expect(unguarded).toMatchObject({ status: 201 });
+  });
+
+  it('lets the operator remove its finalizer from a deleted agent, so deletions finish during an upgrade', async () => {
+    const finalized = { ...agent('finalized'), metadata: { name: 'finalized', finalizers: ['llm.nebari.dev/cleanup'] } };
+    expect(await kubeRequest(admin, 'POST', collectionPath(team, 'agentdeployments'), finalized)).toMatchObject({ status: 201 });
+    // The operator's rights come from its own RBAC in a cluster; here, any rights will do.
+    const rbac = admin.makeApiClient(k8s.RbacAuthorizationV1Api);
+    await rbac.createClusterRoleBinding({
+      body: {
+        metadata: { name: 'guard-test-operator' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: operatorUser(env.operatorNamespace) }],
+      },
+    });
+    await installGuard();
+    try {
+      const path = `${collectionPath(team, 'agentdeployments')}/finalized`;
+      // DELETE is not guarded: the agent is marked for deletion and waits for the finalizer.
+      expect(await kubeRequest(admin, 'DELETE', path)).toMatchObject({ status: 200 });
+      const unfinalize = { metadata: { finalizers: null } };
+      // Anyone else's UPDATE is still denied by the guard...
+      const other = await kubeRequest(admin, 'PATCH', path, unfinalize, 'application/merge-patch+json');
+      expect(other.status).toBeGreaterThanOrEqual(400);
+      expect(String(other.body.message)).toContain('agentdeployment-upgrade-guard.llm.nebari.dev');
+      // ...the operator's finalizer removal passes, and the deletion completes.
+      const operator = impersonating(admin, operatorUser(env.operatorNamespace));
+      expect(await kubeRequest(operator, 'PATCH', path, unfinalize, 'application/merge-patch+json')).toMatchObject({ status: 200 });
+      expect((await kubeRequest(admin, 'GET', path)).status).toBe(404);
+      // A user's create is still denied.
+      const create = await kubeRequest(admin, 'POST', collectionPath(team, 'agentdeployments'), agent('during-upgrade'));
+      expect(String(create.body.message)).toContain('failed calling webhook "agentdeployment-upgrade-guard.llm.nebari.dev"');
+    } finally {
+      await removeGuard();
+      await rbac.deleteClusterRoleBinding({ name: 'guard-test-operator' });
+    }
   });
 });

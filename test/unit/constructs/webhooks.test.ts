@@ -45,6 +45,11 @@ describe('webhook configurations', () => {
     expect(objects.some((o) => o.kind === 'Service' && o.metadata.name === target)).toBe(false);
   });
 
+  test('the upgrade guard exempts the operator\'s own ServiceAccount (its finalizer removals are UPDATEs)', () => {
+    const guard = find(render((v) => { v.webhook.upgradeGuard.enabled = true; v.serviceAccount.name = 'op'; }, { releaseName: 'r', namespace: 'n' }), 'MutatingWebhookConfiguration', '-agentdeployment-guard');
+    expect(guard.webhooks[0].matchConditions).toEqual([{ name: 'not-the-operator', expression: "request.userInfo.username != 'system:serviceaccount:n:op'" }]);
+  });
+
   test('cert-manager mode: Issuer, Certificate for the Service DNS name, and the CA-injection annotation', () => {
     const objects = render((v) => { v.webhook.certificates.mode = 'cert-manager'; }, { releaseName: 'r', namespace: 'n' });
     const cert = find(objects, 'Certificate');
