@@ -12,6 +12,10 @@ const transformIgnorePatterns = ['/node_modules/(?!(@kubernetes/client-node|open
 module.exports = {
   // A global option (projects cannot set it): integration tests start processes and wait for them.
   testTimeout: 300000,
+  // A leaked handle (socket, timer) must not keep a finished run, failing or not, alive until CI's
+  // time limit: exit once the results are in. Global teardown still runs first and stops every
+  // process the run started.
+  forceExit: true,
   // Build output holds a copy of package.json; keep it out of Jest's module map.
   modulePathIgnorePatterns: ['<rootDir>/lib/', '<rootDir>/dist/'],
   projects: [

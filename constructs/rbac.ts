@@ -115,3 +115,35 @@ export class OperatorRbac extends Construct {
     });
   }
 }
+
+const KIND_RESOURCES = ['llmmodels', 'passthroughmodels', 'agentdeployments'];
+const aggregateTo = (...roles: string[]) => Object.fromEntries(roles.map((r) => [`rbac.authorization.k8s.io/aggregate-to-${r}`, 'true']));
+
+/**
+ * Rights on the three kinds for people, merged into Kubernetes' built-in user-facing roles by
+ * label: whoever holds `view` in a namespace may read models and agents there, `edit` and `admin`
+ * may also write them. Status stays the operator's. (Models are admitted in the release namespace
+ * only; agents anywhere.)
+ */
+export class UserFacingRoles extends Construct {
+  constructor(scope: Construct, id: string, props: OperatorRbacProps) {
+    super(scope, id);
+    const ctx = props.context;
+    const meta = (suffix: string, labels: Record<string, string>) => {
+      const m = clusterMeta(ctx, `${ctx.fullname}-${suffix}`, 'user-roles');
+      return { ...m, labels: { ...m.labels, ...labels } };
+    };
+    new ApiObject(this, 'View', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: meta('view', aggregateTo('view', 'edit', 'admin')) as never,
+      rules: [{ apiGroups: [API_GROUP], resources: [...KIND_RESOURCES, ...KIND_RESOURCES.map((r) => `${r}/status`)], verbs: READ }],
+    });
+    new ApiObject(this, 'Edit', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: meta('edit', aggregateTo('edit', 'admin')) as never,
+      rules: [{ apiGroups: [API_GROUP], resources: KIND_RESOURCES, verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }],
+    });
+  }
+}

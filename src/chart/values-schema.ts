@@ -180,6 +180,16 @@ export const ValuesSchema = closed(
       },
       'Defaults of the in-cluster model providers (passed to the operator as environment variables).',
     ),
+    rbac: closed(
+      {
+        userFacingRoles: Type.Boolean({
+          default: true,
+          description:
+            'Create ClusterRoles that add read rights on LLMModels, PassthroughModels and AgentDeployments to the built-in `view` role, and write rights to `edit` and `admin` (aggregation labels), so namespace users need no extra binding.',
+        }),
+      },
+      'Roles for the people using the kinds (the operator\'s own RBAC is always created).',
+    ),
     serviceAccount: closed(
       {
         create: Type.Boolean({ default: true, description: 'Create the operator ServiceAccount.' }),

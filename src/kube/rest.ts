@@ -233,11 +233,18 @@ export class KubeRest {
     else this.discovery.clear();
   }
 
-  /** The URL path of an object, or of its collection when `name` is omitted. */
-  async path(ref: ObjectRef, opts: { collection?: boolean; subresource?: string } = {}): Promise<string> {
+  /**
+   * The URL path of an object, or of its collection when `name` is omitted. A namespaced object
+   * without a namespace is an error, never the `default` namespace (only `collectionPath` may
+   * mean "all namespaces").
+   */
+  async path(ref: ObjectRef, opts: { collection?: boolean; subresource?: string; allNamespaces?: boolean } = {}): Promise<string> {
     const { plural, namespaced } = await this.resource(ref.apiVersion, ref.kind);
     const base = ref.apiVersion.includes('/') ? `/apis/${ref.apiVersion}` : `/api/${ref.apiVersion}`;
-    const ns = namespaced ? `/namespaces/${encodeURIComponent(ref.metadata.namespace ?? 'default')}` : '';
+    if (namespaced && !ref.metadata.namespace && !opts.allNamespaces) {
+      throw new Error(`${ref.kind} "${ref.metadata.name ?? ''}" has no metadata.namespace; ${ref.kind} is namespaced, so set the namespace it belongs in`);
+    }
+    const ns = namespaced && ref.metadata.namespace ? `/namespaces/${encodeURIComponent(ref.metadata.namespace)}` : '';
     const name = opts.collection ? '' : `/${encodeURIComponent(ref.metadata.name ?? '')}`;
     return `${base}${ns}/${plural}${name}${opts.subresource ? `/${opts.subresource}` : ''}`;
   }
@@ -314,9 +321,7 @@ export class KubeRest {
 
   /** The path of a kind's objects; a namespaced kind without a namespace means all namespaces. */
   async collectionPath(apiVersion: string, kind: string, namespace?: string): Promise<string> {
-    const path = await this.path({ apiVersion, kind, metadata: { namespace } }, { collection: true });
-    const { namespaced } = await this.resource(apiVersion, kind);
-    return namespaced && !namespace ? path.replace(/\/namespaces\/[^/]+/, '') : path;
+    return this.path({ apiVersion, kind, metadata: { namespace } }, { collection: true, allNamespaces: !namespace });
   }
 
   /**
