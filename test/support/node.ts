@@ -293,7 +293,15 @@ function walkDirs(root: string): string[] {
   if (!fs.existsSync(root)) return [];
   const out: string[] = [];
   const visit = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) visit(path.join(d, e.name));
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(d, { withFileTypes: true });
+    } catch (error) {
+      // The kubelet or runc may remove a pod's cgroup while we walk: gone is what we want.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    for (const e of entries) if (e.isDirectory()) visit(path.join(d, e.name));
     out.push(d);
   };
   visit(root);
