@@ -21,6 +21,11 @@ export function serviceAccountName(ctx: RenderContext): string {
   return ctx.helper('serviceAccountName', (v) => (v as { serviceAccount: { name: string } }).serviceAccount.name || ctx.fullname);
 }
 
+/** A container security context meeting the restricted Pod Security profile (a fresh copy each time). */
+export function restrictedContainerSecurity() {
+  return { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } };
+}
+
 /** The operator image reference (by digest when one is set). */
 export function operatorImage(ctx: RenderContext): string {
   return ctx.helper('operatorImage', (v) => imageReference((v as { operator: { image: { repository: string; tag: string; digest: string } } }).operator.image));
@@ -119,13 +124,7 @@ export class OperatorDeployment extends Construct {
                 livenessProbe: { httpGet: { path: '/healthz', port: 'health' }, initialDelaySeconds: 5, periodSeconds: 10, failureThreshold: 3 },
                 readinessProbe: { httpGet: { path: '/readyz', port: 'health' }, periodSeconds: 5, failureThreshold: 3 },
                 ...ctx.block('resources', 'operator.resources'),
-                securityContext: {
-                  allowPrivilegeEscalation: false,
-                  readOnlyRootFilesystem: true,
-                  runAsNonRoot: true,
-                  capabilities: { drop: ['ALL'] },
-                  seccompProfile: { type: 'RuntimeDefault' },
-                },
+                securityContext: restrictedContainerSecurity(),
                 volumeMounts: [
                   { name: 'webhook-certs', mountPath: CERT_DIR, ...ctx.when(certManagerMode, { readOnly: true }) },
                   { name: 'tmp', mountPath: '/tmp' },

@@ -9,7 +9,7 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { namespacedMeta } from './labels';
 import { API_GROUP } from './names';
-import { operatorImage } from './operator';
+import { operatorImage, restrictedContainerSecurity } from './operator';
 import { cond, RenderContext } from './render-context';
 
 export const WEBHOOK_CHECK_COMPONENT = 'webhook-check';
@@ -77,13 +77,7 @@ export class WebhookCheck extends Construct {
                 imagePullPolicy: ctx.value('operator.image.pullPolicy'),
                 command: ['/nodejs/bin/node', '/app/lib/src/cli/main.js', 'wait-webhooks', '--namespace', ctx.namespace, '--timeout', ctx.expression('printf "%ds" (int .Values.webhook.installCheck.timeoutSeconds) | quote', (v) => `${checkTimeout(v)}s`)],
                 ...ctx.block('resources', 'webhook.installCheck.resources'),
-                securityContext: {
-                  allowPrivilegeEscalation: false,
-                  readOnlyRootFilesystem: true,
-                  runAsNonRoot: true,
-                  capabilities: { drop: ['ALL'] },
-                  seccompProfile: { type: 'RuntimeDefault' },
-                },
+                securityContext: restrictedContainerSecurity(),
               },
             ],
           },
