@@ -14,16 +14,11 @@ import { agentOverrideProblems } from './agent-overrides';
 import { httpURLProblem } from './http-url';
 import { jsonEqual } from './json-patch';
 import type { ClusterLookups, ModelKind } from './lookups';
-import { type AdmissionRequest, type UserInfo, isRecord } from './review';
+import { type AdmissionRequest, isRecord } from './review';
+import { type SecretReference, checkSecretAccess } from './secret-access';
 import { Findings, type Verdict, lookupFailed } from './verdict';
 
 const dns1035Label = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-
-/** A Secret the agent would be given, with the field that names it. */
-export interface SecretReference {
-  readonly name: string;
-  readonly field: string;
-}
 
 /** Every Secret the AgentDeployment makes the operator read or mount. */
 export function referencedSecrets(agent: AgentDeployment): SecretReference[] {
@@ -107,37 +102,6 @@ async function checkModelReference(
   }
 }
 
-async function checkSecretAccess(
-  secrets: readonly SecretReference[],
-  user: UserInfo,
-  namespace: string,
-  lookups: ClusterLookups,
-  findings: Findings,
-): Promise<void> {
-  const who = user.username ? `user "${user.username}"` : 'the requesting user';
-  await Promise.all(
-    secrets.map(async ({ name, field }) => {
-      // Fail closed: without an identity or a review we cannot tell the user may read the Secret.
-      if (!user.username) {
-        findings.deny(`${field}: the request carries no user identity, so access to Secret "${name}" cannot be verified`, 403);
-        return;
-      }
-      try {
-        const review = await lookups.userMayGetSecret(user, namespace, name);
-        if (!review.allowed) {
-          findings.deny(
-            `${field}: ${who} may not get Secret "${name}" in namespace "${namespace}", so the agent may not use it either; ` +
-              'reference a Secret you can read, or ask an administrator for get access to it',
-            403,
-          );
-        }
-      } catch (error) {
-        findings.deny(lookupFailed(`whether ${who} may get Secret "${name}"`, error), 403);
-      }
-    }),
-  );
-}
-
 export async function validateAgentDeployment(request: AdmissionRequest<AgentDeployment>, context: AdmissionContext): Promise<Verdict> {
   const agent = request.object as AgentDeployment;
   const namespace = agent.metadata?.namespace ?? request.namespace ?? '';
@@ -150,7 +114,7 @@ export async function validateAgentDeployment(request: AdmissionRequest<AgentDep
   await Promise.all([
     modelRefChanged ? checkModelReference(agent, namespace, context.lookups, findings) : Promise.resolve(),
     // Every CREATE and UPDATE, even when unchanged: whoever writes the object now vouches for it.
-    checkSecretAccess(referencedSecrets(agent), request.userInfo, namespace, context.lookups, findings),
+    checkSecretAccess(referencedSecrets(agent), { user: request.userInfo, namespace, kind: 'agent' }, context.lookups, findings),
   ]);
   return findings.verdict();
 }

@@ -76,7 +76,10 @@ export function llmModelFieldFindings(model: LLMModel, findings: Findings): void
 }
 
 export function validateLLMModel(request: AdmissionRequest<LLMModel>, context: AdmissionContext): Promise<Verdict> {
-  return validateModel(request, context, { kind: LLMMODEL_KIND, otherKind: PASSTHROUGHMODEL_KIND }, llmModelFieldFindings);
+  return validateModel(request, context, { kind: LLMMODEL_KIND, otherKind: PASSTHROUGHMODEL_KIND }, llmModelFieldFindings, {
+    // The model server gets the token as HF_TOKEN; no destination, the downloads go to the hub.
+    secrets: (model) => (model.spec?.model?.authSecretName ? [{ name: model.spec.model.authSecretName, field: 'spec.model.authSecretName' }] : []),
+  });
 }
 
 /** Defaults that follow from other fields: tensor parallelism spans the requested GPUs. */

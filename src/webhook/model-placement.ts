@@ -7,7 +7,9 @@
 import { apiKeysSecretName } from '../translate/gateway/names';
 import type { AdmissionContext } from './admission';
 import type { ClusterLookups, ModelKind } from './lookups';
+import { jsonEqual } from './json-patch';
 import type { AdmissionRequest } from './review';
+import { type SecretReference, checkSecretAccess } from './secret-access';
 import { Findings, lookupFailed, type Verdict } from './verdict';
 
 export interface ModelPlacement {
@@ -49,21 +51,38 @@ export async function checkModelPlacement(placement: ModelPlacement, lookups: Cl
   }
 }
 
+/** What a model kind hands the confused-deputy guard: the Secrets it names and where they are sent. */
+export interface ModelSecretUse<T> {
+  readonly secrets: (model: T) => SecretReference[];
+  /** Where the Secrets' contents go (a provider host); a change re-checks the Secrets. */
+  readonly destination?: (model: T) => unknown;
+}
+
 /**
  * The validation both model kinds share: placement on CREATE (fixed at creation; re-checking it on
- * UPDATE would only block repairs), then the kind's own field rules.
+ * UPDATE would only block repairs), the Secret guard on CREATE and on any UPDATE that changes a
+ * Secret reference or the destination (so the operator's own finalizer and status writes never
+ * need it), then the kind's own field rules.
  */
 export async function validateModel<T extends { metadata?: { name?: string; namespace?: string } }>(
   request: AdmissionRequest<T>,
   context: AdmissionContext,
   kinds: { kind: ModelKind; otherKind: ModelKind },
   fieldFindings: (model: T, findings: Findings) => void,
+  secretUse: ModelSecretUse<T>,
 ): Promise<Verdict> {
   const model = request.object as T;
   const findings = new Findings();
+  const namespace = model.metadata?.namespace ?? request.namespace;
   if (request.operation === 'CREATE') {
-    const placement = { ...kinds, namespace: model.metadata?.namespace ?? request.namespace, name: model.metadata?.name ?? request.name, operatorNamespace: context.operatorNamespace };
+    const placement = { ...kinds, namespace, name: model.metadata?.name ?? request.name, operatorNamespace: context.operatorNamespace };
     await checkModelPlacement(placement, context.lookups, findings);
+  }
+  const old = request.oldObject as T | undefined;
+  const secrets = secretUse.secrets(model);
+  const changed = (of: (m: T) => unknown) => !old || !jsonEqual(of(old), of(model));
+  if (secrets.length > 0 && namespace && (changed(secretUse.secrets) || (secretUse.destination && changed(secretUse.destination)))) {
+    await checkSecretAccess(secrets, { user: request.userInfo, namespace, kind: 'model' }, context.lookups, findings);
   }
   fieldFindings(model, findings);
   return findings.verdict();

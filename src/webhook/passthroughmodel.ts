@@ -47,7 +47,17 @@ export function passthroughModelFieldFindings(model: PassthroughModel, findings:
 }
 
 export function validatePassthroughModel(request: AdmissionRequest<PassthroughModel>, context: AdmissionContext): Promise<Verdict> {
-  return validateModel(request, context, { kind: PASSTHROUGHMODEL_KIND, otherKind: LLMMODEL_KIND }, passthroughModelFieldFindings);
+  return validateModel(request, context, { kind: PASSTHROUGHMODEL_KIND, otherKind: LLMMODEL_KIND }, passthroughModelFieldFindings, {
+    secrets: (model) => {
+      const name = model.spec?.provider?.credentialSecretName;
+      return name ? [{ name, field: 'spec.provider.credentialSecretName' }] : [];
+    },
+    // The gateway sends the key to this host: pointing an existing model elsewhere re-checks it.
+    destination: (model) => {
+      const provider = model.spec?.provider;
+      return [passthroughBackendType(model.spec), provider?.hostname, provider?.port, provider?.backend];
+    },
+  });
 }
 
 /**

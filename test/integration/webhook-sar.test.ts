@@ -102,3 +102,72 @@ describe('credentialsRef admission (SubjectAccessReview as the requesting user)'
     expect(byCarol).toMatchObject({ status: 200, body: { spec: { model: { externalAPI: { modelName: 'gpt-4.1' } } } } });
   });
 });
+
+// The same guard on model credentials: a PassthroughModel's key goes to the host it names, so a
+// user who may write models but not read a key must not be able to send that key anywhere.
+describe('credentialSecretName admission on PassthroughModel', () => {
+  const erin = 'erin@example.com';
+  const frank = 'frank@example.com';
+  const model = (name: string, hostname = 'api.openai.com') => ({
+    apiVersion: 'llm.nebari.dev/v1alpha1',
+    kind: 'PassthroughModel',
+    metadata: { name },
+    spec: { provider: { hostname, credentialSecretName: 'provider-key' }, models: { declared: ['gpt-4o'] }, access: { public: true } },
+  });
+  const models = () => collectionPath(env.operatorNamespace, 'passthroughmodels');
+
+  beforeAll(async () => {
+    const ns = env.operatorNamespace;
+    const core = admin.makeApiClient(k8s.CoreV1Api);
+    const rbac = admin.makeApiClient(k8s.RbacAuthorizationV1Api);
+    await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'provider-key' }, stringData: { apiKey: 'sk-provider' } } });
+    const subject = (name: string) => ({ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name });
+    await rbac.createNamespacedRole({
+      namespace: ns,
+      body: { metadata: { name: 'model-writer' }, rules: [{ apiGroups: ['llm.nebari.dev'], resources: ['passthroughmodels', 'llmmodels'], verbs: ['get', 'create', 'update', 'patch'] }] },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace: ns,
+      body: { metadata: { name: 'model-writers' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'model-writer' }, subjects: [subject(erin), subject(frank)] },
+    });
+    await rbac.createNamespacedRole({
+      namespace: ns,
+      body: { metadata: { name: 'read-provider-key' }, rules: [{ apiGroups: [''], resources: ['secrets'], resourceNames: ['provider-key'], verbs: ['get'] }] },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace: ns,
+      body: { metadata: { name: 'provider-key-readers' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'read-provider-key' }, subjects: [subject(erin)] },
+    });
+  });
+
+  it('admits a model from a user who may get the key, and denies one from a user who may not', async () => {
+    expect(await kubeRequest(as(erin), 'POST', models(), model('erins-model'))).toMatchObject({ status: 201 });
+    const denied = await kubeRequest(as(frank), 'POST', models(), model('franks-model', 'collector.attacker.example'));
+    expect(denied).toMatchObject({ status: 403 });
+    expect(String(denied.body.message)).toContain(
+      `denied the request: spec.provider.credentialSecretName: user "${frank}" may not get Secret "provider-key" in namespace "${env.operatorNamespace}", so the model may not use it either`,
+    );
+  });
+
+  it('denies pointing an existing model (and its key) at another host, but not unrelated changes', async () => {
+    const path = `${models()}/erins-model`;
+    const redirect = await kubeRequest(as(frank), 'PATCH', path, { spec: { provider: { hostname: 'collector.attacker.example' } } }, 'application/merge-patch+json');
+    expect(redirect).toMatchObject({ status: 403 });
+    expect(String(redirect.body.message)).toContain(`user "${frank}" may not get Secret "provider-key"`);
+    const relabel = await kubeRequest(as(frank), 'PATCH', path, { metadata: { labels: { team: 'search' } } }, 'application/merge-patch+json');
+    expect(relabel).toMatchObject({ status: 200, body: { metadata: { labels: { team: 'search' } }, spec: { provider: { hostname: 'api.openai.com' } } } });
+  });
+
+  it('reviews an LLMModel\'s Hugging Face token Secret the same way', async () => {
+    const llm = (name: string) => ({
+      apiVersion: 'llm.nebari.dev/v1alpha1',
+      kind: 'LLMModel',
+      metadata: { name },
+      spec: { model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface', authSecretName: 'provider-key' }, resources: { gpu: { count: 1 } }, access: { public: true } },
+    });
+    const denied = await kubeRequest(as(frank), 'POST', collectionPath(env.operatorNamespace, 'llmmodels'), llm('franks-llm'));
+    expect(denied).toMatchObject({ status: 403 });
+    expect(String(denied.body.message)).toContain(`spec.model.authSecretName: user "${frank}" may not get Secret "provider-key"`);
+    expect(await kubeRequest(as(erin), 'POST', collectionPath(env.operatorNamespace, 'llmmodels'), llm('erins-llm'))).toMatchObject({ status: 201 });
+  });
+});

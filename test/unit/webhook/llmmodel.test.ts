@@ -6,6 +6,17 @@ describe('LLMModel admission', () => {
     expect(await llmModelAdmission.validate(request(llmModel()), context())).toEqual({ denials: [], warnings: [], code: 422 });
   });
 
+  it('reviews the Hugging Face token Secret as the requesting user', async () => {
+    const gated = llmModel({ model: { name: 'meta-llama/Llama-3.1-8B', source: 'huggingface', authSecretName: 'hf-token' } });
+    const denied = await llmModelAdmission.validate(request(gated), context());
+    expect(denied.code).toBe(403);
+    expect(denied.denials).toEqual([
+      `spec.model.authSecretName: user "alice" may not get Secret "hf-token" in namespace "${operatorNamespace}", so the model may not use it either; reference a Secret you can read, or ask an administrator for get access to it`,
+    ]);
+    const allowed = await llmModelAdmission.validate(request(gated), context(clusterState({ readableSecrets: [`alice/${operatorNamespace}/hf-token`] })));
+    expect(allowed.denials).toEqual([]);
+  });
+
   it('allows a model in the operator namespace without any namespace label (helm --create-namespace)', async () => {
     const verdict = await llmModelAdmission.validate(request(llmModel()), context(clusterState({ namespaces: { [operatorNamespace]: {} } })));
     expect(verdict.denials).toEqual([]);

@@ -1,9 +1,44 @@
 import { defaultPassthroughModel, passthroughModelAdmission } from '../../../src/webhook/passthroughmodel';
 import { clusterState, context, operatorNamespace, passthroughModel, request } from './fixtures';
 
+// Alice may read the provider key the fixture model names.
+const readable = (overrides: Parameters<typeof clusterState>[0] = {}) => clusterState({ readableSecrets: [`alice/${operatorNamespace}/openai-key`], ...overrides });
+
 describe('PassthroughModel admission', () => {
   it('allows a provider in the managed operator namespace', async () => {
-    expect(await passthroughModelAdmission.validate(request(passthroughModel()), context())).toEqual({ denials: [], warnings: [], code: 422 });
+    expect(await passthroughModelAdmission.validate(request(passthroughModel()), context(readable()))).toEqual({ denials: [], warnings: [], code: 422 });
+  });
+
+  describe('credential Secret guard (SubjectAccessReview as the requesting user)', () => {
+    it('denies a create by a user who may not get the credential Secret', async () => {
+      const verdict = await passthroughModelAdmission.validate(request(passthroughModel()), context());
+      expect(verdict.code).toBe(403);
+      expect(verdict.denials).toEqual([
+        `spec.provider.credentialSecretName: user "alice" may not get Secret "openai-key" in namespace "${operatorNamespace}", so the model may not use it either; reference a Secret you can read, or ask an administrator for get access to it`,
+      ]);
+    });
+
+    it('denies when the review cannot be made (fail closed)', async () => {
+      const verdict = await passthroughModelAdmission.validate(request(passthroughModel()), context(readable({ failing: { userMayGetSecret: new Error('SubjectAccessReview failed: API server answered 503') } })));
+      expect(verdict.code).toBe(403);
+      expect(verdict.denials.join('\n')).toContain('SubjectAccessReview failed');
+    });
+
+    it('re-checks an update that points the key at another host, as the user making it', async () => {
+      const old = passthroughModel();
+      const ctx = context();
+      const verdict = await passthroughModelAdmission.validate(request(passthroughModel({ hostname: 'collector.attacker.example' }), { operation: 'UPDATE', oldObject: old, user: 'mallory' }), ctx);
+      expect(verdict.code).toBe(403);
+      expect(ctx.lookups.reviews).toEqual([`mallory/${operatorNamespace}/openai-key`]);
+    });
+
+    it('does not review an update that keeps the Secret and the host (the operator\'s finalizer and status writes)', async () => {
+      const ctx = context();
+      const old = passthroughModel();
+      const verdict = await passthroughModelAdmission.validate(request(passthroughModel({}, { access: { public: true } }), { operation: 'UPDATE', oldObject: old, user: 'system:serviceaccount:x:operator' }), ctx);
+      expect(verdict.denials).toEqual([]);
+      expect(ctx.lookups.reviews).toEqual([]);
+    });
   });
 
   it.each([
@@ -30,7 +65,7 @@ describe('PassthroughModel admission', () => {
     [passthroughModel({ port: 80 }), 'spec.provider.port: 80 usually serves plain HTTP'],
     [passthroughModel({}, { access: { public: true, groups: ['x'] } }), 'spec.access.groups is ignored'],
   ])('warns (%#)', async (model, warning) => {
-    const verdict = await passthroughModelAdmission.validate(request(model), context());
+    const verdict = await passthroughModelAdmission.validate(request(model), context(readable()));
     expect(verdict.denials).toEqual([]);
     expect(verdict.warnings.join('\n')).toContain(warning);
   });
