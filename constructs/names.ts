@@ -22,6 +22,8 @@ export function objectNames(ctx: RenderContext) {
     selfSignedIssuer: `${f}-selfsigned`,
     clusterRole: `${f}-operator`,
     role: `${f}-operator`,
+    /** The operator's Role in each other namespace of `watchNamespaces`. */
+    agentRole: `${f}-operator-agents`,
     networkPolicy: `${f}-operator`,
     podDisruptionBudget: `${f}-operator`,
     serviceMonitor: `${f}-operator`,

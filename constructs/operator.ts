@@ -107,6 +107,11 @@ export class OperatorDeployment extends Construct {
                   env('NLS_MUTATING_WEBHOOK_CONFIGURATIONS', names.mutatingWebhookConfiguration),
                   { name: 'NLS_LEADER_ELECTION', value: leaderElection },
                   env('NLS_LOG_LEVEL', ctx.text('operator.logLevel')),
+                  // Where AgentDeployments are reconciled besides the release namespace (RBAC: rbac-agent-namespaces.yaml).
+                  ...ctx.whenItem(
+                    cond.truthy('watchNamespaces'),
+                    env('NLS_WATCH_NAMESPACES', ctx.expression('join "," .Values.watchNamespaces | quote', (v) => (v as { watchNamespaces: string[] }).watchNamespaces.join(',')) as string),
+                  ),
                   // Provider defaults; empty values mean the operator's built-in defaults.
                   // Only when set: the API server drops an empty `value`, so a stored object
                   // would differ from the rendering; unset means the built-in default anyway.

@@ -1,7 +1,8 @@
-// Least-privilege RBAC for the operator. Cluster-wide only what must be (our kinds and the objects
-// it generates for them in any namespace, gateway kinds, SubjectAccessReviews, its own webhook
-// configurations by name); Secrets, Leases and the vLLM endpoint picker's ServiceAccount, Role and
-// RoleBinding only in the release namespace, where models live (the webhook admits them nowhere else).
+// Least-privilege RBAC for the operator, following the tenancy model in docs/security.md: models
+// live in the release namespace, AgentDeployments there and in the namespaces listed in the
+// `watchNamespaces` value. Each of those namespaces gets a Role with exactly what reconciling there
+// needs; the ClusterRole holds only what has no namespace (CRDs, SubjectAccessReviews, the
+// release's own webhook configurations by name). No right reaches a namespace nobody listed.
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { clusterMeta, namespacedMeta } from './labels';
@@ -19,29 +20,44 @@ const READ = ['get', 'list', 'watch'];
 // operator never replaces them (no update). The e2e suite's audit log checks this list.
 const APPLY = [...READ, 'create', 'patch', 'delete'];
 
-/** The release-namespace Role's rules (exported for the least-privilege unit test). */
+const OUR_KINDS = ['llmmodels', 'passthroughmodels', 'agentdeployments'];
+
+/**
+ * What reconciling AgentDeployments needs in a namespace: the agents themselves (finalizers by
+ * JSON patch, status by server-side apply), their workloads, the Secret with each agent's key
+ * (and `get` on the credential Secrets it names, which the webhook has already checked the user
+ * may read), Events, and `get` on models for the webhook's model-reference check.
+ */
+export function agentNamespaceRules() {
+  return [
+    { apiGroups: [API_GROUP], resources: ['agentdeployments'], verbs: [...READ, 'patch'] },
+    { apiGroups: [API_GROUP], resources: ['agentdeployments/status'], verbs: ['get', 'patch'] },
+    // Needed to set blockOwnerDeletion on generated objects where OwnerReferencesPermissionEnforcement runs.
+    { apiGroups: [API_GROUP], resources: ['agentdeployments/finalizers'], verbs: ['update'] },
+    { apiGroups: [API_GROUP], resources: ['llmmodels', 'passthroughmodels'], verbs: ['get'] },
+    { apiGroups: ['apps'], resources: ['deployments'], verbs: APPLY },
+    { apiGroups: ['batch'], resources: ['jobs'], verbs: APPLY },
+    { apiGroups: [''], resources: ['services', 'configmaps'], verbs: APPLY },
+    // No list or watch: the operator reads Secrets one by one, by name.
+    { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'patch', 'delete'] },
+    { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+  ];
+}
+
+/**
+ * The release namespace Role: models live here (and agents may), so everything a model generates
+ * is written here and nowhere else.
+ */
 export function namespaceRules() {
   return [
+    { apiGroups: [API_GROUP], resources: OUR_KINDS, verbs: [...READ, 'patch'] },
+    { apiGroups: [API_GROUP], resources: OUR_KINDS.map((r) => `${r}/status`), verbs: ['get', 'patch'] },
+    { apiGroups: [API_GROUP], resources: OUR_KINDS.map((r) => `${r}/finalizers`), verbs: ['update'] },
     // API-key Secrets, the self-managed serving certificate and keys minted for agents.
     // (update: the self-managed certificate Secret is replaced with a resourceVersion guard.)
     { apiGroups: [''], resources: ['secrets'], verbs: [...APPLY, 'update'] },
     // Leader election reads, creates and renews one Lease.
     { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
-    // The vLLM provider's endpoint picker: its ServiceAccount, Role and RoleBinding per model.
-    { apiGroups: [''], resources: ['serviceaccounts'], verbs: APPLY },
-    { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: APPLY },
-  ];
-}
-
-/** The ClusterRole's rules (exported for the unit test that checks least privilege). */
-export function clusterRules(ctx: RenderContext) {
-  const names = objectNames(ctx);
-  return [
-    // Finalizers by JSON patch, status by server-side apply: patch only, never a replace.
-    { apiGroups: [API_GROUP], resources: ['llmmodels', 'passthroughmodels', 'agentdeployments'], verbs: [...READ, 'patch'] },
-    { apiGroups: [API_GROUP], resources: ['llmmodels/status', 'passthroughmodels/status', 'agentdeployments/status'], verbs: ['get', 'patch'] },
-    // Needed to set blockOwnerDeletion on generated objects where OwnerReferencesPermissionEnforcement runs.
-    { apiGroups: [API_GROUP], resources: ['llmmodels/finalizers', 'passthroughmodels/finalizers', 'agentdeployments/finalizers'], verbs: ['update'] },
     { apiGroups: [''], resources: ['configmaps', 'services', 'persistentvolumeclaims'], verbs: APPLY },
     { apiGroups: ['apps'], resources: ['deployments'], verbs: APPLY },
     { apiGroups: ['batch'], resources: ['jobs'], verbs: APPLY },
@@ -49,6 +65,9 @@ export function clusterRules(ctx: RenderContext) {
     // server lets a subject create a Role only with rights it holds itself (no escalate/bind).
     { apiGroups: [''], resources: ['pods'], verbs: READ },
     { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+    // The vLLM provider's endpoint picker: its ServiceAccount, Role and RoleBinding per model.
+    { apiGroups: [''], resources: ['serviceaccounts'], verbs: APPLY },
+    { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: APPLY },
     { apiGroups: ['aigateway.envoyproxy.io'], resources: ['aigatewayroutes', 'aiservicebackends', 'backendsecuritypolicies'], verbs: APPLY },
     { apiGroups: ['gateway.envoyproxy.io'], resources: ['backends', 'securitypolicies'], verbs: APPLY },
     { apiGroups: ['gateway.networking.k8s.io'], resources: ['backendtlspolicies'], verbs: APPLY },
@@ -62,8 +81,16 @@ export function clusterRules(ctx: RenderContext) {
     { apiGroups: ['llm-d.ai'], resources: ['inferenceobjectives'], verbs: APPLY },
     // llm-d's scheduler reads InferenceModelRewrites; its Role may only grant what the operator holds.
     { apiGroups: ['llm-d.ai'], resources: ['inferencemodelrewrites'], verbs: READ },
+  ];
+}
+
+/** The ClusterRole's rules: only what has no namespace (exported for the least-privilege unit test). */
+export function clusterRules(ctx: RenderContext) {
+  const names = objectNames(ctx);
+  return [
     // Detects missing gateway/provider CRDs so models degrade with a condition instead of failing.
     { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: READ },
+    // The webhooks' confused-deputy check asks whether the requesting user may read a Secret.
     { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
     // caBundle injection into our own configurations only; the guard is readable for status checks.
     {
@@ -116,14 +143,41 @@ export class OperatorRbac extends Construct {
   }
 }
 
-const KIND_RESOURCES = ['llmmodels', 'passthroughmodels', 'agentdeployments'];
+export interface AgentNamespaceRbacProps extends OperatorRbacProps {
+  /** One namespace listed in `watchNamespaces` (a template variable in the chart). */
+  readonly namespace: string;
+}
+
+/** The operator's Role and RoleBinding in one more namespace where AgentDeployments are reconciled. */
+export class AgentNamespaceRbac extends Construct {
+  constructor(scope: Construct, id: string, props: AgentNamespaceRbacProps) {
+    super(scope, id);
+    const ctx = props.context;
+    const names = objectNames(ctx);
+    const meta = { ...namespacedMeta(ctx, names.agentRole, OPERATOR_COMPONENT), namespace: props.namespace };
+    new ApiObject(this, 'Role', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: meta as never,
+      rules: agentNamespaceRules(),
+    });
+    new ApiObject(this, 'RoleBinding', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: meta as never,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: names.agentRole },
+      subjects: [{ kind: 'ServiceAccount', name: serviceAccountName(ctx), namespace: ctx.namespace }],
+    });
+  }
+}
+
 const aggregateTo = (...roles: string[]) => Object.fromEntries(roles.map((r) => [`rbac.authorization.k8s.io/aggregate-to-${r}`, 'true']));
 
 /**
  * Rights on the three kinds for people, merged into Kubernetes' built-in user-facing roles by
  * label: whoever holds `view` in a namespace may read models and agents there, `edit` and `admin`
  * may also write them. Status stays the operator's. (Models are admitted in the release namespace
- * only; agents anywhere.)
+ * only; agents there and in the `watchNamespaces`.)
  */
 export class UserFacingRoles extends Construct {
   constructor(scope: Construct, id: string, props: OperatorRbacProps) {
@@ -137,13 +191,13 @@ export class UserFacingRoles extends Construct {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
       metadata: meta('view', aggregateTo('view', 'edit', 'admin')) as never,
-      rules: [{ apiGroups: [API_GROUP], resources: [...KIND_RESOURCES, ...KIND_RESOURCES.map((r) => `${r}/status`)], verbs: READ }],
+      rules: [{ apiGroups: [API_GROUP], resources: [...OUR_KINDS, ...OUR_KINDS.map((r) => `${r}/status`)], verbs: READ }],
     });
     new ApiObject(this, 'Edit', {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
       metadata: meta('edit', aggregateTo('edit', 'admin')) as never,
-      rules: [{ apiGroups: [API_GROUP], resources: KIND_RESOURCES, verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }],
+      rules: [{ apiGroups: [API_GROUP], resources: OUR_KINDS, verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }],
     });
   }
 }

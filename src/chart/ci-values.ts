@@ -36,6 +36,11 @@ export const CI_VALUES: readonly CiValues[] = [
     values: { webhook: { upgradeGuard: { enabled: true }, agentDeployment: { enabled: false } } },
   },
   {
+    file: 'watch-namespaces-values.yaml',
+    description: 'AgentDeployments in two more namespaces: the operator gets a Role and RoleBinding in each.',
+    values: { watchNamespaces: ['team-agents-a', 'team-agents-b'] },
+  },
+  {
     file: 'three-replicas-values.yaml',
     description: 'Three operator replicas: leader election forced on and a PodDisruptionBudget.',
     values: { operator: { replicas: 3, leaderElection: false, podDisruptionBudget: { minAvailable: 2 } } },

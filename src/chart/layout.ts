@@ -4,6 +4,7 @@ import { App, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import {
   AgentDeploymentUpgradeGuard,
+  AgentNamespaceRbac,
   AIGatewayConfig,
   certManagerMode,
   cond,
@@ -40,14 +41,20 @@ export interface TemplateFile {
   readonly condition?: Condition;
   /** Helm hooks only: plain renderings (deploy/ bundles, custom builds) have no hook runner. */
   readonly helmOnly?: boolean;
+  /**
+   * Rendered once per namespace of `watchNamespaces` other than the release namespace (a `range`
+   * in the chart); `build` then gets that namespace.
+   */
+  readonly perWatchedNamespace?: boolean;
   /** Adds the file's constructs. */
-  readonly build: (scope: Construct, context: RenderContext) => void;
+  readonly build: (scope: Construct, context: RenderContext, namespace?: string) => void;
 }
 
 export const TEMPLATE_FILES: readonly TemplateFile[] = [
   { file: 'namespace.yaml', condition: cond.truthy('namespace.create'), build: (s, context) => new ReleaseNamespace(s, 'namespace', { context }) },
   { file: 'serviceaccount.yaml', condition: cond.truthy('serviceAccount.create'), build: (s, context) => new OperatorServiceAccount(s, 'sa', { context }) },
   { file: 'rbac.yaml', build: (s, context) => new OperatorRbac(s, 'rbac', { context }) },
+  { file: 'rbac-agent-namespaces.yaml', perWatchedNamespace: true, build: (s, context, namespace) => new AgentNamespaceRbac(s, 'rbac-agents', { context, namespace: namespace! }) },
   { file: 'user-roles.yaml', condition: cond.truthy('rbac.userFacingRoles'), build: (s, context) => new UserFacingRoles(s, 'user-roles', { context }) },
   { file: 'deployment.yaml', build: (s, context) => new OperatorDeployment(s, 'deployment', { context }) },
   { file: 'poddisruptionbudget.yaml', condition: multipleReplicas, build: (s, context) => new OperatorPodDisruptionBudget(s, 'pdb', { context }) },
@@ -72,9 +79,9 @@ export const TEMPLATE_FILES: readonly TemplateFile[] = [
 ];
 
 /** Synthesizes one template file's objects in memory. */
-export function synthesizeTemplate(template: TemplateFile, context: RenderContext): Record<string, unknown>[] {
+export function synthesizeTemplate(template: TemplateFile, context: RenderContext, namespace?: string): Record<string, unknown>[] {
   const app = new App();
   const chart = new Chart(app, template.file.replace(/\W/g, '-'));
-  template.build(chart, context);
+  template.build(chart, context, namespace);
   return chart.toJson() as Record<string, unknown>[];
 }

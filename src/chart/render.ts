@@ -1,6 +1,6 @@
 // The two renderings of TEMPLATE_FILES: Helm template text (placeholders) and plain objects
 // (concrete values) for the deploy/ bundles and custom builds.
-import { conditionExpression, evaluateCondition, fullname, HelmRenderContext, PlainRenderContext, CHART_NAME } from '../../constructs';
+import { conditionExpression, evaluateCondition, fullname, HelmRenderContext, type Placeholder, PlainRenderContext, CHART_NAME } from '../../constructs';
 import { TEMPLATE_FILES, synthesizeTemplate } from './layout';
 import { templateText } from './template-writer';
 import { ChartValues } from './values-schema';
@@ -13,10 +13,31 @@ export function helmTemplates(): Record<string, string> {
   const ctx = new HelmRenderContext(CHART_NAME);
   const out: Record<string, string> = {};
   for (const t of TEMPLATE_FILES) {
+    if (t.perWatchedNamespace) {
+      // Inside `range` the dot is the list item, so every expression of the file uses the root `$`.
+      const objects = synthesizeTemplate(t, ctx, ctx.expression(`$${RANGE_VARIABLE}`) as string);
+      const body = templateText(objects, ctx.placeholders.map(rootScoped));
+      out[t.file] =
+        `{{- range $${RANGE_VARIABLE} := .Values.watchNamespaces | uniq }}\n{{- if ne $${RANGE_VARIABLE} $.Release.Namespace }}\n${body}{{- end }}\n{{- end }}\n`;
+      continue;
+    }
     const objects = synthesizeTemplate(t, ctx);
     out[t.file] = templateText(objects, ctx.placeholders, t.condition && conditionExpression(t.condition));
   }
   return out;
+}
+
+const RANGE_VARIABLE = 'namespace';
+
+/** The placeholder with `.Values`, `.Release`, `.Chart` and `include … .` taken from the root context. */
+export function rootScoped(p: Placeholder): Placeholder {
+  const root = (e: string) => e.replace(/(^|[\s(])\.(Values|Release|Chart|Capabilities)\b/g, '$1$$.$2').replace(/(include "[^"]+") \.(?=$|[\s)])/g, '$1 $$');
+  return p.kind === 'if' ? { ...p, condition: root(p.condition) } : { ...p, expression: root(p.expression) };
+}
+
+/** The namespaces of `watchNamespaces` other than the release namespace, each once. */
+export function otherWatchedNamespaces(values: ChartValues, releaseNamespace: string): string[] {
+  return [...new Set(values.watchNamespaces)].filter((ns) => ns !== releaseNamespace);
 }
 
 export interface PlainRelease {
@@ -36,6 +57,11 @@ export function plainObjectsByFile(values: ChartValues, release: PlainRelease = 
   const out: Record<string, Record<string, unknown>[]> = {};
   for (const t of TEMPLATE_FILES) {
     if ((t.helmOnly && !withHooks) || (t.condition && !evaluateCondition(t.condition, values))) continue;
+    if (t.perWatchedNamespace) {
+      const objects = otherWatchedNamespaces(values, ctx.namespace).flatMap((ns) => synthesizeTemplate(t, ctx, ns));
+      if (objects.length > 0) out[t.file] = objects;
+      continue;
+    }
     out[t.file] = synthesizeTemplate(t, ctx);
   }
   return out;

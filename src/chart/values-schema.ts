@@ -86,6 +86,15 @@ export const ValuesSchema = closed(
       },
       'The release namespace.',
     ),
+    watchNamespaces: Type.Array(
+      Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', description: 'An existing namespace name.' }),
+      {
+        default: [],
+        uniqueItems: true,
+        description:
+          'Namespaces besides the release namespace where AgentDeployments are admitted and reconciled. Each gets a Role and RoleBinding for the operator (workloads, the agent key Secret, Events); the namespaces must exist. Models always live in the release namespace. See docs/security.md.',
+      },
+    ),
     imagePullSecrets: Type.Array(
       closed({ name: Type.String({ minLength: 1, description: 'Name of a docker-registry Secret in the release namespace.' }) }, 'A pull secret reference.'),
       { default: [], description: 'Pull secrets for the operator pods.' },

@@ -205,10 +205,11 @@ export async function reconcileAgentDeployment(deps: ReconcileDeps, req: Reconci
   return running ? {} : { requeueAfterMs: requeue.podsProgressing };
 }
 
-export function agentDeploymentController(deps: ReconcileDeps): ControllerOptions {
+export function agentDeploymentController(deps: ReconcileDeps, namespace: string): ControllerOptions {
   return {
     apiVersion: API_GROUP_VERSION,
     kind: AGENTDEPLOYMENT_KIND,
+    namespace,
     reconcile: (req, log) => reconcileAgentDeployment(deps, req, log),
     secondary: [{ apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: 'app.kubernetes.io/component=agent,app.kubernetes.io/managed-by=nebari-llm-serving', map: (obj: KubeObject) => controllerOwnerKey(obj, AGENTDEPLOYMENT_KIND) }],
   };

@@ -5,9 +5,12 @@
 import type { GatewayContext } from '../translate/gateway';
 import type { ProviderContext } from '../translate/providers';
 import { LogLevel, parseLogLevel } from './runtime/log';
+import { agentNamespacesFromEnv } from '../webhook/settings';
 
 export interface OperatorConfig {
   podNamespace: string;
+  /** Namespaces whose AgentDeployments are reconciled: podNamespace plus NLS_WATCH_NAMESPACES. */
+  agentNamespaces: string[];
   podName: string;
   releaseName: string;
   metricsPort: number;
@@ -94,8 +97,10 @@ function gatewaySettings(env: NodeJS.ProcessEnv): { gateway: GatewayContext; con
 }
 
 export function operatorConfigFromEnv(env: NodeJS.ProcessEnv = process.env): OperatorConfig {
+  const podNamespace = env.POD_NAMESPACE || 'nebari-llm-serving-system';
   return {
-    podNamespace: env.POD_NAMESPACE || 'nebari-llm-serving-system',
+    podNamespace,
+    agentNamespaces: agentNamespacesFromEnv(env, podNamespace),
     podName: env.POD_NAME || `nebari-llm-serving-operator-${process.pid}`,
     releaseName: env.NLS_RELEASE_NAME || 'nebari-llm-serving',
     metricsPort: port(env, 'NLS_METRICS_PORT', 8080),

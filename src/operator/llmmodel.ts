@@ -177,13 +177,16 @@ async function finalizeProviderResource(deps: LLMModelDeps, model: LLMModelObjec
   return requeue.deletionWait * 5;
 }
 
-export function llmModelController(deps: LLMModelDeps, secretNamespace: string): ControllerOptions {
+export function llmModelController(deps: LLMModelDeps, namespace: string): ControllerOptions {
+  // Models live in the operator namespace only (the webhook admits them nowhere else): list and
+  // watch there, with the namespaced rights the chart grants.
   return {
     apiVersion: API_GROUP_VERSION,
     kind: LLMMODEL_KIND,
+    namespace,
     reconcile: (req, log) => reconcileLLMModel(deps, req, log),
     secondary: [
-      apiKeySecretWatch(LLMMODEL_KIND, secretNamespace),
+      apiKeySecretWatch(LLMMODEL_KIND, namespace),
       { apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: 'app.kubernetes.io/managed-by=nebari-llm-serving,llm.nebari.dev/role=serving', map: (obj: KubeObject) => controllerOwnerKey(obj, LLMMODEL_KIND) },
       ...generatedObjectWatches(LLMMODEL_KIND, [
         { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIGatewayRoute' },

@@ -26,7 +26,7 @@ async function startWebhooks(log: Logger): Promise<WebhookServer> {
 
 export async function runOperator(config: OperatorConfig = operatorConfigFromEnv()): Promise<{ stop(): Promise<void> }> {
   const log = createLogger({ level: config.logLevel, fields: { component: componentName, pod: config.podName } });
-  log.info('starting', { version, namespace: config.podNamespace, leaderElection: config.leaderElection });
+  log.info('starting', { version, namespace: config.podNamespace, agentNamespaces: config.agentNamespaces, leaderElection: config.leaderElection });
   const metrics = operatorMetrics();
   metrics.isLeader.set(0);
   const client = new KubeRest(loadKubeConfig());
@@ -47,10 +47,16 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
   };
   if (config.configurationProblem) log.error('models cannot be published until this is fixed; webhooks keep serving', { problem: config.configurationProblem });
   const controllerLog = log.child({ component: 'controller' });
-  // Models and their Secrets live in the operator namespace (the webhook admits them nowhere else).
+  // Models and their Secrets live in the operator namespace (the webhook admits them nowhere else);
+  // agents there and in the watched namespaces, one controller each, since the chart grants the
+  // operator rights per namespace, never cluster-wide (docs/security.md).
   const ns = config.podNamespace;
   const makeControllers = () =>
-    [passthroughModelController(deps, ns), llmModelController({ ...deps, providers: config.providers }, ns), agentDeploymentController(deps)].map(
+    [
+      passthroughModelController(deps, ns),
+      llmModelController({ ...deps, providers: config.providers }, ns),
+      ...config.agentNamespaces.map((agentNamespace) => agentDeploymentController(deps, agentNamespace)),
+    ].map(
       (opts) => new Controller(client, { workers: config.workers, resyncMs: config.resyncMs, ...opts }, metrics, controllerLog),
     );
   let controllers: Controller[] = [];

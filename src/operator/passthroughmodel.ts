@@ -72,13 +72,16 @@ export async function reconcilePassthroughModel(deps: ReconcileDeps, req: Reconc
 }
 
 /** Controller wiring: the kind plus the API-key Secrets whose changes re-render the SecurityPolicy. */
-export function passthroughModelController(deps: ReconcileDeps, secretNamespace: string): ControllerOptions {
+export function passthroughModelController(deps: ReconcileDeps, namespace: string): ControllerOptions {
+  // Models live in the operator namespace only (the webhook admits them nowhere else): list and
+  // watch there, with the namespaced rights the chart grants.
   return {
     apiVersion: API_GROUP_VERSION,
     kind: PASSTHROUGHMODEL_KIND,
+    namespace,
     reconcile: (req, log) => reconcilePassthroughModel(deps, req, log),
     secondary: [
-      apiKeySecretWatch(PASSTHROUGHMODEL_KIND, secretNamespace),
+      apiKeySecretWatch(PASSTHROUGHMODEL_KIND, namespace),
       ...generatedObjectWatches(PASSTHROUGHMODEL_KIND, [
         { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIGatewayRoute' },
         { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'SecurityPolicy' },

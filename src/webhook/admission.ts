@@ -12,6 +12,8 @@ import { type Verdict, denialMessage } from './verdict';
 export interface AdmissionContext {
   /** The namespace the operator runs in (`POD_NAMESPACE`); models must live there. */
   readonly operatorNamespace: string;
+  /** Namespaces whose AgentDeployments this installation reconciles (the operator namespace first). */
+  readonly agentNamespaces: readonly string[];
   readonly lookups: ClusterLookups;
 }
 

@@ -106,6 +106,15 @@ export async function validateAgentDeployment(request: AdmissionRequest<AgentDep
   const agent = request.object as AgentDeployment;
   const namespace = agent.metadata?.namespace ?? request.namespace ?? '';
   const findings = new Findings();
+  // Placement first: outside the watched namespaces nothing would reconcile the agent, and the
+  // operator has no rights there to look anything up.
+  if (request.operation === 'CREATE' && !context.agentNamespaces.includes(namespace)) {
+    findings.deny(
+      `metadata.namespace: "${namespace}" is not watched by this installation, so nothing would run the agent; create the AgentDeployment in ` +
+        `${context.agentNamespaces.map((n) => `"${n}"`).join(', ')}, or add "${namespace}" to the chart value watchNamespaces (the namespace then gets the operator's Role)`,
+    );
+    return findings.verdict();
+  }
   agentDeploymentFieldFindings(agent, findings);
   // The model may be deleted later; only a new or changed reference must point at a live model,
   // so that later metadata updates (finalizers) are never blocked.

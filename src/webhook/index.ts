@@ -67,6 +67,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const configurations = kubernetesWebhookConfigurations(rest, settings.webhookConfigurations);
   const routes = admissionRoutes(admittedKinds, {
     operatorNamespace: settings.namespace,
+    agentNamespaces: settings.agentNamespaces,
     lookups: options.lookups ?? kubernetesLookups(rest),
   });
 

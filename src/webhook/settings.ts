@@ -24,6 +24,8 @@ export interface WebhookSettings {
   readonly webhookConfigurations: WebhookConfigurationNames;
   /** `NLS_LOG_LEVEL`. */
   readonly logLevel: string;
+  /** Where AgentDeployments are admitted: `namespace` plus `NLS_WATCH_NAMESPACES`. */
+  readonly agentNamespaces: readonly string[];
 }
 
 export interface WebhookConfigurationNames {
@@ -45,6 +47,14 @@ function required(env: NodeJS.ProcessEnv, name: string, hint: string): string {
   const value = env[name]?.trim();
   if (!value) throw new Error(`${name} is not set; ${hint}`);
   return value;
+}
+
+/**
+ * The namespaces whose AgentDeployments this installation admits and reconciles: the release
+ * namespace plus `NLS_WATCH_NAMESPACES` (comma-separated, the chart's `watchNamespaces`), each once.
+ */
+export function agentNamespacesFromEnv(env: NodeJS.ProcessEnv, releaseNamespace: string): string[] {
+  return [...new Set([releaseNamespace, ...names(env, 'NLS_WATCH_NAMESPACES')])];
 }
 
 /** Reads the settings; throws with the variable and the fix when one is unusable. */
@@ -72,5 +82,6 @@ export function webhookSettingsFromEnv(env: NodeJS.ProcessEnv): WebhookSettings 
       mutating: names(env, 'NLS_MUTATING_WEBHOOK_CONFIGURATIONS'),
     },
     logLevel: env.NLS_LOG_LEVEL?.trim() || 'info',
+    agentNamespaces: agentNamespacesFromEnv(env, namespace),
   };
 }

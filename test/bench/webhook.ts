@@ -38,7 +38,7 @@ async function serve(kind: ServerKind, certificates: Certificates): Promise<numb
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return (server.address() as { port: number }).port;
   }
-  const routes = admissionRoutes(admittedKinds, { operatorNamespace, lookups: memoryLookups(clusterState()) });
+  const routes = admissionRoutes(admittedKinds, { operatorNamespace, agentNamespaces: [operatorNamespace], lookups: memoryLookups(clusterState()) });
   const server = await listenAdmissionServer({ routes, certificate: certificates, host: '127.0.0.1', port: 0 });
   return server.port;
 }

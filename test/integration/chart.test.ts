@@ -132,6 +132,10 @@ describe('rendered objects against the real API server', () => {
     } else {
       await applyObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { kubeConfig: plane.kubeConfig() });
     }
+    // Namespaces named in watchNamespaces exist before the install, as the value's description says.
+    for (const other of new Set(objects.map((o) => o.metadata.namespace).filter((n) => n && n !== namespace))) {
+      await applyObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: other! } }, { kubeConfig: plane.kubeConfig() });
+    }
     const problems: string[] = [];
     for (const o of objects.filter((x) => x.kind !== 'Namespace')) {
       const stored = await applyObject(o, { kubeConfig: plane.kubeConfig(), fieldManager: 'helm-template-test' });

@@ -25,7 +25,10 @@ const ns = uniqueName('op-rbac');
 const release = uniqueName('rbac');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-rbac-'));
 const rbacKinds = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
-const chart = plainObjects(defaultValues(), { releaseName: release, namespace: ns }) as KubeObject[];
+// One more namespace where AgentDeployments are reconciled, and one the operator has no rights in.
+const agentNs = `${ns}-agents`;
+const unwatchedNs = `${ns}-other`;
+const chart = plainObjects({ ...defaultValues(), watchNamespaces: [agentNs] }, { releaseName: release, namespace: ns }) as KubeObject[];
 const named = (kind: string) => chart.find((o) => o.kind === kind)!;
 let operator: OperatorProcess | undefined;
 let saKubeConfig: k8s.KubeConfig;
@@ -63,7 +66,7 @@ beforeAll(async () => {
   admin = plane.kubeConfig();
   await installOwnCRDs(admin);
   await installGatewayCRDs(admin);
-  await apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  for (const name of [ns, agentNs, unwatchedNs]) await apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   for (const o of chart.filter((x) => rbacKinds.has(x.kind))) await apply(o);
   for (const kind of ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']) await apply(inertWebhookConfiguration(kind));
   await apply(providerCredential(ns));
@@ -113,6 +116,31 @@ it('starts the webhook server, leads and reconciles with the chart RBAC only, wi
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   expect(operator.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
 }, 180_000);
+
+it('reconciles AgentDeployments in a watched namespace with the agent Role only, and never touches an unwatched one', async () => {
+  const agent = (namespace: string) => ({
+    apiVersion: 'llm.nebari.dev/v1alpha1',
+    kind: 'AgentDeployment',
+    metadata: { name: 'helper', namespace },
+    spec: { image: 'example.com/agent:1', model: { externalAPI: { type: 'anthropic', baseURL: 'https://api.anthropic.com', modelName: 'claude-sonnet-4', credentialsRef: { name: 'anthropic', key: 'apiKey' } } } },
+  });
+  for (const namespace of [agentNs, unwatchedNs]) {
+    await apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'anthropic', namespace }, stringData: { apiKey: 'sk-ant-test-value-not-real-0000000000' } });
+    await apply(agent(namespace));
+  }
+  const ref = (namespace: string) => ({ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'AgentDeployment', metadata: { name: 'helper', namespace } });
+  await waitFor('the watched agent applied', async () => condition(await getObject(ref(agentNs), admin), 'ProviderReady')?.reason === 'Applied', { timeoutMs: 60_000 });
+  expect(await getObject({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'helper', namespace: agentNs } }, admin)).toBeDefined();
+  // Reconciled: it carries the operator's cleanup finalizer.
+  const stored = (await getObject(ref(agentNs), admin))!;
+  expect(stored.metadata.finalizers).toContain('llm.nebari.dev/cleanup');
+  // The unwatched namespace: no status, no finalizer, no workload.
+  const other = (await getObject(ref(unwatchedNs), admin))!;
+  expect(other.status).toBeUndefined();
+  expect(other.metadata.finalizers ?? []).toEqual([]);
+  expect(await getObject({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'helper', namespace: unwatchedNs } }, admin)).toBeUndefined();
+  expect(operator!.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
+}, 120_000);
 
 it('may create the vLLM endpoint picker ServiceAccount, Role and RoleBinding (no escalation)', async () => {
   const model = {

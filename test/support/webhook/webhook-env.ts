@@ -91,7 +91,7 @@ export async function startWebhookEnvironment(options: StartOptions): Promise<We
   const calls: string[] = [];
   const server = await startWebhookServer({
     kubeConfig,
-    env: { POD_NAMESPACE: operatorNamespace, NLS_RELEASE_NAME: id },
+    env: { POD_NAMESPACE: operatorNamespace, NLS_RELEASE_NAME: id, NLS_WATCH_NAMESPACES: `${id}-team` },
     host: '127.0.0.1',
     extraIpAddresses: ['127.0.0.1'],
     checkIntervalMs: 300,

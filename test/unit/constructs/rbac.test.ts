@@ -7,21 +7,52 @@ describe('operator RBAC', () => {
   const clusterRole = find(objects, 'ClusterRole');
   const role = find(objects, 'Role');
 
-  test('Secrets, Leases and the endpoint picker RBAC only in the release namespace', () => {
-    const clusterResources = clusterRole.rules.flatMap((r: { resources: string[] }) => r.resources);
-    for (const resource of ['secrets', 'leases', 'serviceaccounts', 'roles', 'rolebindings']) expect(clusterResources).not.toContain(resource);
+  type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
+  const grants = (rules: Rule[], group: string, resource: string, verb: string) => rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
+
+  test('the ClusterRole holds only cluster-scoped rights: CRDs, SubjectAccessReviews, our webhook configurations by name', () => {
+    expect(clusterRole.rules.map((r: Rule) => `${r.apiGroups.join()}/${r.resources.join()}`)).toEqual([
+      'apiextensions.k8s.io/customresourcedefinitions',
+      'authorization.k8s.io/subjectaccessreviews',
+      'admissionregistration.k8s.io/validatingwebhookconfigurations',
+      'admissionregistration.k8s.io/mutatingwebhookconfigurations',
+    ]);
+  });
+
+  test('everything namespaced is granted in the release namespace only, with no escalation', () => {
     expect(role.metadata.namespace).toBe('ns1');
-    expect(role.rules.map((r: { resources: string[] }) => r.resources).flat()).toEqual(['secrets', 'leases', 'serviceaccounts', 'roles', 'rolebindings']);
-    const rbacRule = role.rules.find((r: { apiGroups: string[] }) => r.apiGroups.includes('rbac.authorization.k8s.io'));
+    expect(objects.filter((o) => o.kind === 'Role').map((o) => o.metadata.namespace)).toEqual(['ns1']);
+    const rbacRule = role.rules.find((r: Rule) => r.apiGroups.includes('rbac.authorization.k8s.io'));
     expect(rbacRule.verbs).not.toContain('escalate');
     expect(rbacRule.verbs).not.toContain('bind');
   });
 
-  test('can apply every provider kind (KAITO, Dynamo, KubeRay, llm-d) at any version', () => {
+  test('each other namespace of watchNamespaces gets the agent Role and a binding to the release ServiceAccount; the release namespace and repeats are skipped', () => {
+    const watched = render((v) => (v.watchNamespaces = ['team-a', 'ns1', 'team-b', 'team-a']), { releaseName: 'r1', namespace: 'ns1' });
+    const roles = watched.filter((o) => o.kind === 'Role');
+    expect(roles.map((r) => `${r.metadata.namespace}/${r.metadata.name}`)).toEqual(['ns1/r1-nebari-llm-serving-operator', 'team-a/r1-nebari-llm-serving-operator-agents', 'team-b/r1-nebari-llm-serving-operator-agents']);
+    const agentRole = roles[1];
+    // Agents and their workloads; no models' generated kinds, no Secret listing, no RBAC writes.
+    expect(grants(agentRole.rules, 'apps', 'deployments', 'patch')).toBe(true);
+    expect(grants(agentRole.rules, 'llm.nebari.dev', 'agentdeployments/status', 'patch')).toBe(true);
+    expect(grants(agentRole.rules, '', 'secrets', 'get')).toBe(true);
+    expect(grants(agentRole.rules, '', 'secrets', 'list')).toBe(false);
+    expect(grants(agentRole.rules, 'rbac.authorization.k8s.io', 'roles', 'create')).toBe(false);
+    expect(grants(agentRole.rules, 'aigateway.envoyproxy.io', 'aigatewayroutes', 'create')).toBe(false);
+    expect(grants(agentRole.rules, 'llm.nebari.dev', 'llmmodels', 'patch')).toBe(false);
+    const binding = watched.find((o) => o.kind === 'RoleBinding' && o.metadata.namespace === 'team-b')!;
+    expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r1-nebari-llm-serving-operator-agents' });
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'r1-nebari-llm-serving', namespace: 'ns1' }]);
+    const env = find(watched, 'Deployment').spec.template.spec.containers[0].env;
+    expect(env).toContainEqual({ name: 'NLS_WATCH_NAMESPACES', value: 'team-a,ns1,team-b,team-a' });
+    expect(find(objects, 'Deployment').spec.template.spec.containers[0].env.map((e: { name: string }) => e.name)).not.toContain('NLS_WATCH_NAMESPACES');
+  });
+
+  test('can apply every provider kind (KAITO, Dynamo, KubeRay, llm-d) at any version, in the release namespace', () => {
     for (const provider of Object.values(providers)) {
       for (const r of provider.resources ?? []) {
         const plural = `${r.kind.toLowerCase()}s`;
-        const rule = clusterRole.rules.find((x: { apiGroups: string[]; resources: string[] }) => x.apiGroups.includes(r.group) && x.resources.includes(plural));
+        const rule = role.rules.find((x: Rule) => x.apiGroups.includes(r.group) && x.resources.includes(plural));
         expect({ kind: `${r.group}/${plural}`, verbs: rule?.verbs }).toEqual({ kind: `${r.group}/${plural}`, verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] });
       }
     }
@@ -65,8 +96,7 @@ describe('operator RBAC', () => {
   });
 
   test('covers our kinds with status and finalizers, the gateway kinds and SubjectAccessReviews', () => {
-    const can = (group: string, resource: string, verb: string) =>
-      clusterRole.rules.some((r: { apiGroups: string[]; resources: string[]; verbs: string[] }) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
+    const can = (group: string, resource: string, verb: string) => grants([...clusterRole.rules, ...role.rules], group, resource, verb);
     expect(can('llm.nebari.dev', 'agentdeployments/status', 'patch')).toBe(true);
     expect(can('llm.nebari.dev', 'llmmodels/finalizers', 'update')).toBe(true);
     expect(can('aigateway.envoyproxy.io', 'aigatewayroutes', 'create')).toBe(true);

@@ -10,6 +10,17 @@ describe('AgentDeployment admission', () => {
     expect(ctx.lookups.reviews).toEqual(['alice/team/openai']);
   });
 
+  it('denies an agent in a namespace the installation does not watch, without any lookup', async () => {
+    const ctx = context(readable);
+    const agent = agentDeployment();
+    agent.metadata!.namespace = 'elsewhere';
+    const verdict = await agentDeploymentAdmission.validate(request(agent), ctx);
+    expect(verdict.denials).toEqual([
+      'metadata.namespace: "elsewhere" is not watched by this installation, so nothing would run the agent; create the AgentDeployment in "nebari-llm-serving-system", "team", or add "elsewhere" to the chart value watchNamespaces (the namespace then gets the operator\'s Role)',
+    ]);
+    expect(ctx.lookups.reviews).toEqual([]);
+  });
+
   it('denies with 403 when the requesting user may not get the Secret (confused deputy)', async () => {
     const verdict = await agentDeploymentAdmission.validate(request(agentDeployment(), { user: 'mallory' }), context(readable));
     expect(verdict.code).toBe(403);

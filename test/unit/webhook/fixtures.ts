@@ -44,7 +44,7 @@ export function memoryLookups(state: ClusterState): ClusterLookups & { reviews: 
 }
 
 export function context(state: ClusterState = clusterState()): AdmissionContext & { lookups: ReturnType<typeof memoryLookups> } {
-  return { operatorNamespace, lookups: memoryLookups(state) };
+  return { operatorNamespace, agentNamespaces: [operatorNamespace, 'team'], lookups: memoryLookups(state) };
 }
 
 export function request<T extends { kind?: string; metadata?: { name?: string; namespace?: string } }>(

@@ -11,7 +11,12 @@ describe('webhook settings from the environment', () => {
       serviceName: 'llm-webhook',
       webhookConfigurations: { validating: [], mutating: [] },
       logLevel: 'info',
+      agentNamespaces: ['sys'],
     });
+  });
+
+  it('admits agents in the release namespace plus NLS_WATCH_NAMESPACES, each once', () => {
+    expect(webhookSettingsFromEnv({ POD_NAMESPACE: 'sys', NLS_WATCH_NAMESPACES: 'team-a, sys,team-b,team-a,' }).agentNamespaces).toEqual(['sys', 'team-a', 'team-b']);
   });
 
   it('reads every variable of the contract', () => {
