@@ -41,6 +41,8 @@ export function agentNamespaceRules() {
     // No list or watch: the operator reads Secrets one by one, by name.
     { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'patch', 'delete'] },
     { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+    // An HPA that targets an agent's Deployment owns its replicas; the operator then leaves them out.
+    { apiGroups: ['autoscaling'], resources: ['horizontalpodautoscalers'], verbs: ['list'] },
   ];
 }
 
@@ -61,6 +63,8 @@ export function namespaceRules() {
     { apiGroups: [''], resources: ['configmaps', 'services', 'persistentvolumeclaims'], verbs: APPLY },
     { apiGroups: ['apps'], resources: ['deployments'], verbs: APPLY },
     { apiGroups: ['batch'], resources: ['jobs'], verbs: APPLY },
+    // An HPA that targets a generated Deployment owns its replicas; the operator then leaves them out.
+    { apiGroups: ['autoscaling'], resources: ['horizontalpodautoscalers'], verbs: ['list'] },
     // pods and inferencepools (below) also cover what the endpoint picker's Role grants: the API
     // server lets a subject create a Role only with rights it holds itself (no escalate/bind).
     { apiGroups: [''], resources: ['pods'], verbs: READ },

@@ -11,7 +11,7 @@ import { apiKeyMetadataConfigMapName, apiKeysSecretName, clientIdFor, formatApiK
 import { keysFieldManager, SecretObject } from '../api-keys/key-store';
 import { describeErrors } from './generated-objects';
 import { ReconcileDeps, recordTransitions, requeue, writeStatus } from './reconcile-context';
-import { applyEach, ownerReferenceTo } from './runtime/apply';
+import { applyEach, describeFailures, failureReason, ownerReferenceTo } from './runtime/apply';
 import { ConditionInput } from './runtime/conditions';
 import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/controller';
 import { addFinalizer, hasFinalizer, isBeingDeleted, removeFinalizer } from './runtime/finalizer';
@@ -171,10 +171,11 @@ export async function reconcileAgentDeployment(deps: ReconcileDeps, req: Reconci
   }
   const failures = await applyEach(deps.client, translation.objects);
   if (failures.length > 0) {
-    const message = failures.join('; ');
-    const changed = await writeStatus(deps.client, agent, { phase: 'Failed', conditions: [bound, { type: 'ProviderReady', status: false, reason: 'ApplyFailed', message }, { type: 'Ready', status: false, reason: 'ApplyFailed', message }], extra: { modelBinding } });
+    const message = describeFailures(failures);
+    const reason = failureReason(failures);
+    const changed = await writeStatus(deps.client, agent, { phase: 'Failed', conditions: [bound, { type: 'ProviderReady', status: false, reason, message }, { type: 'Ready', status: false, reason, message }], extra: { modelBinding } });
     await recordTransitions(deps.events, agent, changed);
-    return { requeueAfterMs: requeue.applyFailed };
+    return { requeueAfterMs: reason === 'Conflict' ? requeue.conflict : requeue.applyFailed };
   }
   const workload = await deps.client.get<KubeObject & { status?: WorkloadStatus; spec?: { replicas?: number } }>(objectRef(translation.workload.apiVersion, translation.workload.kind, translation.workload.name, agent.metadata.namespace));
   const st = workload?.status ?? {};

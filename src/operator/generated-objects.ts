@@ -3,14 +3,14 @@
 // crash), apply the desired objects in the translation's order, and carry out its ordered
 // deletions (route first; an auth policy only once the generated HTTPRoute is gone).
 import type { DeletionStep, GeneratedGatewayObject, TranslationError } from '../translate/gateway';
-import { applyObject } from './runtime/apply';
+import { AdoptionConflict, type ApplyFailure, applyObject } from './runtime/apply';
 import { KindNotServedError, KubeRest, KubeObject, objectRef } from '../kube/rest';
 
 export interface GatewaySyncResult {
   /** Kinds the API server does not serve (their CRDs are not installed). */
   missingKinds: string[];
-  /** Objects that failed to apply, with the API server's message. */
-  failed: Array<{ kind: string; name: string; message: string }>;
+  /** Objects that failed to apply, with the API server's message (or the adoption conflict). */
+  failed: ApplyFailure[];
   /** Applied objects, as the API server stored them. */
   applied: KubeObject[];
   /** A deletion step is waiting (for a generated HTTPRoute to go): requeue soon. */
@@ -86,7 +86,7 @@ export async function syncGatewayObjects(
         result.missingKinds.push(`${obj.kind}.${obj.apiVersion}`);
         client.forgetDiscovery(obj.apiVersion);
       } else {
-        result.failed.push({ kind: obj.kind, name: obj.metadata.name, message: (err as Error).message });
+        result.failed.push({ kind: obj.kind, name: obj.metadata.name, message: (err as Error).message, conflict: err instanceof AdoptionConflict });
       }
     }
   }

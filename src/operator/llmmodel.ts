@@ -10,7 +10,7 @@ import { apiKeySecretWatch } from './api-key-objects';
 import { deleteIfControlled, describeErrors, unservedKinds } from './generated-objects';
 import { finalizeModel, generatedObjectWatches, publishModel } from './model-shared';
 import { ReconcileDeps, recordTransitions, reportNotConfigured, requeue, writeStatus } from './reconcile-context';
-import { applyEach } from './runtime/apply';
+import { applyEach, describeFailures, failureReason } from './runtime/apply';
 import { ConditionInput } from './runtime/conditions';
 import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/controller';
 import { addFinalizer, hasFinalizer, isBeingDeleted } from './runtime/finalizer';
@@ -106,8 +106,8 @@ export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileReques
     } else {
       const failures = await applyEach(deps.client, translation.objects);
       if (failures.length > 0) {
-        conditions.push({ type: 'ProviderReady', status: false, reason: 'ApplyFailed', message: failures.join('; ') });
-        requeueAfterMs = requeue.applyFailed;
+        conditions.push({ type: 'ProviderReady', status: false, reason: failureReason(failures), message: describeFailures(failures) });
+        requeueAfterMs = failureReason(failures) === 'Conflict' ? requeue.conflict : requeue.applyFailed;
       } else {
         providerOk = true;
         conditions.push({ type: 'ProviderReady', status: true, reason: 'Applied', message: `${translation.objects.length} ${providerName} objects applied` });

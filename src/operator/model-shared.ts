@@ -11,6 +11,7 @@ import { describeErrors, runDeletions, syncGatewayObjects } from './generated-ob
 import { ReconcileDeps, requeue } from './reconcile-context';
 import { ConditionInput } from './runtime/conditions';
 import { removeFinalizer } from './runtime/finalizer';
+import { describeFailures, failureReason } from './runtime/apply';
 import { KubeObject } from '../kube/rest';
 import type { SecondaryWatch } from './runtime/controller';
 
@@ -95,7 +96,7 @@ export async function publishModel(deps: ReconcileDeps, model: ModelObject, extr
     }
     const failures = sync.failed.filter((f) => f.name.endsWith(`-${e}`) || f.name.endsWith(`-${e}-auth`));
     if (failures.length > 0) {
-      conditions.push(endpointCondition(e, false, 'ApplyFailed', failures.map((f) => `${f.kind} ${f.name}: ${f.message}`).join('; ')));
+      conditions.push(endpointCondition(e, false, failureReason(failures), describeFailures(failures)));
     } else if (sync.failed.length > 0) {
       conditions.push(endpointCondition(e, false, 'ApplyFailed', 'a backend object of this model failed to apply; see the BackendConfigured condition'));
     } else {
@@ -110,11 +111,11 @@ export async function publishModel(deps: ReconcileDeps, model: ModelObject, extr
     ok,
     buildFailed: false,
     crdMissing: false,
-    requeueAfterMs: sync.waiting ? requeue.deletionWait : ok ? undefined : requeue.applyFailed,
+    requeueAfterMs: sync.waiting ? requeue.deletionWait : ok ? undefined : failureReason(sync.failed) === 'Conflict' ? requeue.conflict : requeue.applyFailed,
     endpoints,
     summary: ok
       ? { reason: 'Applied', message: `${sync.applied.length} gateway objects applied` }
-      : { reason: 'ApplyFailed', message: sync.failed.map((f) => `${f.kind} ${f.name}: ${f.message}`).join('; ') },
+      : { reason: failureReason(sync.failed), message: describeFailures(sync.failed) },
   };
 }
 

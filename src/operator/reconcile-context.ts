@@ -29,6 +29,8 @@ export const requeue = {
   podsProgressing: 15_000,
   /** An apply failed for a reason that may pass. */
   applyFailed: 60_000,
+  /** A generated object's name is taken by someone else's object: noticed soon after it is removed. */
+  conflict: 10_000,
   /** A Ready model's provider resource (KAITO, Dynamo, KubeRay, llm-d), polled for status changes. */
   providerStatus: 60_000,
 };

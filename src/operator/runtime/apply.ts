@@ -1,5 +1,7 @@
-// Server-side apply with the operator's single field manager, and owner references.
-import { KubeRest, KubeObject, OwnerReference } from '../../kube/rest';
+// Server-side apply with the operator's single field manager, owner references, and the adoption
+// rule: the operator writes only objects it created. An object of the desired name that someone
+// else created is reported as a conflict, never taken over (SSA with force would silently do so).
+import { KubeRest, KubeObject, OwnerReference, objectRef } from '../../kube/rest';
 
 /** The one field manager every operator write uses, so SSA can tell our fields from others'. */
 export const fieldManager = 'nebari-llm-serving-operator';
@@ -10,22 +12,112 @@ export function ownerReferenceTo(owner: KubeObject): OwnerReference {
   return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true };
 }
 
-/** Server-side apply as the operator, taking over conflicting fields. */
-export function applyObject<T extends KubeObject = KubeObject>(client: KubeRest, obj: KubeObject): Promise<T> {
-  return client.apply<T>(stripServerFields(obj), { fieldManager, force: true });
+/** An object of the desired name exists and was not created by the operator for this owner. */
+export class AdoptionConflict extends Error {
+  constructor(object: KubeObject, owner: OwnerReference, managers: string[]) {
+    const where = `${object.kind} ${object.metadata.namespace}/${object.metadata.name}`;
+    super(
+      `${where} already exists and was not created by the operator for ${owner.kind} ${owner.name}` +
+        `${managers.length ? ` (its fields are managed by ${managers.join(', ')})` : ''}; the operator never takes over objects it did not create: ` +
+        `delete or rename ${where}, or give the ${owner.kind} another name`,
+    );
+    this.name = 'AdoptionConflict';
+  }
+}
+
+const controllerOf = (obj: KubeObject) => obj.metadata.ownerReferences?.find((o) => o.controller);
+// Who wrote the object's spec and metadata (controllers that only write status are not its owners).
+const managersOf = (obj: KubeObject) =>
+  ((obj.metadata.managedFields ?? []) as { manager?: string; subresource?: string }[]).filter((f) => f.subresource !== 'status').map((f) => f.manager ?? 'unknown');
+
+/**
+ * Whether an existing object was created for `owner`: it names `owner` as controller, or an earlier
+ * object of the same kind and name (the model was deleted and created again before garbage
+ * collection caught up; two live objects never share a name), or it carries our field manager
+ * without any controller (written by this operator before it set owner references).
+ */
+function createdFor(existing: KubeObject, owner: OwnerReference): boolean {
+  const controller = controllerOf(existing);
+  if (controller) return controller.uid === owner.uid || (controller.kind === owner.kind && controller.name === owner.name && controller.apiVersion.split('/')[0] === owner.apiVersion.split('/')[0]);
+  return managersOf(existing).includes(fieldManager);
+}
+
+// Objects this process already checked (or created), by object → owner uid: each is looked up once
+// per owner, not on every reconcile. Per client, so test processes with several clients stay apart.
+const checked = new WeakMap<KubeRest, Map<string, string>>();
+const checkedBy = (client: KubeRest) => {
+  let map = checked.get(client);
+  if (!map) checked.set(client, (map = new Map()));
+  return map;
+};
+const objectKey = (o: KubeObject) => `${o.apiVersion}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+
+/** Refuses (AdoptionConflict) when `obj`'s name is taken by an object not created for its owner. */
+async function checkNotAdopting(client: KubeRest, obj: KubeObject): Promise<void> {
+  const owner = controllerOf(obj);
+  if (!owner) return;
+  const key = objectKey(obj);
+  if (checkedBy(client).get(key) === owner.uid) return;
+  const existing = await client.get(objectRef(obj.apiVersion, obj.kind, obj.metadata.name, obj.metadata.namespace));
+  if (existing && !createdFor(existing, owner)) {
+    const managers = [...new Set(managersOf(existing))];
+    throw new AdoptionConflict(existing, owner, managers);
+  }
+}
+
+interface HorizontalPodAutoscaler extends KubeObject {
+  spec?: { scaleTargetRef?: { apiVersion?: string; kind?: string; name?: string } };
 }
 
 /**
- * Applies every object, continuing past failures (one bad object must not stop the others);
- * returns one `Kind name: message` line per failure.
+ * Leaves `spec.replicas` out of a Deployment that a HorizontalPodAutoscaler targets, so the
+ * operator gives that field up to the autoscaler instead of resetting it on every reconcile.
  */
-export async function applyEach(client: KubeRest, objects: readonly { kind: string; metadata: { name?: string } }[]): Promise<string[]> {
-  const failures: string[] = [];
+async function withoutAutoscaledReplicas(client: KubeRest, obj: KubeObject): Promise<KubeObject> {
+  const spec = obj.spec as { replicas?: number } | undefined;
+  if (obj.kind !== 'Deployment' || spec?.replicas === undefined) return obj;
+  const hpas = await client.list<HorizontalPodAutoscaler>('autoscaling/v2', 'HorizontalPodAutoscaler', { namespace: obj.metadata.namespace });
+  const targeted = hpas.items.some((h) => h.spec?.scaleTargetRef?.kind === 'Deployment' && h.spec.scaleTargetRef.name === obj.metadata.name);
+  if (!targeted) return obj;
+  const { replicas: _replicas, ...rest } = spec;
+  return { ...obj, spec: rest };
+}
+
+/**
+ * Server-side apply as the operator, taking over conflicting fields of an object it created (a
+ * hand edit is drift and is put back), never an object someone else created (AdoptionConflict).
+ */
+export async function applyObject<T extends KubeObject = KubeObject>(client: KubeRest, obj: KubeObject): Promise<T> {
+  const body = await withoutAutoscaledReplicas(client, stripServerFields(obj));
+  await checkNotAdopting(client, body);
+  const applied = await client.apply<T>(body, { fieldManager, force: true });
+  const owner = controllerOf(body);
+  if (owner) checkedBy(client).set(objectKey(body), owner.uid);
+  return applied;
+}
+
+/** One object that failed to apply; `conflict` when it is someone else's object. */
+export interface ApplyFailure {
+  readonly kind: string;
+  readonly name: string;
+  readonly message: string;
+  readonly conflict: boolean;
+}
+
+/** `Kind name: message; …` for a condition message. */
+export const describeFailures = (failures: readonly ApplyFailure[]) => failures.map((f) => `${f.kind} ${f.name}: ${f.message}`).join('; ');
+
+/** The condition reason for failed applies: `Conflict` when any object belongs to someone else. */
+export const failureReason = (failures: readonly ApplyFailure[]) => (failures.some((f) => f.conflict) ? 'Conflict' : 'ApplyFailed');
+
+/** Applies every object, continuing past failures (one bad object must not stop the others). */
+export async function applyEach(client: KubeRest, objects: readonly { kind: string; metadata: { name?: string } }[]): Promise<ApplyFailure[]> {
+  const failures: ApplyFailure[] = [];
   for (const obj of objects) {
     try {
       await applyObject(client, obj as unknown as KubeObject);
     } catch (err) {
-      failures.push(`${obj.kind} ${obj.metadata.name}: ${(err as Error).message}`);
+      failures.push({ kind: obj.kind, name: obj.metadata.name ?? '', message: (err as Error).message, conflict: err instanceof AdoptionConflict });
     }
   }
   return failures;
