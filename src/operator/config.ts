@@ -4,6 +4,7 @@
 // variable and the fix.
 import type { GatewayContext } from '../translate/gateway';
 import type { ProviderContext } from '../translate/providers';
+import { leaderTimingProblem } from './runtime/leader';
 import { LogLevel, parseLogLevel } from './runtime/log';
 import { agentNamespacesFromEnv } from '../webhook/settings';
 
@@ -66,6 +67,24 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   throw new Error(`${name}: "${env[name]}" is not a boolean; use true or false`);
 }
 
+/** Lease timing; a combination under which two replicas could lead at once is refused. */
+function leaseTiming(env: NodeJS.ProcessEnv): Pick<OperatorConfig, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'> {
+  const timing = {
+    leaseDurationMs: positive(env, 'NLS_LEASE_DURATION_SECONDS', 15) * 1000,
+    renewDeadlineMs: positive(env, 'NLS_RENEW_DEADLINE_SECONDS', 10) * 1000,
+    retryPeriodMs: positive(env, 'NLS_RETRY_PERIOD_SECONDS', 2) * 1000,
+  };
+  const problem = leaderTimingProblem(timing);
+  if (problem) {
+    const seconds = (ms: number) => ms / 1000;
+    throw new Error(
+      `NLS_LEASE_DURATION_SECONDS=${seconds(timing.leaseDurationMs)}, NLS_RENEW_DEADLINE_SECONDS=${seconds(timing.renewDeadlineMs)}, ` +
+        `NLS_RETRY_PERIOD_SECONDS=${seconds(timing.retryPeriodMs)}: ${problem}`,
+    );
+  }
+  return timing;
+}
+
 /** The gateway context: NLS_GATEWAY_CONTEXT (JSON GatewayContext) with NLS_BASE_DOMAIN / NLS_OIDC_ISSUER_URL overriding. */
 export function gatewayContextFromEnv(env: NodeJS.ProcessEnv): GatewayContext {
   let ctx: Partial<GatewayContext> = {};
@@ -116,9 +135,7 @@ export function operatorConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Ope
     },
     workers: positive(env, 'NLS_WORKERS', 8),
     resyncMs: positive(env, 'NLS_RESYNC_SECONDS', 300) * 1000,
-    leaseDurationMs: positive(env, 'NLS_LEASE_DURATION_SECONDS', 15) * 1000,
-    renewDeadlineMs: positive(env, 'NLS_RENEW_DEADLINE_SECONDS', 10) * 1000,
-    retryPeriodMs: positive(env, 'NLS_RETRY_PERIOD_SECONDS', 2) * 1000,
+    ...leaseTiming(env),
     webhooks: bool(env, 'NLS_WEBHOOKS', true),
     bindAddress: env.NLS_BIND_ADDRESS || '0.0.0.0',
     webhookDrainMs: (env.NLS_WEBHOOK_DRAIN_SECONDS === '0' ? 0 : positive(env, 'NLS_WEBHOOK_DRAIN_SECONDS', 5)) * 1000,

@@ -36,6 +36,10 @@ describe('operator configuration from the environment', () => {
   it.each([
     [{ NLS_BASE_DOMAIN: 'x', NLS_HEALTH_PORT: 'abc' }, 'NLS_HEALTH_PORT: "abc" is not a port'],
     [{ NLS_BASE_DOMAIN: 'x', NLS_LEADER_ELECTION: 'yes' }, 'NLS_LEADER_ELECTION: "yes" is not a boolean; use true or false'],
+    [
+      { NLS_BASE_DOMAIN: 'x', NLS_RENEW_DEADLINE_SECONDS: '20' },
+      'NLS_LEASE_DURATION_SECONDS=15, NLS_RENEW_DEADLINE_SECONDS=20, NLS_RETRY_PERIOD_SECONDS=2: the renew deadline must be shorter than the lease duration',
+    ],
   ])('rejects %j with a message naming the variable', (env, message) => {
     expect(() => operatorConfigFromEnv(env)).toThrow(message);
   });
