@@ -220,11 +220,19 @@ export async function runCrdsApply(args: string[], out: (line: string) => void =
   let context: CrdsApplyContext;
   let dryRun: boolean;
   try {
-    const flags = parseFlags('crds apply', args, { values: ['chart', 'version', 'kubeconfig', 'context', 'timeout'], switches: ['plain-http', 'dry-run'] }, crdsUsage);
-    if (flags.positional.length > 0) throw new UsageError(`crds apply: unexpected argument "${flags.positional[0]}"\n${crdsUsage}`);
+    const flags = parseFlags('crds apply', args, {
+      chart: { type: 'string' },
+      version: { type: 'string' },
+      kubeconfig: { type: 'string' },
+      context: { type: 'string' },
+      timeout: { type: 'string' },
+      'plain-http': { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+    });
+    if (flags.positionals.length > 0) throw new UsageError(`crds apply: unexpected argument "${flags.positionals[0]}"\n${crdsUsage}`);
     if (flags.values.version && !flags.values.chart) throw new UsageError('crds apply: --version needs --chart (which chart to take the version of)');
-    dryRun = flags.switches.has('dry-run');
-    const chart = flags.values.chart ? { ref: flags.values.chart, registryArgs: flags.switches.has('plain-http') ? ['--plain-http'] : [] } : undefined;
+    dryRun = flags.values['dry-run'] === true;
+    const chart = flags.values.chart ? { ref: flags.values.chart, registryArgs: flags.values['plain-http'] ? ['--plain-http'] : [] } : undefined;
     const kubeconfig = flags.values.kubeconfig;
     context = {
       rest: dryRun ? (undefined as unknown as KubeRest) : new KubeRest(kubeConfigFrom(kubeconfig, flags.values.context)),

@@ -1,54 +1,50 @@
-// Flag parsing shared by the lifecycle commands: `--name value`, `--name=value`, repeatable
-// flags, and boolean switches. Unknown flags are errors that list the known ones.
+// Flag parsing shared by the `nls` commands: node:util parseArgs in strict mode (`--name value`,
+// `--name=value`, short aliases, `multiple` for repeatable flags, booleans for switches). Bad
+// flags become a UsageError (exit code 2) that names the flag and what to do.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from './phases';
 
-export interface FlagSpec {
-  /** Flags that take a value. */
-  readonly values: readonly string[];
-  /** Flags that may be given more than once (subset of values). */
-  readonly repeatable?: readonly string[];
-  /** Flags without a value. */
-  readonly switches?: readonly string[];
-  /** Short aliases, e.g. `{ f: 'values' }`. */
-  readonly aliases?: Readonly<Record<string, string>>;
-}
+/** parseArgs' `options`: `{ name: { type: 'string' | 'boolean', short?, multiple? } }`. */
+export type FlagOptions = NonNullable<ParseArgsConfig['options']>;
 
-export interface ParsedFlags {
-  readonly values: Record<string, string>;
-  readonly lists: Record<string, string[]>;
-  readonly switches: Set<string>;
-  readonly positional: string[];
-}
+/** `values` typed by the options (string, string[] or boolean per flag) and the positionals. */
+export type ParsedFlags<O extends FlagOptions> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true }>>;
 
-export function parseFlags(command: string, args: readonly string[], spec: FlagSpec, usage: string): ParsedFlags {
-  const values: Record<string, string> = {};
-  const lists: Record<string, string[]> = {};
-  const switches = new Set<string>();
-  const positional: string[] = [];
-  const known = new Set([...spec.values, ...(spec.switches ?? [])]);
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    const long = /^--([a-z][a-z-]*)(?:=(.*))?$/.exec(arg);
-    const short = /^-([a-zA-Z])$/.exec(arg);
-    if (!long && !short) {
-      if (arg.startsWith('-')) throw new UsageError(`${command}: unknown flag ${arg}\n${usage}`);
-      positional.push(arg);
-      continue;
-    }
-    const name = long ? long[1] : spec.aliases?.[short![1]];
-    if (!name || !known.has(name)) throw new UsageError(`${command}: unknown flag ${arg}\n${usage}`);
-    if (spec.switches?.includes(name)) {
-      if (long?.[2] !== undefined) throw new UsageError(`${command}: --${name} takes no value`);
-      switches.add(name);
-      continue;
-    }
-    const value = long?.[2] ?? args[++i];
-    if (value === undefined || (long?.[2] === undefined && value.startsWith('--'))) throw new UsageError(`${command}: --${name} needs a value`);
-    if (spec.repeatable?.includes(name)) (lists[name] ??= []).push(value);
-    else if (name in values) throw new UsageError(`${command}: --${name} given twice; give it once`);
-    else values[name] = value;
+/** Parses `args` of `nls <command>`. */
+export function parseFlags<const O extends FlagOptions>(command: string, args: readonly string[], options: O): ParsedFlags<O> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: true, tokens: true });
+  } catch (err) {
+    if (!String((err as { code?: string }).code).startsWith('ERR_PARSE_ARGS_')) throw err;
+    throw explain(command, args, options) ?? new UsageError(`${command}: ${(err as Error).message}`);
   }
-  return { values, lists, switches, positional };
+  // parseArgs keeps the last of a repeated single-value flag; silently dropping one is worse.
+  const spec: FlagOptions = options;
+  const seen = new Set<string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option' || spec[token.name].type !== 'string' || spec[token.name].multiple) continue;
+    if (seen.has(token.name)) throw new UsageError(`${command}: --${token.name} given twice; give it once`);
+    seen.add(token.name);
+  }
+  return { values: parsed.values, positionals: parsed.positionals };
+}
+
+/** Names the first bad flag. Strict parseArgs refused `args`; a lenient pass shows which token. */
+function explain(command: string, args: readonly string[], options: FlagOptions): UsageError | undefined {
+  const { tokens } = parseArgs({ args: [...args], options, strict: false, allowPositionals: true, tokens: true });
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    const option = options[token.name];
+    if (!option) return new UsageError(`${command}: unknown flag ${token.rawName}; see \`nls ${command} --help\``);
+    if (option.type === 'boolean' && token.value !== undefined) return new UsageError(`${command}: --${token.name} takes no value`);
+    // Strict mode does not take `--chart --dry-run` as chart "--dry-run"; the lenient pass does.
+    if (option.type === 'string' && (token.value === undefined || (!token.inlineValue && token.value.startsWith('-')))) {
+      const hint = token.value === undefined ? '' : ` (write --${token.name}=VALUE for a value that starts with "-")`;
+      return new UsageError(`${command}: --${token.name} needs a value${hint}`);
+    }
+  }
+  return undefined;
 }
 
 /** Parses a duration like `300s`, `5m`, `90` (seconds) into milliseconds. */

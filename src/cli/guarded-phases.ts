@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { KubeRest, type KubeObject } from '../kube/rest';
 import { type CrdsApplyContext, FIELD_MANAGER, kubeConfigFrom } from './crds';
-import { durationMs, goDuration, parseFlags } from './flags';
+import { type FlagOptions, durationMs, goDuration, parseFlags } from './flags';
 import { type ChartSource, Helm, type ReleaseRef, type ReleaseRevision, findHelm } from './helm';
 import { type Installation, findInstallation } from './installation';
 import { type Phase, RefusedError, UsageError } from './phases';
@@ -242,11 +242,19 @@ export function guardedFailureNote(phase: string): string | undefined {
 
 /** Flags shared by upgrade and rollback. */
 export const lifecycleFlags = {
-  values: ['chart', 'version', 'to', 'release', 'namespace', 'values', 'kubeconfig', 'context', 'timeout', 'resume-from'],
-  repeatable: ['values'],
-  switches: ['plain-http', 'dry-run'],
-  aliases: { f: 'values' },
-} as const;
+  chart: { type: 'string' },
+  version: { type: 'string' },
+  to: { type: 'string' },
+  release: { type: 'string' },
+  namespace: { type: 'string' },
+  values: { type: 'string', short: 'f', multiple: true },
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  timeout: { type: 'string' },
+  'resume-from': { type: 'string' },
+  'plain-http': { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+} as const satisfies FlagOptions;
 
 export interface LifecycleArgs {
   readonly chart: ChartSource;
@@ -264,21 +272,26 @@ export interface LifecycleArgs {
 
 /** Parses the shared flags plus `extraSwitches`, the switches only this command knows (e.g. upgrade's `allow-skip`). */
 export function parseLifecycleArgs(command: string, args: readonly string[], usage: string, required: readonly string[], extraSwitches: readonly string[] = []): LifecycleArgs {
-  const flags = parseFlags(command, args, { ...lifecycleFlags, switches: [...lifecycleFlags.switches, ...extraSwitches] }, usage);
-  if (flags.positional.length > 0) throw new UsageError(`${command}: unexpected argument "${flags.positional[0]}"\n${usage}`);
-  for (const name of required) if (!flags.values[name]) throw new UsageError(`${command}: --${name} is required\n${usage}`);
-  for (const file of flags.lists.values ?? []) if (!fs.existsSync(file)) throw new UsageError(`${command}: values file ${file} does not exist`);
+  const options: FlagOptions = { ...lifecycleFlags, ...Object.fromEntries(extraSwitches.map((name) => [name, { type: 'boolean' }])) };
+  const flags = parseFlags(command, args, options);
+  if (flags.positionals.length > 0) throw new UsageError(`${command}: unexpected argument "${flags.positionals[0]}"\n${usage}`);
+  const entries = Object.entries(flags.values);
+  const values = Object.fromEntries(entries.filter((e): e is [string, string] => typeof e[1] === 'string'));
+  const switches = new Set(entries.filter(([, v]) => v === true).map(([name]) => name));
+  for (const name of required) if (!values[name]) throw new UsageError(`${command}: --${name} is required\n${usage}`);
+  const valueFiles = (flags.values.values as string[] | undefined) ?? []; // lifecycleFlags: multiple strings
+  for (const file of valueFiles) if (!fs.existsSync(file)) throw new UsageError(`${command}: values file ${file} does not exist`);
   return {
-    chart: { ref: flags.values.chart, registryArgs: flags.switches.has('plain-http') ? ['--plain-http'] : [] },
-    release: { name: flags.values.release ?? CHART_NAME, namespace: flags.values.namespace ?? `${CHART_NAME}-system` },
-    valueFiles: flags.lists.values ?? [],
-    kubeconfig: flags.values.kubeconfig,
-    context: flags.values.context,
-    timeoutMs: durationMs('timeout', flags.values.timeout ?? '5m'),
-    resumeFrom: flags.values['resume-from'],
-    dryRun: flags.switches.has('dry-run'),
-    values: flags.values,
-    switches: flags.switches,
+    chart: { ref: values.chart, registryArgs: switches.has('plain-http') ? ['--plain-http'] : [] },
+    release: { name: values.release ?? CHART_NAME, namespace: values.namespace ?? `${CHART_NAME}-system` },
+    valueFiles,
+    kubeconfig: values.kubeconfig,
+    context: values.context,
+    timeoutMs: durationMs('timeout', values.timeout ?? '5m'),
+    resumeFrom: values['resume-from'],
+    dryRun: switches.has('dry-run'),
+    values,
+    switches,
   };
 }
 

@@ -5,6 +5,7 @@ import { API_GROUP_VERSION } from '../api/common';
 import { ModelKind, ModelRef } from '../translate/keys/api-keys';
 import { listKeys, mintKey, revokeKey } from '../api-keys/key-store';
 import { KubeRest, objectRef } from '../kube/rest';
+import { parseFlags } from './flags';
 
 export const keysUsage = `Usage:
   nls keys mint   --model NAME [--namespace NS] [--kind LLMModel|PassthroughModel] [--description TEXT] [--user NAME] [--output text|json]
@@ -32,17 +33,17 @@ export function parseKeysArgs(args: string[]): KeysOptions {
   if (action !== 'mint' && action !== 'list' && action !== 'revoke') {
     throw new Error(`keys: unknown action "${action ?? ''}"; use mint, list or revoke\n${keysUsage}`);
   }
-  const flags: Record<string, string> = {};
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i];
-    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
-    if (!m) throw new Error(`keys ${action}: unexpected argument "${arg}"\n${keysUsage}`);
-    const value = m[2] ?? rest[++i];
-    if (value === undefined) throw new Error(`keys ${action}: --${m[1]} needs a value`);
-    flags[m[1]] = value;
-  }
-  const known = new Set(['model', 'namespace', 'kind', 'description', 'user', 'client-id', 'output', 'kubeconfig']);
-  for (const f of Object.keys(flags)) if (!known.has(f)) throw new Error(`keys ${action}: unknown flag --${f}\n${keysUsage}`);
+  const { values: flags, positionals } = parseFlags(`keys ${action}`, rest, {
+    model: { type: 'string' },
+    namespace: { type: 'string' },
+    kind: { type: 'string' },
+    description: { type: 'string' },
+    user: { type: 'string' },
+    'client-id': { type: 'string' },
+    output: { type: 'string' },
+    kubeconfig: { type: 'string' },
+  });
+  if (positionals.length > 0) throw new Error(`keys ${action}: unexpected argument "${positionals[0]}"\n${keysUsage}`);
   if (!flags.model) throw new Error(`keys ${action}: --model is required; name the LLMModel or PassthroughModel`);
   if (flags.kind && flags.kind !== 'LLMModel' && flags.kind !== 'PassthroughModel') {
     throw new Error(`keys ${action}: --kind "${flags.kind}" is not a model kind; use LLMModel or PassthroughModel`);

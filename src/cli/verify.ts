@@ -165,8 +165,14 @@ export async function runVerify(args: string[], out: (line: string) => void = (l
   let namespace: string;
   let output: string;
   try {
-    const flags = parseFlags('verify', args, { values: ['release', 'namespace', 'kubeconfig', 'context', 'output'] }, verifyUsage);
-    if (flags.positional.length > 0) throw new UsageError(`verify: unexpected argument "${flags.positional[0]}"\n${verifyUsage}`);
+    const flags = parseFlags('verify', args, {
+      release: { type: 'string' },
+      namespace: { type: 'string' },
+      kubeconfig: { type: 'string' },
+      context: { type: 'string' },
+      output: { type: 'string' },
+    });
+    if (flags.positionals.length > 0) throw new UsageError(`verify: unexpected argument "${flags.positionals[0]}"\n${verifyUsage}`);
     output = flags.values.output ?? 'text';
     if (output !== 'text' && output !== 'json') throw new UsageError(`verify: --output "${output}" is not supported; use text or json`);
     release = flags.values.release ?? CHART_NAME;

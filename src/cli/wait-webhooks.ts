@@ -102,8 +102,14 @@ export async function runWaitWebhooks(args: string[], out: (line: string) => voi
   let rest: KubeRest;
   let opts: WaitWebhooksOptions;
   try {
-    const flags = parseFlags('wait-webhooks', args, { values: ['namespace', 'timeout', 'interval', 'kubeconfig', 'context'] }, waitWebhooksUsage);
-    if (flags.positional.length > 0) throw new UsageError(`wait-webhooks: unexpected argument "${flags.positional[0]}"\n${waitWebhooksUsage}`);
+    const flags = parseFlags('wait-webhooks', args, {
+      namespace: { type: 'string' },
+      timeout: { type: 'string' },
+      interval: { type: 'string' },
+      kubeconfig: { type: 'string' },
+      context: { type: 'string' },
+    });
+    if (flags.positionals.length > 0) throw new UsageError(`wait-webhooks: unexpected argument "${flags.positionals[0]}"\n${waitWebhooksUsage}`);
     opts = {
       namespace: flags.values.namespace ?? process.env.POD_NAMESPACE ?? `${CHART_NAME}-system`,
       timeoutMs: durationMs('timeout', flags.values.timeout ?? '120s'),

@@ -13,7 +13,7 @@ import { startHealthServer, startMetricsServer } from './runtime/http-servers';
 import { KubeRest, loadKubeConfig } from '../kube/rest';
 import { LeaderElector } from './runtime/leader';
 import { Logger, createLogger } from './runtime/log';
-import { operatorMetrics } from './runtime/metrics';
+import { observeApiRequest, operatorMetrics } from './runtime/metrics';
 import { version } from '../version';
 import { startWebhookServer, type WebhookServer } from '../webhook';
 
@@ -32,12 +32,7 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
   const client = new KubeRest(loadKubeConfig());
   // Trust "kind not served" briefly: 1,000 models must not re-read discovery on every reconcile.
   client.negativeDiscoveryTtlMs = 5_000;
-  client.metrics = {
-    observeRequest: (method, code, seconds) => {
-      metrics.apiRequests.inc({ method, code: String(code) });
-      metrics.apiRequestDuration.observe(seconds, { method });
-    },
-  };
+  client.metrics = { observeRequest: (method, code, seconds) => observeApiRequest(metrics, method, code, seconds) };
   const deps: ReconcileDeps = {
     client,
     events: new EventRecorder(client, componentName, config.podName, log),

@@ -102,8 +102,8 @@ export class Controller {
     private readonly log: Logger,
   ) {
     const kindLabel = { kind: opts.kind };
-    this.queue = new WorkQueue({ onDepth: (d) => metrics.queueDepth.set(d, kindLabel) });
-    metrics.queueDepth.set(0, kindLabel);
+    this.queue = new WorkQueue({ onDepth: (d) => metrics.queueDepth.set(kindLabel, d) });
+    metrics.queueDepth.set(kindLabel, 0);
     const watchError = (kind: string) => (err: unknown) =>
       metrics.watchRestarts.inc({ kind, reason: (err as { code?: number }).code === 410 ? 'gone' : 'error' });
     this.primary = new Informer(client, { apiVersion: opts.apiVersion, kind: opts.kind, namespace: opts.namespace, resyncMs: opts.resyncMs, onWatchError: watchError(opts.kind) }, log);
@@ -175,7 +175,7 @@ export class Controller {
         const conflict = (err as { code?: number }).code === 409;
         (conflict ? log.debug : log.warn)('reconcile failed; retrying', { err, retryInMs: delay });
       } finally {
-        this.metrics.reconcileDuration.observe(Number(process.hrtime.bigint() - started) / 1e9, { kind: this.opts.kind });
+        this.metrics.reconcileDuration.observe({ kind: this.opts.kind }, Number(process.hrtime.bigint() - started) / 1e9);
         this.queue.done(key);
       }
     }

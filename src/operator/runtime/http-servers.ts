@@ -2,7 +2,7 @@
 // (the ports the chart's probes and ServiceMonitor use).
 import * as http from 'node:http';
 import { AddressInfo } from 'node:net';
-import { Registry } from './metrics';
+import type { Registry } from 'prom-client';
 
 export interface HealthChecks {
   /** The process is alive (event loop running, not shutting down badly). */
@@ -21,8 +21,10 @@ function listen(server: http.Server, port: number, host: string): Promise<number
 export async function startMetricsServer(registry: Registry, port: number, host = '0.0.0.0'): Promise<{ port: number; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     if (req.url?.split('?')[0] === '/metrics') {
-      res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' });
-      res.end(registry.render());
+      registry.metrics().then(
+        (text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
+        (err: unknown) => res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`collecting metrics failed: ${String(err)}\n`),
+      );
     } else {
       res.writeHead(404).end('not found\n');
     }

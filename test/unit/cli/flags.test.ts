@@ -1,23 +1,59 @@
 import { durationMs, goDuration, parseFlags } from '../../../src/cli/flags';
+import { parseKeysArgs } from '../../../src/cli/keys';
+import { UsageError } from '../../../src/cli/phases';
+import { runVerify } from '../../../src/cli/verify';
 
-const spec = { values: ['chart', 'values'], repeatable: ['values'], switches: ['dry-run'], aliases: { f: 'values' } };
+const options = {
+  chart: { type: 'string' },
+  values: { type: 'string', short: 'f', multiple: true },
+  'dry-run': { type: 'boolean' },
+} as const;
 
 describe('parseFlags', () => {
   test('reads --name value, --name=value, repeatable flags, aliases and switches', () => {
-    const parsed = parseFlags('upgrade', ['--chart=oci://r/c', '-f', 'a.yaml', '--values', 'b.yaml', '--dry-run'], spec, 'usage');
-    expect(parsed.values).toEqual({ chart: 'oci://r/c' });
-    expect(parsed.lists).toEqual({ values: ['a.yaml', 'b.yaml'] });
-    expect([...parsed.switches]).toEqual(['dry-run']);
+    const parsed = parseFlags('upgrade', ['--chart=oci://r/c', '-f', 'a.yaml', '--values', 'b.yaml', '-fc.yaml', '--dry-run'], options);
+    expect(parsed.values).toEqual({ chart: 'oci://r/c', values: ['a.yaml', 'b.yaml', 'c.yaml'], 'dry-run': true });
+    expect(parsed.positionals).toEqual([]);
+  });
+
+  test('a switch may be repeated; a value starting with "-" goes after "="; positionals after "--"', () => {
+    const parsed = parseFlags('upgrade', ['--dry-run', '--dry-run', '--chart=-odd', 'extra', '--', '--chart'], options);
+    expect(parsed.values).toEqual({ chart: '-odd', 'dry-run': true });
+    expect(parsed.positionals).toEqual(['extra', '--chart']);
   });
 
   test.each([
-    [['--chrat', 'x'], 'upgrade: unknown flag --chrat'],
+    [['--chrat', 'x'], 'upgrade: unknown flag --chrat; see `nls upgrade --help`'],
+    [['--chrat=x'], 'upgrade: unknown flag --chrat; see `nls upgrade --help`'],
+    [['--chart', 'c', '-x'], 'upgrade: unknown flag -x; see `nls upgrade --help`'],
     [['--chart'], 'upgrade: --chart needs a value'],
-    [['--chart', '--dry-run'], 'upgrade: --chart needs a value'],
+    [['-f'], 'upgrade: --values needs a value'],
+    [['--chart', '--dry-run'], 'upgrade: --chart needs a value (write --chart=VALUE for a value that starts with "-")'],
     [['--chart', 'a', '--chart', 'b'], 'upgrade: --chart given twice; give it once'],
+    [['--chart=a', '--chart', 'a'], 'upgrade: --chart given twice; give it once'],
     [['--dry-run=yes'], 'upgrade: --dry-run takes no value'],
   ])('%j is refused: %s', (args, message) => {
-    expect(() => parseFlags('upgrade', args, spec, 'usage')).toThrow(message);
+    let error: unknown;
+    try {
+      parseFlags('upgrade', args, options);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toBe(message);
+  });
+
+  test('a command with no such flag exits 2 and says where the flags are', async () => {
+    const lines: string[] = [];
+    expect(await runVerify(['--output', 'json', '--relase', 'x'], (l) => lines.push(l))).toBe(2);
+    expect(lines).toEqual(['error: verify: unknown flag --relase; see `nls verify --help`']);
+  });
+
+  test('nls keys parses with the same rules', () => {
+    expect(parseKeysArgs(['revoke', '--model=m', '--client-id', 'c1', '--output', 'json'])).toMatchObject({ action: 'revoke', model: 'm', clientId: 'c1', output: 'json' });
+    expect(() => parseKeysArgs(['mint', '--model', 'm', '--modle', 'n'])).toThrow('keys mint: unknown flag --modle; see `nls keys mint --help`');
+    expect(() => parseKeysArgs(['mint', '--model'])).toThrow('keys mint: --model needs a value');
+    expect(() => parseKeysArgs(['list', '--model', 'm', 'extra'])).toThrow('keys list: unexpected argument "extra"');
   });
 });
 

@@ -1,41 +1,71 @@
-import { Counter, Gauge, Histogram, Registry, operatorMetrics } from '../../../../src/operator/runtime/metrics';
+import { observeApiRequest, operatorMetrics } from '../../../../src/operator/runtime/metrics';
+import { startMetricsServer } from '../../../../src/operator/runtime/http-servers';
 
-describe('Prometheus text format', () => {
-  it('renders counters, gauges and histograms with escaped labels', () => {
-    const r = new Registry();
-    const c = r.register(new Counter('x_total', 'Things.'));
-    c.inc({ kind: 'A"b' });
-    c.inc({ kind: 'A"b' }, 2);
-    r.register(new Gauge('depth', 'Depth.')).set(5);
-    const h = r.register(new Histogram('dur_seconds', 'Durations.', [0.1, 1]));
-    h.observe(0.05);
-    h.observe(0.5);
-    h.observe(2);
-    expect(r.render()).toBe(
-      [
-        '# HELP x_total Things.',
-        '# TYPE x_total counter',
-        'x_total{kind="A\\"b"} 3',
-        '# HELP depth Depth.',
-        '# TYPE depth gauge',
-        'depth 5',
-        '# HELP dur_seconds Durations.',
-        '# TYPE dur_seconds histogram',
-        'dur_seconds_bucket{le="0.1"} 1',
-        'dur_seconds_bucket{le="1"} 2',
-        'dur_seconds_bucket{le="+Inf"} 3',
-        'dur_seconds_sum 2.55',
-        'dur_seconds_count 3',
-        '',
-      ].join('\n'),
-    );
+describe('operator metrics', () => {
+  it('registers every nls_ metric and the default process and Node.js metrics', async () => {
+    const text = await operatorMetrics().registry.metrics();
+    for (const [name, type] of [
+      ['nls_reconcile_total', 'counter'],
+      ['nls_reconcile_errors_total', 'counter'],
+      ['nls_reconcile_duration_seconds', 'histogram'],
+      ['nls_workqueue_depth', 'gauge'],
+      ['nls_workqueue_retries_total', 'counter'],
+      ['nls_api_requests_total', 'counter'],
+      ['nls_api_request_duration_seconds', 'histogram'],
+      ['nls_watch_restarts_total', 'counter'],
+      ['nls_leader', 'gauge'],
+      ['process_resident_memory_bytes', 'gauge'],
+      ['process_cpu_seconds_total', 'counter'],
+      ['nodejs_eventloop_lag_seconds', 'gauge'],
+      ['nodejs_heap_size_used_bytes', 'gauge'],
+    ]) {
+      expect(text).toContain(`# TYPE ${name} ${type}\n`);
+    }
   });
 
-  it('defines the operator metrics the issue asks for', () => {
+  it('writes the label sets the integration tests and dashboards read', async () => {
     const m = operatorMetrics();
-    const text = m.registry.render();
-    for (const name of ['nls_reconcile_total', 'nls_reconcile_errors_total', 'nls_reconcile_duration_seconds', 'nls_workqueue_depth', 'process_resident_memory_bytes']) {
-      expect(text).toContain(`# TYPE ${name}`);
+    m.isLeader.set(0);
+    observeApiRequest(m, 'PATCH', 200, 0.03);
+    observeApiRequest(m, 'PATCH', 200, 0.2);
+    m.reconcileTotal.inc({ kind: 'PassthroughModel', result: 'success' });
+    m.queueDepth.set({ kind: 'PassthroughModel' }, 3);
+    m.reconcileDuration.observe({ kind: 'PassthroughModel' }, 0.04);
+    const text = await m.registry.metrics();
+    expect(text).toContain('\nnls_leader 0\n');
+    expect(text).toContain('\nnls_api_requests_total{code="200",method="PATCH"} 2\n');
+    expect(text).toContain('\nnls_api_request_duration_seconds_bucket{le="0.025",method="PATCH"} 0\n');
+    expect(text).toContain('\nnls_api_request_duration_seconds_bucket{le="0.1",method="PATCH"} 1\n');
+    expect(text).toContain('\nnls_api_request_duration_seconds_bucket{le="60",method="PATCH"} 2\n');
+    expect(text).toContain('\nnls_api_request_duration_seconds_count{method="PATCH"} 2\n');
+    expect(text).toContain('\nnls_reconcile_total{kind="PassthroughModel",result="success"} 1\n');
+    expect(text).toContain('\nnls_workqueue_depth{kind="PassthroughModel"} 3\n');
+    expect(text).toContain('\nnls_reconcile_duration_seconds_bucket{le="0.05",kind="PassthroughModel"} 1\n');
+  });
+
+  it('gives each operator its own registry, so two in one process do not collide', async () => {
+    const a = operatorMetrics();
+    const b = operatorMetrics();
+    a.isLeader.set(1);
+    b.isLeader.set(0);
+    expect(await a.registry.metrics()).toContain('\nnls_leader 1\n');
+    expect(await b.registry.metrics()).toContain('\nnls_leader 0\n');
+  });
+});
+
+describe('the /metrics endpoint', () => {
+  it('serves the registry in the Prometheus text format, 404 elsewhere', async () => {
+    const m = operatorMetrics();
+    m.isLeader.set(1);
+    const server = await startMetricsServer(m.registry, 0, '127.0.0.1');
+    try {
+      const res = await fetch(`http://127.0.0.1:${server.port}/metrics`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+      expect(await res.text()).toContain('\nnls_leader 1\n');
+      expect((await fetch(`http://127.0.0.1:${server.port}/other`)).status).toBe(404);
+    } finally {
+      await server.close();
     }
   });
 });
