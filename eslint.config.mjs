@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['lib/', 'dist/', 'charts/', 'crds/', 'deploy/', 'node_modules/', 'coverage/'] },
+  { ignores: ['lib/', 'dist/', 'charts/', 'crds/', 'deploy/', 'imports/', 'node_modules/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

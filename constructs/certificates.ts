@@ -1,10 +1,17 @@
 // cert-manager mode: a self-signed Issuer (unless an existing issuer is named) and the webhook's
 // serving Certificate; the webhook configurations carry the CA-injection annotation.
-import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
+import {
+  Certificate,
+  CertificateSpecPrivateKeyAlgorithm,
+  CertificateSpecPrivateKeyRotationPolicy,
+  CertificateSpecUsages,
+} from '../imports/certificates-cert-manager.io';
+import { Issuer } from '../imports/issuers-cert-manager.io';
+import { kubeObject } from './kube-object';
 import { namespacedMeta } from './labels';
 import { objectNames } from './names';
-import { cond, RenderContext } from './render-context';
+import { cond, helmValue, RenderContext } from './render-context';
 
 export interface WebhookCertificateProps {
   /** How values and names are rendered. */
@@ -18,10 +25,8 @@ export class SelfSignedIssuer extends Construct {
   constructor(scope: Construct, id: string, props: WebhookCertificateProps) {
     super(scope, id);
     const ctx = props.context;
-    new ApiObject(this, 'Resource', {
-      apiVersion: 'cert-manager.io/v1',
-      kind: 'Issuer',
-      metadata: namespacedMeta(ctx, objectNames(ctx).selfSignedIssuer, 'webhook') as never,
+    kubeObject(Issuer, this, 'Resource', {
+      metadata: namespacedMeta(ctx, objectNames(ctx).selfSignedIssuer, 'webhook'),
       spec: { selfSigned: {} },
     });
   }
@@ -33,18 +38,16 @@ export class WebhookCertificate extends Construct {
     const ctx = props.context;
     const names = objectNames(ctx);
     const issuerName = ctx.helper('issuerName', (v) => (v as { webhook: { certificates: { certManager: { issuerRef: { name: string } } } } }).webhook.certificates.certManager.issuerRef.name || names.selfSignedIssuer);
-    new ApiObject(this, 'Resource', {
-      apiVersion: 'cert-manager.io/v1',
-      kind: 'Certificate',
-      metadata: namespacedMeta(ctx, names.webhookCertificate, 'webhook') as never,
+    kubeObject(Certificate, this, 'Resource', {
+      metadata: namespacedMeta(ctx, names.webhookCertificate, 'webhook'),
       spec: {
         secretName: names.webhookSecret,
         dnsNames: [`${names.webhookService}.${ctx.namespace}.svc`, `${names.webhookService}.${ctx.namespace}.svc.cluster.local`],
-        issuerRef: { name: issuerName, kind: ctx.value('webhook.certificates.certManager.issuerRef.kind'), group: 'cert-manager.io' },
-        duration: ctx.value('webhook.certificates.certManager.duration'),
-        renewBefore: ctx.value('webhook.certificates.certManager.renewBefore'),
-        privateKey: { algorithm: 'ECDSA', size: 256, rotationPolicy: 'Always' },
-        usages: ['server auth', 'digital signature', 'key encipherment'],
+        issuerRef: { name: issuerName, kind: helmValue<string>(ctx.value('webhook.certificates.certManager.issuerRef.kind')), group: 'cert-manager.io' },
+        duration: helmValue<string>(ctx.value('webhook.certificates.certManager.duration')),
+        renewBefore: helmValue<string>(ctx.value('webhook.certificates.certManager.renewBefore')),
+        privateKey: { algorithm: CertificateSpecPrivateKeyAlgorithm.ECDSA, size: 256, rotationPolicy: CertificateSpecPrivateKeyRotationPolicy.ALWAYS },
+        usages: [CertificateSpecUsages.SERVER_AUTH, CertificateSpecUsages.DIGITAL_SIGNATURE, CertificateSpecUsages.KEY_ENCIPHERMENT],
       },
     });
   }

@@ -2,19 +2,19 @@
 // generated crds/ files unchanged (Helm installs them once; `nls crds apply` upgrades them).
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
+import type { CrdJson } from '../src/api/crd';
 import { crdObjects } from '../src/api/kinds';
 
 export interface CustomResourceDefinitionsProps {
   /** The CRD objects. @default every kind's CRD from src/api */
-  readonly crds?: readonly Record<string, unknown>[];
+  readonly crds?: readonly CrdJson[];
 }
 
 export class CustomResourceDefinitions extends Construct {
   constructor(scope: Construct, id: string, props: CustomResourceDefinitionsProps = {}) {
     super(scope, id);
-    for (const crd of props.crds ?? crdObjects()) {
-      const { metadata, ...rest } = crd as { metadata: { name: string } };
-      new ApiObject(this, metadata.name, { ...rest, metadata } as never);
-    }
+    // Plain JSON objects, not the k8s L1 CRD class: its schema type spells the `x-kubernetes-*`
+    // keys in camelCase, and these objects are the crds/ files' content as written.
+    for (const crd of props.crds ?? crdObjects()) new ApiObject(this, crd.metadata.name, crd);
   }
 }

@@ -1,10 +1,14 @@
 // Gateway-level objects, created once per release and never per model: the GatewayClass, the Gateway
 // models attach to, the AI Gateway GatewayConfig (attached by annotation, same namespace as the
 // Gateway) and a ClientTrafficPolicy raising Envoy's buffer limit for LLM request bodies.
-import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
+import { ClientTrafficPolicy, ClientTrafficPolicySpecConnectionBufferLimit } from '../imports/clienttrafficpolicies-gateway.envoyproxy.io';
+import { GatewayConfigV1Beta1 } from '../imports/gatewayconfigs-aigateway.envoyproxy.io';
+import { GatewayClass as GatewayClassObject } from '../imports/gatewayclasses-gateway.networking.k8s.io';
+import { Gateway as GatewayObject, GatewaySpec } from '../imports/gateways-gateway.networking.k8s.io';
+import { kubeObject } from './kube-object';
 import { clusterMeta, namespacedMeta } from './labels';
-import { cond, RenderContext } from './render-context';
+import { cond, helmValue, RenderContext } from './render-context';
 
 export interface GatewayProps {
   /** How values and names are rendered. */
@@ -30,11 +34,9 @@ export class GatewayClass extends Construct {
   constructor(scope: Construct, id: string, props: GatewayProps) {
     super(scope, id);
     const ctx = props.context;
-    new ApiObject(this, 'Resource', {
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'GatewayClass',
-      metadata: clusterMeta(ctx, gatewayClassName(ctx), GATEWAY_COMPONENT) as never,
-      spec: { controllerName: ctx.value('gateway.gatewayClass.controllerName') },
+    kubeObject(GatewayClassObject, this, 'Resource', {
+      metadata: clusterMeta(ctx, gatewayClassName(ctx), GATEWAY_COMPONENT),
+      spec: { controllerName: helmValue<string>(ctx.value('gateway.gatewayClass.controllerName')) },
     });
   }
 }
@@ -44,13 +46,15 @@ export class Gateway extends Construct {
     super(scope, id);
     const ctx = props.context;
     const className = ctx.helper('gatewayClassOfGateway', (v) => (v as GatewayValues).gateway.gateway.className || gatewayClassName(ctx));
-    new ApiObject(this, 'Resource', {
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'Gateway',
+    kubeObject(GatewayObject, this, 'Resource', {
       metadata: namespacedMeta(ctx, gatewayName(ctx), GATEWAY_COMPONENT, {
         ...ctx.when(cond.truthy('gateway.gatewayConfig.create'), { annotations: { [GATEWAY_CONFIG_ANNOTATION]: gatewayName(ctx) } }),
-      }) as never,
-      spec: { gatewayClassName: className, ...ctx.block('listeners', 'gateway.gateway.listeners') },
+      }),
+      spec: {
+        gatewayClassName: className,
+        // Required, and written by the user in the values (free-form objects there): Helm renders them as YAML.
+        ...helmValue<Pick<GatewaySpec, 'listeners'>>(ctx.block('listeners', 'gateway.gateway.listeners')),
+      },
     });
   }
 }
@@ -59,11 +63,9 @@ export class AIGatewayConfig extends Construct {
   constructor(scope: Construct, id: string, props: GatewayProps) {
     super(scope, id);
     const ctx = props.context;
-    new ApiObject(this, 'Resource', {
-      apiVersion: 'aigateway.envoyproxy.io/v1beta1',
-      kind: 'GatewayConfig',
+    kubeObject(GatewayConfigV1Beta1, this, 'Resource', {
       // Named like the Gateway it configures, in the same namespace (AI Gateway requires that).
-      metadata: namespacedMeta(ctx, gatewayName(ctx), GATEWAY_COMPONENT) as never,
+      metadata: namespacedMeta(ctx, gatewayName(ctx), GATEWAY_COMPONENT),
       spec: { extProc: { kubernetes: { ...ctx.block('resources', 'gateway.gatewayConfig.extProcResources') } } },
     });
   }
@@ -73,13 +75,11 @@ export class GatewayClientTrafficPolicy extends Construct {
   constructor(scope: Construct, id: string, props: GatewayProps) {
     super(scope, id);
     const ctx = props.context;
-    new ApiObject(this, 'Resource', {
-      apiVersion: 'gateway.envoyproxy.io/v1alpha1',
-      kind: 'ClientTrafficPolicy',
-      metadata: namespacedMeta(ctx, gatewayName(ctx), GATEWAY_COMPONENT) as never,
+    kubeObject(ClientTrafficPolicy, this, 'Resource', {
+      metadata: namespacedMeta(ctx, gatewayName(ctx), GATEWAY_COMPONENT),
       spec: {
         targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: gatewayName(ctx) }],
-        connection: { bufferLimit: ctx.value('gateway.clientTrafficPolicy.bufferLimit') },
+        connection: { bufferLimit: helmValue<ClientTrafficPolicySpecConnectionBufferLimit>(ctx.value('gateway.clientTrafficPolicy.bufferLimit')) },
       },
     });
   }

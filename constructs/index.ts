@@ -1,5 +1,6 @@
 // The cdk8s constructs the chart and the plain bundles are synthesized from.
 export * from './render-context';
+export * from './kube-object';
 export * from './helpers';
 export * from './names';
 export * from './labels';

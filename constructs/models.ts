@@ -28,8 +28,9 @@ export class StaticModels extends Construct {
       for (const e of translation.errors) problems.push(`${where}: ${formatError(e)}`);
       if (translation.errors.length > 0) return;
       const child = new Construct(this, `${model.kind}-${model.metadata.namespace}-${model.metadata.name}`);
-      if (props.includeModels ?? true) new ApiObject(child, 'model', plainCopy(model) as never);
-      translation.objects.forEach((o, j) => new ApiObject(child, `gateway-${j}`, plainCopy(o) as never));
+      // Our kinds and the translation's objects, typed where they are made (src/api, src/translate/gateway/objects.ts).
+      if (props.includeModels ?? true) new ApiObject(child, 'model', plainCopy(model));
+      translation.objects.forEach((o, j) => new ApiObject(child, `gateway-${j}`, plainCopy(o)));
     });
     if (problems.length > 0) throw new StaticModelError(problems.join('\n'));
   }

@@ -1,7 +1,8 @@
 // The optional release Namespace (`namespace.create`, off by default: Helm users pass
 // --create-namespace; the plain-manifest bundles include it because kubectl has no such flag).
-import { ApiObject } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
+import { kubeObject } from './kube-object';
 import { clusterMeta } from './labels';
 import { RenderContext } from './render-context';
 
@@ -17,10 +18,8 @@ export class ReleaseNamespace extends Construct {
     const ctx = props.context;
     // `helm uninstall` must not delete the namespace: it holds every model and its API-key Secrets.
     const meta = clusterMeta(ctx, ctx.namespace, 'namespace', { annotations: { 'helm.sh/resource-policy': 'keep' } });
-    new ApiObject(this, 'Resource', {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { ...meta, labels: { ...meta.labels, 'nebari.dev/managed': 'true', ...ctx.merge('namespace.labels') } } as never,
+    kubeObject(k8s.KubeNamespace, this, 'Resource', {
+      metadata: { ...meta, labels: { ...meta.labels, 'nebari.dev/managed': 'true', ...ctx.merge('namespace.labels') } },
     });
   }
 }

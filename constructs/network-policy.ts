@@ -1,8 +1,9 @@
 // Ingress to the operator pods: the webhook port from anywhere (the API server's address is not
 // known in advance) and the metrics port from the configured peers. Egress stays open: the operator
 // talks to the API server, whose address is cluster-specific.
-import { ApiObject } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
+import { kubeObject } from './kube-object';
 import { namespacedMeta, selectorLabels } from './labels';
 import { METRICS_PORT, WEBHOOK_PORT, objectNames } from './names';
 import { OPERATOR_COMPONENT } from './operator';
@@ -17,16 +18,14 @@ export class OperatorNetworkPolicy extends Construct {
   constructor(scope: Construct, id: string, props: OperatorNetworkPolicyProps) {
     super(scope, id);
     const ctx = props.context;
-    new ApiObject(this, 'Resource', {
-      apiVersion: 'networking.k8s.io/v1',
-      kind: 'NetworkPolicy',
-      metadata: namespacedMeta(ctx, objectNames(ctx).networkPolicy, OPERATOR_COMPONENT) as never,
+    kubeObject(k8s.KubeNetworkPolicy, this, 'Resource', {
+      metadata: namespacedMeta(ctx, objectNames(ctx).networkPolicy, OPERATOR_COMPONENT),
       spec: {
         podSelector: { matchLabels: selectorLabels(ctx, OPERATOR_COMPONENT) },
         policyTypes: ['Ingress'],
         ingress: [
-          { ports: [{ port: WEBHOOK_PORT, protocol: 'TCP' }] },
-          { ports: [{ port: METRICS_PORT, protocol: 'TCP' }], ...ctx.block('from', 'networkPolicy.metricsFrom') },
+          { ports: [{ port: k8s.IntOrString.fromNumber(WEBHOOK_PORT), protocol: 'TCP' }] },
+          { ports: [{ port: k8s.IntOrString.fromNumber(METRICS_PORT), protocol: 'TCP' }], ...ctx.block('from', 'networkPolicy.metricsFrom') },
         ],
       },
     });

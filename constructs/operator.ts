@@ -1,12 +1,12 @@
 // The operator: ServiceAccount, Deployment (restricted Pod Security), metrics Service and, with more
 // than one replica, a PodDisruptionBudget. Environment follows the operator process contract.
-import { ApiObject } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { gatewayContextJson, imageReference } from './helpers';
+import { kubeObject } from './kube-object';
 import { namespacedMeta, objectLabels, selectorLabels } from './labels';
 import { CERT_DIR, HEALTH_PORT, METRICS_PORT, WEBHOOK_PORT, objectNames } from './names';
-import { cond, RenderContext } from './render-context';
-
+import { cond, helmValue, RenderContext } from './render-context';
 
 export const OPERATOR_COMPONENT = 'operator';
 export const OPERATOR_CONTAINER = 'operator';
@@ -22,7 +22,7 @@ export function serviceAccountName(ctx: RenderContext): string {
 }
 
 /** A container security context meeting the restricted Pod Security profile (a fresh copy each time). */
-export function restrictedContainerSecurity() {
+export function restrictedContainerSecurity(): k8s.SecurityContext {
   return { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } };
 }
 
@@ -38,10 +38,8 @@ export class OperatorServiceAccount extends Construct {
   constructor(scope: Construct, id: string, props: OperatorProps) {
     super(scope, id);
     const ctx = props.context;
-    new ApiObject(this, 'Resource', {
-      apiVersion: 'v1',
-      kind: 'ServiceAccount',
-      metadata: namespacedMeta(ctx, serviceAccountName(ctx), OPERATOR_COMPONENT, ctx.block('annotations', 'serviceAccount.annotations')) as never,
+    kubeObject(k8s.KubeServiceAccount, this, 'Resource', {
+      metadata: namespacedMeta(ctx, serviceAccountName(ctx), OPERATOR_COMPONENT, ctx.block('annotations', 'serviceAccount.annotations')),
       automountServiceAccountToken: true,
     });
   }
@@ -53,22 +51,20 @@ export class OperatorDeployment extends Construct {
     const ctx = props.context;
     const names = objectNames(ctx);
     const selector = selectorLabels(ctx, OPERATOR_COMPONENT);
-    const env = (name: string, value: string) => ({ name, value });
-    const leaderElection = ctx.expression(
+    const env = (name: string, value: string): k8s.EnvVar => ({ name, value });
+    const leaderElection = helmValue<string>(ctx.expression(
       'or .Values.operator.leaderElection (gt (int .Values.operator.replicas) 1) | quote',
       (v) => String((v as { operator: { leaderElection: boolean; replicas: number } }).operator.leaderElection || (v as { operator: { replicas: number } }).operator.replicas > 1),
-    );
+    ));
     const image = operatorImage(ctx);
-    new ApiObject(this, 'Resource', {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: namespacedMeta(ctx, names.operatorDeployment, OPERATOR_COMPONENT) as never,
+    kubeObject(k8s.KubeDeployment, this, 'Resource', {
+      metadata: namespacedMeta(ctx, names.operatorDeployment, OPERATOR_COMPONENT),
       spec: {
-        replicas: ctx.value('operator.replicas'),
+        replicas: helmValue<number>(ctx.value('operator.replicas')),
         revisionHistoryLimit: 5,
         selector: { matchLabels: selector },
         // Keep the webhook served during a rollout: start the new pod before stopping the old one.
-        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: k8s.IntOrString.fromNumber(1), maxUnavailable: k8s.IntOrString.fromNumber(0) } },
         template: {
           metadata: {
             labels: { ...objectLabels(ctx, OPERATOR_COMPONENT), ...ctx.merge('operator.podLabels') },
@@ -87,7 +83,7 @@ export class OperatorDeployment extends Construct {
               {
                 name: OPERATOR_CONTAINER,
                 image,
-                imagePullPolicy: ctx.value('operator.image.pullPolicy'),
+                imagePullPolicy: helmValue<string>(ctx.value('operator.image.pullPolicy')),
                 // Explicit, so the chart does not depend on the image's CMD: compiled JavaScript
                 // (the image has node at /nodejs/bin/node and the app at /app).
                 command: ['/nodejs/bin/node', '/app/lib/src/operator/main.js'],
@@ -126,8 +122,8 @@ export class OperatorDeployment extends Construct {
                   { name: 'metrics', containerPort: METRICS_PORT, protocol: 'TCP' },
                   { name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' },
                 ],
-                livenessProbe: { httpGet: { path: '/healthz', port: 'health' }, initialDelaySeconds: 5, periodSeconds: 10, failureThreshold: 3 },
-                readinessProbe: { httpGet: { path: '/readyz', port: 'health' }, periodSeconds: 5, failureThreshold: 3 },
+                livenessProbe: { httpGet: { path: '/healthz', port: k8s.IntOrString.fromString('health') }, initialDelaySeconds: 5, periodSeconds: 10, failureThreshold: 3 },
+                readinessProbe: { httpGet: { path: '/readyz', port: k8s.IntOrString.fromString('health') }, periodSeconds: 5, failureThreshold: 3 },
                 ...ctx.block('resources', 'operator.resources'),
                 securityContext: restrictedContainerSecurity(),
                 volumeMounts: [
@@ -141,9 +137,9 @@ export class OperatorDeployment extends Construct {
                 name: 'webhook-certs',
                 // cert-manager writes the Secret; self-managed mode lets the operator write the files itself.
                 ...ctx.when(certManagerMode, { secret: { secretName: names.webhookSecret } }),
-                ...ctx.when(cond.not(certManagerMode), { emptyDir: { sizeLimit: '1Mi' } }),
+                ...ctx.when(cond.not(certManagerMode), { emptyDir: { sizeLimit: k8s.Quantity.fromString('1Mi') } }),
               },
-              { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } },
+              { name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } },
             ],
           },
         },
@@ -156,14 +152,12 @@ export class OperatorMetricsService extends Construct {
   constructor(scope: Construct, id: string, props: OperatorProps) {
     super(scope, id);
     const ctx = props.context;
-    new ApiObject(this, 'Resource', {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: namespacedMeta(ctx, objectNames(ctx).metricsService, OPERATOR_COMPONENT) as never,
+    kubeObject(k8s.KubeService, this, 'Resource', {
+      metadata: namespacedMeta(ctx, objectNames(ctx).metricsService, OPERATOR_COMPONENT),
       spec: {
         type: 'ClusterIP',
         selector: selectorLabels(ctx, OPERATOR_COMPONENT),
-        ports: [{ name: 'metrics', port: METRICS_PORT, targetPort: 'metrics', protocol: 'TCP' }],
+        ports: [{ name: 'metrics', port: METRICS_PORT, targetPort: k8s.IntOrString.fromString('metrics'), protocol: 'TCP' }],
       },
     });
   }
@@ -174,11 +168,13 @@ export class OperatorPodDisruptionBudget extends Construct {
   constructor(scope: Construct, id: string, props: OperatorProps) {
     super(scope, id);
     const ctx = props.context;
-    new ApiObject(this, 'Resource', {
-      apiVersion: 'policy/v1',
-      kind: 'PodDisruptionBudget',
-      metadata: namespacedMeta(ctx, objectNames(ctx).podDisruptionBudget, OPERATOR_COMPONENT) as never,
-      spec: { minAvailable: ctx.value('operator.podDisruptionBudget.minAvailable'), selector: { matchLabels: selectorLabels(ctx, OPERATOR_COMPONENT) } },
+    kubeObject(k8s.KubePodDisruptionBudget, this, 'Resource', {
+      metadata: namespacedMeta(ctx, objectNames(ctx).podDisruptionBudget, OPERATOR_COMPONENT),
+      spec: {
+        // A number or a percentage, as the values give it.
+        minAvailable: helmValue<k8s.IntOrString>(ctx.value('operator.podDisruptionBudget.minAvailable')),
+        selector: { matchLabels: selectorLabels(ctx, OPERATOR_COMPONENT) },
+      },
     });
   }
 }

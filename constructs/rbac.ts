@@ -3,8 +3,9 @@
 // `watchNamespaces` value. Each of those namespaces gets a Role with exactly what reconciling there
 // needs; the ClusterRole holds only what has no namespace (CRDs, SubjectAccessReviews, the
 // release's own webhook configurations by name). No right reaches a namespace nobody listed.
-import { ApiObject } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
+import { kubeObject } from './kube-object';
 import { clusterMeta, namespacedMeta } from './labels';
 import { API_GROUP, objectNames } from './names';
 import { OPERATOR_COMPONENT, serviceAccountName } from './operator';
@@ -118,29 +119,21 @@ export class OperatorRbac extends Construct {
     const ctx = props.context;
     const names = objectNames(ctx);
     const subject = { kind: 'ServiceAccount', name: serviceAccountName(ctx), namespace: ctx.namespace };
-    new ApiObject(this, 'ClusterRole', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: clusterMeta(ctx, names.clusterRole, OPERATOR_COMPONENT) as never,
+    kubeObject(k8s.KubeClusterRole, this, 'ClusterRole', {
+      metadata: clusterMeta(ctx, names.clusterRole, OPERATOR_COMPONENT),
       rules: clusterRules(ctx),
     });
-    new ApiObject(this, 'ClusterRoleBinding', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: clusterMeta(ctx, names.clusterRole, OPERATOR_COMPONENT) as never,
+    kubeObject(k8s.KubeClusterRoleBinding, this, 'ClusterRoleBinding', {
+      metadata: clusterMeta(ctx, names.clusterRole, OPERATOR_COMPONENT),
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: names.clusterRole },
       subjects: [subject],
     });
-    new ApiObject(this, 'Role', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: namespacedMeta(ctx, names.role, OPERATOR_COMPONENT) as never,
+    kubeObject(k8s.KubeRole, this, 'Role', {
+      metadata: namespacedMeta(ctx, names.role, OPERATOR_COMPONENT),
       rules: namespaceRules(),
     });
-    new ApiObject(this, 'RoleBinding', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: namespacedMeta(ctx, names.role, OPERATOR_COMPONENT) as never,
+    kubeObject(k8s.KubeRoleBinding, this, 'RoleBinding', {
+      metadata: namespacedMeta(ctx, names.role, OPERATOR_COMPONENT),
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: names.role },
       subjects: [subject],
     });
@@ -159,16 +152,12 @@ export class AgentNamespaceRbac extends Construct {
     const ctx = props.context;
     const names = objectNames(ctx);
     const meta = { ...namespacedMeta(ctx, names.agentRole, OPERATOR_COMPONENT), namespace: props.namespace };
-    new ApiObject(this, 'Role', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: meta as never,
+    kubeObject(k8s.KubeRole, this, 'Role', {
+      metadata: meta,
       rules: agentNamespaceRules(),
     });
-    new ApiObject(this, 'RoleBinding', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: meta as never,
+    kubeObject(k8s.KubeRoleBinding, this, 'RoleBinding', {
+      metadata: meta,
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: names.agentRole },
       subjects: [{ kind: 'ServiceAccount', name: serviceAccountName(ctx), namespace: ctx.namespace }],
     });
@@ -191,16 +180,12 @@ export class UserFacingRoles extends Construct {
       const m = clusterMeta(ctx, `${ctx.fullname}-${suffix}`, 'user-roles');
       return { ...m, labels: { ...m.labels, ...labels } };
     };
-    new ApiObject(this, 'View', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: meta('view', aggregateTo('view', 'edit', 'admin')) as never,
+    kubeObject(k8s.KubeClusterRole, this, 'View', {
+      metadata: meta('view', aggregateTo('view', 'edit', 'admin')),
       rules: [{ apiGroups: [API_GROUP], resources: [...OUR_KINDS, ...OUR_KINDS.map((r) => `${r}/status`)], verbs: READ }],
     });
-    new ApiObject(this, 'Edit', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: meta('edit', aggregateTo('edit', 'admin')) as never,
+    kubeObject(k8s.KubeClusterRole, this, 'Edit', {
+      metadata: meta('edit', aggregateTo('edit', 'admin')),
       rules: [{ apiGroups: [API_GROUP], resources: OUR_KINDS, verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }],
     });
   }

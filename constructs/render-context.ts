@@ -34,6 +34,17 @@ export function plainCopy<T>(value: T): T {
   return value;
 }
 
+/**
+ * A chart value, Helm expression or conditional field (RenderContext.value, .expression, .when)
+ * placed where a type is expected. In plain rendering it is the concrete value; in Helm rendering
+ * it is a placeholder the chart writer turns into template text, so a number field may hold a
+ * string until Helm renders the template. The one cast between the render context and the typed
+ * objects (constructs/kube-object.ts).
+ */
+export function helmValue<T>(value: unknown): T {
+  return value as T;
+}
+
 /** Reads a dotted path (`operator.image.tag`) from a values object. */
 export function valueAt(values: unknown, path: string): unknown {
   let cur: unknown = values;
@@ -95,10 +106,10 @@ export interface RenderContext {
   expression(helmExpression: string, concrete: (values: unknown) => unknown): unknown;
   /** `{ [key]: <value at path> }`, left out when the value is empty (toYaml block in Helm). */
   block(key: string, path: string): Record<string, unknown>;
-  /** The map at path merged into the surrounding map (labels, annotations). Spread into an object. */
-  merge(path: string): Record<string, unknown>;
-  /** The fields, present only when the condition holds. Spread into an object. */
-  when(c: Condition, fields: Record<string, unknown>): Record<string, unknown>;
+  /** The string map at path merged into the surrounding map (labels, annotations). Spread into an object. */
+  merge(path: string): Record<string, string>;
+  /** The fields, present only when the condition holds. Spread into an object (typed as the fields it may add). */
+  when<T extends object>(c: Condition, fields: T): Partial<T>;
   /** The list item, present only when the condition holds. Spread into an array. */
   whenItem<T>(c: Condition, item: T): T[];
   /** Whether the condition holds; undefined in Helm mode, where it is decided at install time. */
@@ -127,10 +138,10 @@ export class PlainRenderContext implements RenderContext {
     const v = this.value(path);
     return truthy(v) ? { [key]: plainCopy(v) } : {};
   }
-  merge(path: string): Record<string, unknown> {
-    return plainCopy(this.value(path) as Record<string, unknown>);
+  merge(path: string): Record<string, string> {
+    return plainCopy(this.value(path) as Record<string, string>);
   }
-  when(c: Condition, fields: Record<string, unknown>): Record<string, unknown> {
+  when<T extends object>(c: Condition, fields: T): Partial<T> {
     return evaluateCondition(c, this.values) ? fields : {};
   }
   whenItem<T>(c: Condition, item: T): T[] { return evaluateCondition(c, this.values) ? [item] : []; }
@@ -176,14 +187,14 @@ export class HelmRenderContext implements RenderContext {
   block(key: string, path: string): Record<string, unknown> {
     return { [this.token({ kind: 'block', expression: `.Values.${path}` })]: key };
   }
-  merge(path: string): Record<string, unknown> {
+  merge(path: string): Record<string, string> {
     return { [this.token({ kind: 'merge', expression: `.Values.${path}` })]: 'merge' };
   }
-  when(c: Condition, fields: Record<string, unknown>): Record<string, unknown> {
-    return { [this.token({ kind: 'if', condition: conditionExpression(c), item: false })]: fields };
+  when<T extends object>(c: Condition, fields: T): Partial<T> {
+    return helmValue({ [this.token({ kind: 'if', condition: conditionExpression(c), item: false })]: fields });
   }
   whenItem<T>(c: Condition, item: T): T[] {
-    return [{ [this.token({ kind: 'if', condition: conditionExpression(c), item: true })]: item } as T];
+    return [helmValue({ [this.token({ kind: 'if', condition: conditionExpression(c), item: true })]: item })];
   }
   test(): undefined { return undefined; }
 }

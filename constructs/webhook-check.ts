@@ -5,12 +5,13 @@
 // PassthroughModels in the release namespace (the probe is a dry run); all four objects are hooks,
 // deleted once the check succeeds and kept after a failure for `kubectl logs`.
 // Helm-only: plain bundles have no hook runner, so they leave the file out.
-import { ApiObject } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
+import { kubeObject } from './kube-object';
 import { namespacedMeta } from './labels';
 import { API_GROUP } from './names';
 import { operatorImage, restrictedContainerSecurity } from './operator';
-import { cond, RenderContext } from './render-context';
+import { cond, helmValue, RenderContext } from './render-context';
 
 export const WEBHOOK_CHECK_COMPONENT = 'webhook-check';
 export const webhookCheckEnabled = cond.truthy('webhook.installCheck.enabled');
@@ -39,25 +40,19 @@ export class WebhookCheck extends Construct {
     const ctx = props.context;
     const name = `${ctx.fullname}-webhook-check`;
     const meta = (weight: number) => namespacedMeta(ctx, name, WEBHOOK_CHECK_COMPONENT, { annotations: hook(weight) });
-    new ApiObject(this, 'ServiceAccount', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(-5) as never, automountServiceAccountToken: true });
-    new ApiObject(this, 'Role', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: meta(-5) as never,
+    kubeObject(k8s.KubeServiceAccount, this, 'ServiceAccount', { metadata: meta(-5), automountServiceAccountToken: true });
+    kubeObject(k8s.KubeRole, this, 'Role', {
+      metadata: meta(-5),
       // The probe is a dry-run create; RBAC has no dry-run-only verb.
       rules: [{ apiGroups: [API_GROUP], resources: ['passthroughmodels'], verbs: ['create'] }],
     });
-    new ApiObject(this, 'RoleBinding', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: meta(-5) as never,
+    kubeObject(k8s.KubeRoleBinding, this, 'RoleBinding', {
+      metadata: meta(-5),
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
       subjects: [{ kind: 'ServiceAccount', name, namespace: ctx.namespace }],
     });
-    new ApiObject(this, 'Job', {
-      apiVersion: 'batch/v1',
-      kind: 'Job',
-      metadata: meta(0) as never,
+    kubeObject(k8s.KubeJob, this, 'Job', {
+      metadata: meta(0),
       spec: {
         backoffLimit: 0,
         template: {
@@ -74,8 +69,11 @@ export class WebhookCheck extends Construct {
               {
                 name: 'wait-webhooks',
                 image: operatorImage(ctx),
-                imagePullPolicy: ctx.value('operator.image.pullPolicy'),
-                command: ['/nodejs/bin/node', '/app/lib/src/cli/main.js', 'wait-webhooks', '--namespace', ctx.namespace, '--timeout', ctx.expression('printf "%ds" (int .Values.webhook.installCheck.timeoutSeconds) | quote', (v) => `${checkTimeout(v)}s`)],
+                imagePullPolicy: helmValue<string>(ctx.value('operator.image.pullPolicy')),
+                command: [
+                  '/nodejs/bin/node', '/app/lib/src/cli/main.js', 'wait-webhooks', '--namespace', ctx.namespace,
+                  '--timeout', helmValue<string>(ctx.expression('printf "%ds" (int .Values.webhook.installCheck.timeoutSeconds) | quote', (v) => `${checkTimeout(v)}s`)),
+                ],
                 ...ctx.block('resources', 'webhook.installCheck.resources'),
                 securityContext: restrictedContainerSecurity(),
               },
@@ -83,7 +81,7 @@ export class WebhookCheck extends Construct {
           },
         },
         // A backstop in case the command itself hangs: its own --timeout ends it first.
-        activeDeadlineSeconds: ctx.expression('add (int .Values.webhook.installCheck.timeoutSeconds) 60', (v) => checkTimeout(v) + 60),
+        activeDeadlineSeconds: helmValue<number>(ctx.expression('add (int .Values.webhook.installCheck.timeoutSeconds) 60', (v) => checkTimeout(v) + 60)),
       },
     });
   }

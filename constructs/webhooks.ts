@@ -5,12 +5,13 @@
 // it; because the chart does not own the field, `helm upgrade` (3-way merge in helm 3, server-side
 // apply in helm 4), `kubectl apply` of the deploy/ bundles and Argo CD leave the injected CA alone.
 // Rendering it from a `lookup` would instead break `helm template` and GitOps rendering.
-import { ApiObject } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
+import { kubeObject } from './kube-object';
 import { clusterMeta, namespacedMeta, selectorLabels } from './labels';
 import { API_GROUP, API_VERSION, WEBHOOK_ENTRY, objectNames } from './names';
 import { certManagerMode, OPERATOR_COMPONENT, serviceAccountName } from './operator';
-import { cond, RenderContext } from './render-context';
+import { cond, helmValue, RenderContext } from './render-context';
 
 export interface WebhooksProps {
   /** How values and names are rendered. */
@@ -26,21 +27,22 @@ const KINDS = [
 export const agentDeploymentRoutes = cond.truthy('webhook.agentDeployment.enabled');
 export const upgradeGuardEnabled = cond.truthy('webhook.upgradeGuard.enabled');
 
-function rules(plural: string) {
+function rules(plural: string): k8s.RuleWithOperations[] {
   return [{ apiGroups: [API_GROUP], apiVersions: [API_VERSION], operations: ['CREATE', 'UPDATE'], resources: [plural], scope: 'Namespaced' }];
 }
 
-function entries(ctx: RenderContext, type: 'validate' | 'mutate') {
+/** The entries of either configuration (a MutatingWebhook is a ValidatingWebhook plus reinvocationPolicy). */
+function entries(ctx: RenderContext, type: 'validate' | 'mutate'): k8s.MutatingWebhook[] {
   const names = objectNames(ctx);
   return KINDS.flatMap(({ kind, plural }) => {
-    const entry = {
+    const entry: k8s.MutatingWebhook = {
       name: WEBHOOK_ENTRY[type](kind),
       admissionReviewVersions: ['v1'],
       clientConfig: { service: { name: names.webhookService, namespace: ctx.namespace, path: `/${type}-${kind.toLowerCase()}`, port: 443 } },
       failurePolicy: 'Fail',
       matchPolicy: 'Equivalent',
       sideEffects: 'None',
-      timeoutSeconds: ctx.value('webhook.timeoutSeconds'),
+      timeoutSeconds: helmValue<number>(ctx.value('webhook.timeoutSeconds')),
       rules: rules(plural),
       ...(type === 'mutate' ? { reinvocationPolicy: 'Never' } : {}),
     };
@@ -57,14 +59,12 @@ export class WebhookService extends Construct {
   constructor(scope: Construct, id: string, props: WebhooksProps) {
     super(scope, id);
     const ctx = props.context;
-    new ApiObject(this, 'Resource', {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: namespacedMeta(ctx, objectNames(ctx).webhookService, OPERATOR_COMPONENT) as never,
+    kubeObject(k8s.KubeService, this, 'Resource', {
+      metadata: namespacedMeta(ctx, objectNames(ctx).webhookService, OPERATOR_COMPONENT),
       spec: {
         type: 'ClusterIP',
         selector: selectorLabels(ctx, OPERATOR_COMPONENT),
-        ports: [{ name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' }],
+        ports: [{ name: 'webhook', port: 443, targetPort: k8s.IntOrString.fromString('webhook'), protocol: 'TCP' }],
       },
     });
   }
@@ -74,10 +74,8 @@ export class ValidatingWebhooks extends Construct {
   constructor(scope: Construct, id: string, props: WebhooksProps) {
     super(scope, id);
     const ctx = props.context;
-    new ApiObject(this, 'Resource', {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingWebhookConfiguration',
-      metadata: clusterMeta(ctx, objectNames(ctx).validatingWebhookConfiguration, 'webhook', caInjection(ctx)) as never,
+    kubeObject(k8s.KubeValidatingWebhookConfiguration, this, 'Resource', {
+      metadata: clusterMeta(ctx, objectNames(ctx).validatingWebhookConfiguration, 'webhook', caInjection(ctx)),
       webhooks: entries(ctx, 'validate'),
     });
   }
@@ -87,10 +85,8 @@ export class MutatingWebhooks extends Construct {
   constructor(scope: Construct, id: string, props: WebhooksProps) {
     super(scope, id);
     const ctx = props.context;
-    new ApiObject(this, 'Resource', {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'MutatingWebhookConfiguration',
-      metadata: clusterMeta(ctx, objectNames(ctx).mutatingWebhookConfiguration, 'webhook', caInjection(ctx)) as never,
+    kubeObject(k8s.KubeMutatingWebhookConfiguration, this, 'Resource', {
+      metadata: clusterMeta(ctx, objectNames(ctx).mutatingWebhookConfiguration, 'webhook', caInjection(ctx)),
       webhooks: entries(ctx, 'mutate'),
     });
   }
@@ -106,10 +102,8 @@ export class AgentDeploymentUpgradeGuard extends Construct {
     super(scope, id);
     const ctx = props.context;
     const names = objectNames(ctx);
-    new ApiObject(this, 'Resource', {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'MutatingWebhookConfiguration',
-      metadata: clusterMeta(ctx, names.agentDeploymentGuard, 'upgrade-guard') as never,
+    kubeObject(k8s.KubeMutatingWebhookConfiguration, this, 'Resource', {
+      metadata: clusterMeta(ctx, names.agentDeploymentGuard, 'upgrade-guard'),
       webhooks: [
         {
           name: WEBHOOK_ENTRY.guard,

@@ -116,8 +116,11 @@ export function structuralProblems(schema: JsonSchema, path = ''): string[] {
   return problems;
 }
 
+/** A CustomResourceDefinition as a plain JSON object, typed down to the schema (which stays JSON). */
+export type CrdJson = ReturnType<typeof crdObject>;
+
 /** The CustomResourceDefinition of one kind, as a plain JSON object. */
-export function crdObject(def: KindDefinition): JsonSchema {
+export function crdObject(def: KindDefinition) {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',

@@ -4,7 +4,7 @@ import type { GeneratedFile } from '../generated-file';
 import { generatedHeader } from '../generated-file';
 import { AGENTDEPLOYMENT_DEFINITION } from './agentdeployment';
 import { crdFileName, crdObject } from './crd';
-import type { JsonSchema, KindDefinition } from './crd';
+import type { CrdJson, JsonSchema, KindDefinition } from './crd';
 import { LLMMODEL_DEFINITION } from './llmmodel';
 import { PASSTHROUGHMODEL_DEFINITION } from './passthroughmodel';
 
@@ -17,7 +17,7 @@ export function kindDefinition(kind: string): KindDefinition | undefined {
 }
 
 /** The CustomResourceDefinitions of all kinds as plain JSON objects (for the chart and the CLI). */
-export function crdObjects(): JsonSchema[] {
+export function crdObjects(): CrdJson[] {
   return KIND_DEFINITIONS.map(crdObject);
 }
 

@@ -3,6 +3,7 @@
 //   npm run synth -- --config my-build.yaml [--out dir]   also renders a custom build (values
 //   overrides and static models) into dist/custom/<release>/ (or --out), for a GitOps repository.
 //   --no-package skips the .tgz.
+// Under `npx cdk8s synth` (cdk8s.yaml) the files go into $CDK8S_OUTDIR instead of the work tree.
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -123,12 +124,13 @@ export function parseArgs(argv: readonly string[]): SynthArgs {
 
 function main(): number {
   const args = parseArgs(process.argv.slice(2));
-  const written = writeGeneratedFiles();
-  console.log(`synth: wrote ${written.length} generated files (chart: ${CHART_DIR})`);
+  const outRoot = process.env.CDK8S_OUTDIR ? path.resolve(process.env.CDK8S_OUTDIR) : root;
+  const written = writeGeneratedFiles(outRoot);
+  console.log(`synth: wrote ${written.length} generated files into ${path.relative(process.cwd(), outRoot) || '.'} (chart: ${CHART_DIR})`);
   if (args.package) {
     const helm = findHelm();
     if (helm) {
-      const tgz = packageChart(helm);
+      const tgz = packageChart(helm, outRoot);
       console.log(`synth: packaged ${path.relative(root, tgz)} (${fs.statSync(tgz).size} bytes)`);
     } else {
       console.log('synth: helm could not be unpacked from node_modules (run `npm ci`); chart files written, dist/*.tgz NOT packaged');

@@ -8,12 +8,14 @@ import { parseAllDocuments } from 'yaml';
 import { KubeRest, type ObjectRef } from '../../src/kube/rest';
 import { waitFor } from './processes';
 import { readSharedState } from './state';
-import { repoRoot, toolPaths } from './tools';
+import { toolPaths } from './tools';
 
 export { startControlPlane } from './control-plane';
 export type { ControlPlane } from './control-plane';
 
 export type { ObjectRef } from '../../src/kube/rest';
+/** The released upstream CRDs, read in place (never copied into the project). */
+export { upstreamCrdDir } from '../../scripts/import-crds';
 
 export const testFieldManager = 'nebari-llm-serving-tests';
 
@@ -45,11 +47,6 @@ export function userKubeConfig(name: string): k8s.KubeConfig {
 
 export function registryAddress(): string {
   return readSharedState().registryAddress;
-}
-
-/** The released upstream CRDs, read in place (never copied into the project). */
-export function upstreamCrdDir(): string {
-  return path.resolve(repoRoot, process.env.NLS_UPSTREAM_CRD_DIR ?? '../shared/upstream-crds');
 }
 
 const clients = new Map<k8s.KubeConfig | undefined, KubeRest>();

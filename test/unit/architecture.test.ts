@@ -106,4 +106,12 @@ describe('import graph', () => {
   ])('%s does not import %s', (from, to) => {
     expect(edges(graph, from, to)).toEqual([]);
   });
+
+  // imports/ holds cdk8s classes generated from upstream CRDs; src/ (the operator's runtime among
+  // it) uses them to check its types and must not load them, or cdk8s, at runtime.
+  test('src/ imports the generated imports/ classes as types only', () => {
+    const valueImports = sourceFiles('src').filter((f) => /^import (?!type )[^;]*from '(\.\.\/)+imports\//m.test(fs.readFileSync(path.join(root, f), 'utf8')));
+    expect(valueImports).toEqual([]);
+    expect(sourceFiles('src').some((f) => /^import type [^;]*from '(\.\.\/)+imports\//m.test(fs.readFileSync(path.join(root, f), 'utf8')))).toBe(true);
+  });
 });

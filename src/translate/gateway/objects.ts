@@ -1,7 +1,16 @@
 // The shapes of the upstream objects this translator emits, limited to the fields it sets.
 // Field names follow the released CRDs (Envoy AI Gateway 1.1.0 v1beta1, Envoy Gateway 1.8.1,
-// Gateway API 1.5.1, Inference Extension 1.0.2). Every field the API server would default is set
-// explicitly, so an object reads back exactly as sent and server-side apply never sees drift.
+// Gateway API 1.5.1, Inference Extension 1.0.2); each spec is checked at compile time against the
+// types generated from those CRDs (Conforms, imports/). Every field the API server would default is
+// set explicitly, so an object reads back exactly as sent and server-side apply never sees drift.
+import type { AiGatewayRouteV1Beta1Spec } from '../../../imports/aigatewayroutes-aigateway.envoyproxy.io';
+import type { AiServiceBackendV1Beta1Spec } from '../../../imports/aiservicebackends-aigateway.envoyproxy.io';
+import type { BackendSpec } from '../../../imports/backends-gateway.envoyproxy.io';
+import type { BackendSecurityPolicyV1Beta1Spec } from '../../../imports/backendsecuritypolicies-aigateway.envoyproxy.io';
+import type { BackendTlsPolicySpec } from '../../../imports/backendtlspolicies-gateway.networking.k8s.io';
+import type { InferencePoolSpec } from '../../../imports/inferencepools-inference.networking.k8s.io';
+import type { SecurityPolicySpec } from '../../../imports/securitypolicies-gateway.envoyproxy.io';
+import type { Conforms } from './upstream';
 
 export const AI_GATEWAY_API_VERSION = 'aigateway.envoyproxy.io/v1beta1';
 export const ENVOY_GATEWAY_API_VERSION = 'gateway.envoyproxy.io/v1alpha1';
@@ -43,10 +52,10 @@ interface GatewayObject<A extends string, K extends string, S> {
 
 // --- Envoy Gateway -------------------------------------------------------------------------
 
-export type Backend = GatewayObject<typeof ENVOY_GATEWAY_API_VERSION, 'Backend', {
+export type Backend = GatewayObject<typeof ENVOY_GATEWAY_API_VERSION, 'Backend', Conforms<{
   readonly type: 'Endpoints';
   readonly endpoints: ReadonlyArray<{ readonly fqdn: { readonly hostname: string; readonly port: number } }>;
-}>;
+}, BackendSpec>>;
 
 export interface PolicyTargetReference {
   readonly group: string;
@@ -79,7 +88,7 @@ export interface JWTProvider {
   readonly remoteJWKS: { readonly uri: string; readonly cacheDuration: string };
 }
 
-export type SecurityPolicy = GatewayObject<typeof ENVOY_GATEWAY_API_VERSION, 'SecurityPolicy', {
+export type SecurityPolicy = GatewayObject<typeof ENVOY_GATEWAY_API_VERSION, 'SecurityPolicy', Conforms<{
   readonly targetRefs: readonly PolicyTargetReference[];
   readonly apiKeyAuth?: {
     readonly credentialRefs: readonly SecretReference[];
@@ -89,14 +98,14 @@ export type SecurityPolicy = GatewayObject<typeof ENVOY_GATEWAY_API_VERSION, 'Se
   };
   readonly jwt?: { readonly providers: readonly JWTProvider[] };
   readonly authorization?: { readonly defaultAction: 'Allow' | 'Deny'; readonly rules?: readonly AuthorizationRule[] };
-}>;
+}, SecurityPolicySpec>>;
 
 // --- Gateway API -----------------------------------------------------------------------------
 
-export type BackendTLSPolicy = GatewayObject<typeof GATEWAY_API_VERSION, 'BackendTLSPolicy', {
+export type BackendTLSPolicy = GatewayObject<typeof GATEWAY_API_VERSION, 'BackendTLSPolicy', Conforms<{
   readonly targetRefs: readonly PolicyTargetReference[];
   readonly validation: { readonly hostname: string; readonly wellKnownCACertificates: 'System' };
-}>;
+}, BackendTlsPolicySpec>>;
 
 // --- Envoy AI Gateway ------------------------------------------------------------------------
 
@@ -108,22 +117,22 @@ export interface AIServiceBackendSchema {
   readonly version?: string;
 }
 
-export type AIServiceBackend = GatewayObject<typeof AI_GATEWAY_API_VERSION, 'AIServiceBackend', {
+export type AIServiceBackend = GatewayObject<typeof AI_GATEWAY_API_VERSION, 'AIServiceBackend', Conforms<{
   readonly schema: AIServiceBackendSchema;
   readonly backendRef: { readonly group: 'gateway.envoyproxy.io'; readonly kind: 'Backend'; readonly name: string };
-}>;
+}, AiServiceBackendV1Beta1Spec>>;
 
 /** The upstream credential kinds this translator emits (a subset of the CRD's `type` enum). */
 export type BackendSecurityPolicyType = 'APIKey' | 'AWSCredentials' | 'AnthropicAPIKey' | 'AzureAPIKey';
 
-export type BackendSecurityPolicy = GatewayObject<typeof AI_GATEWAY_API_VERSION, 'BackendSecurityPolicy', {
+export type BackendSecurityPolicy = GatewayObject<typeof AI_GATEWAY_API_VERSION, 'BackendSecurityPolicy', Conforms<{
   readonly targetRefs: readonly PolicyTargetReference[];
   readonly type: BackendSecurityPolicyType;
   readonly apiKey?: { readonly secretRef: SecretReference };
   readonly anthropicAPIKey?: { readonly secretRef: SecretReference };
   readonly azureAPIKey?: { readonly secretRef: SecretReference };
   readonly awsCredentials?: { readonly region: string };
-}>;
+}, BackendSecurityPolicyV1Beta1Spec>>;
 
 export interface AIGatewayRouteBackendRef {
   readonly group?: typeof INFERENCE_API_GROUP;
@@ -143,7 +152,7 @@ export interface AIGatewayRouteRule {
   readonly modelsOwnedBy: string;
 }
 
-export type AIGatewayRoute = GatewayObject<typeof AI_GATEWAY_API_VERSION, 'AIGatewayRoute', {
+export type AIGatewayRoute = GatewayObject<typeof AI_GATEWAY_API_VERSION, 'AIGatewayRoute', Conforms<{
   readonly parentRefs: ReadonlyArray<{
     readonly group: typeof GATEWAY_API_GROUP;
     readonly kind: 'Gateway';
@@ -153,11 +162,11 @@ export type AIGatewayRoute = GatewayObject<typeof AI_GATEWAY_API_VERSION, 'AIGat
   }>;
   readonly hostnames: readonly [string];
   readonly rules: readonly AIGatewayRouteRule[];
-}>;
+}, AiGatewayRouteV1Beta1Spec>>;
 
 // --- Gateway API Inference Extension -----------------------------------------------------------
 
-export type InferencePool = GatewayObject<typeof INFERENCE_API_VERSION, 'InferencePool', {
+export type InferencePool = GatewayObject<typeof INFERENCE_API_VERSION, 'InferencePool', Conforms<{
   readonly selector: { readonly matchLabels: Record<string, string> };
   readonly targetPorts: ReadonlyArray<{ readonly number: number }>;
   readonly endpointPickerRef: {
@@ -167,7 +176,7 @@ export type InferencePool = GatewayObject<typeof INFERENCE_API_VERSION, 'Inferen
     readonly port: { readonly number: number };
     readonly failureMode: 'FailOpen' | 'FailClose';
   };
-}>;
+}, InferencePoolSpec>>;
 
 /** Every object kind the gateway translation produces. */
 export type GeneratedGatewayObject =
