@@ -27,6 +27,8 @@ export interface OperatorConfig {
   workers: number;
   /** Full resync interval of the model informers. */
   resyncMs: number;
+  /** A watch silent this long is re-opened (half-open connection). */
+  watchIdleMs: number;
   /** Lease timing (ms). */
   leaseDurationMs: number;
   renewDeadlineMs: number;
@@ -111,6 +113,7 @@ export function operatorConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Ope
     },
     workers: positive(env, 'NLS_WORKERS', 8),
     resyncMs: positive(env, 'NLS_RESYNC_SECONDS', 300) * 1000,
+    watchIdleMs: positive(env, 'NLS_WATCH_IDLE_SECONDS', 150) * 1000,
     leaseDurationMs: positive(env, 'NLS_LEASE_DURATION_SECONDS', 15) * 1000,
     renewDeadlineMs: positive(env, 'NLS_RENEW_DEADLINE_SECONDS', 10) * 1000,
     retryPeriodMs: positive(env, 'NLS_RETRY_PERIOD_SECONDS', 2) * 1000,

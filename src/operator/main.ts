@@ -37,6 +37,7 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
       metrics.apiRequests.inc({ method, code: String(code) });
       metrics.apiRequestDuration.observe(seconds, { method });
     },
+    observeRetry: (method, reason) => metrics.apiRetries.inc({ method, reason }),
   };
   const deps: ReconcileDeps = {
     client,
@@ -51,7 +52,7 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
   const ns = config.podNamespace;
   const makeControllers = () =>
     [passthroughModelController(deps, ns), llmModelController({ ...deps, providers: config.providers }, ns), agentDeploymentController(deps)].map(
-      (opts) => new Controller(client, { workers: config.workers, resyncMs: config.resyncMs, ...opts }, metrics, controllerLog),
+      (opts) => new Controller(client, { workers: config.workers, resyncMs: config.resyncMs, watchIdleTimeoutMs: config.watchIdleMs, ...opts }, metrics, controllerLog),
     );
   let controllers: Controller[] = [];
   let shuttingDown = false;

@@ -113,7 +113,8 @@ export function operatorMetrics(registry = new Registry()) {
     queueRetries: registry.register(new Counter('nls_workqueue_retries_total', 'Keys re-queued with backoff after an error, by kind.')),
     apiRequests: registry.register(new Counter('nls_api_requests_total', 'Requests to the Kubernetes API by method and status code.')),
     apiRequestDuration: registry.register(new Histogram('nls_api_request_duration_seconds', 'Kubernetes API request latency by method.')),
-    watchRestarts: registry.register(new Counter('nls_watch_restarts_total', 'Watch streams re-opened after an error, by kind and reason.')),
+    apiRetries: registry.register(new Counter('nls_api_retries_total', 'Kubernetes API requests sent again after a transient failure, by method and reason.')),
+    watchRestarts: registry.register(new Counter('nls_watch_restarts_total', 'Watch streams re-opened after an error, by kind and reason (gone, idle, error).')),
     isLeader: registry.register(new Gauge('nls_leader', '1 while this replica holds the leader Lease.')),
     residentMemory: registry.register(new Gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', () => process.memoryUsage().rss)),
   };
