@@ -11,6 +11,7 @@ import * as https from 'https';
 import * as http from 'http';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ObjectMeta as ApiObjectMeta } from '../api/common';
+import { BackoffPolicy, jitteredBackoff } from './backoff';
 
 /** Enough of an object to address it. */
 export interface ObjectRef {
@@ -95,12 +96,59 @@ export function apiError(method: string, path: string, status: number, text: str
   return new KubeApiError(status, text, reason, `${method} ${path}: ${status} ${reason} ${message}`.trim());
 }
 
+/** A request that saw no byte for `timeoutMs`; not retried, since the caller chose that bound. */
+export class RequestTimeoutError extends Error {
+  constructor(method: string, path: string, readonly timeoutMs: number) {
+    super(`${method} ${path} timed out (no answer within ${timeoutMs} ms)`);
+    this.name = 'RequestTimeoutError';
+  }
+}
+
+export type RetryReason = 'throttled' | 'not-connected' | 'unavailable' | 'connection';
+
+// Node's codes for a connection that was never made: nothing reached the server.
+const notConnected = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+// A connection that broke after it was made ("socket hang up" is ECONNRESET): the request may
+// have reached the server. ETIMEDOUT here is the kernel's (connect or keep-alive), not ours.
+const brokenConnection = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED']);
+
+/**
+ * Whether a failed attempt may be sent again, and why. Any method is repeated when the server
+ * cannot have acted on it: 429 (turned away before being handled) or a connection that was never
+ * made. A 5xx (501 Not Implemented aside) or a connection that broke mid-request may hide a write
+ * the server did apply, so only reads (GET, HEAD) are repeated then. Writes are left to their
+ * callers, which reconcile from a fresh read instead of replaying a request blindly; dry-run
+ * writes too, because their callers (probes) want each answer as it comes.
+ */
+export function retryReason(method: string, err: unknown): RetryReason | undefined {
+  const read = method === 'GET' || method === 'HEAD';
+  if (err instanceof KubeApiError) {
+    if (err.code === 429) return 'throttled';
+    return read && err.code >= 500 && err.code !== 501 ? 'unavailable' : undefined;
+  }
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code !== 'string') return undefined;
+  if (notConnected.has(code)) return 'not-connected';
+  return read && brokenConnection.has(code) ? 'connection' : undefined;
+}
+
+export interface RetryPolicy extends BackoffPolicy {
+  /** Attempts in all for a transient failure (see retryReason). */
+  maxAttempts: number;
+  /** Attempts in all while the server answers 429 (e.g. "storage is (re)initializing" for a new CRD). */
+  throttledAttempts: number;
+}
+
 export interface RequestOptions {
   body?: unknown;
   contentType?: string;
   /** Extra headers, e.g. `accept` for a Table. */
   headers?: Record<string, string>;
   query?: Record<string, string | number | boolean | undefined>;
+  /**
+   * An attempt that sees no byte for this long fails with RequestTimeoutError; retries never
+   * start after this much time has passed since the first attempt. @default 60_000 (per attempt)
+   */
   timeoutMs?: number;
 }
 
@@ -121,10 +169,15 @@ export interface ApplyOptions {
 /** Optional observer of every request (the operator exports these as metrics). */
 export interface RequestMetrics {
   observeRequest?(method: string, code: number, seconds: number): void;
+  observeRetry?(method: string, reason: RetryReason): void;
 }
 
 export class KubeRest {
   private readonly discovery = new Map<string, { at: number; kinds: Map<string, ResourceInfo> }>();
+  // keepAlive also turns on TCP keep-alive probes (from 1 s of silence, then libuv's 10 probes a
+  // second apart), so a server that vanished is noticed within seconds even on a quiet watch. A
+  // peer that is alive but forwards nothing (a stuck proxy) answers the probes: the watch's own
+  // idle bound covers that.
   private readonly agents = {
     'https:': new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 }),
     'http:': new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 }),
@@ -132,21 +185,32 @@ export class KubeRest {
   /** How long "kind not served" is trusted; 0 re-reads discovery every time (a CLI that just installed a CRD). */
   negativeDiscoveryTtlMs = 0;
   metrics: RequestMetrics = {};
+  /**
+   * Retries of one request. Short on purpose: they ride over a blip (an API server restart behind
+   * a load balancer); longer outages are for the caller's own loop (informers, work queues).
+   */
+  retry: RetryPolicy = { maxAttempts: 5, throttledAttempts: 10, baseDelayMs: 250, maxDelayMs: 5000 };
 
   constructor(readonly kubeConfig: KubeConfig) {}
 
   /**
    * One HTTP request to the API server; JSON in and out; throws KubeApiError on status >= 400.
-   * Like client-go, retries "429 Too Many Requests" (for example "storage is (re)initializing"
-   * right after a CRD is established) a few times, waiting as long as Retry-After asks.
+   * Transient failures (see retryReason) are retried with jittered exponential backoff, waiting
+   * as long as Retry-After asks when the server says (capped at retry.maxDelayMs).
    */
   async request<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const started = Date.now();
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.requestOnce<T>(method, path, opts);
       } catch (err) {
-        if (!(err instanceof KubeApiError) || err.code !== 429 || attempt >= 10) throw err;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(err.retryAfterSeconds ?? 1, 5) * 1000));
+        const reason = retryReason(method, err);
+        if (!reason || attempt >= (reason === 'throttled' ? this.retry.throttledAttempts : this.retry.maxAttempts)) throw err;
+        const retryAfter = (err as KubeApiError).retryAfterSeconds;
+        const delay = retryAfter !== undefined ? Math.min(retryAfter * 1000, this.retry.maxDelayMs) : jitteredBackoff(attempt, this.retry);
+        if (opts.timeoutMs !== undefined && Date.now() - started + delay >= opts.timeoutMs) throw err;
+        this.metrics.observeRetry?.(method, reason);
+        await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
   }
@@ -169,7 +233,7 @@ export class KubeRest {
     }
     const transport = url.protocol === 'http:' ? http : https;
     const req = transport.request(url, options, onResponse);
-    if (opts.timeoutMs) req.setTimeout(opts.timeoutMs, () => req.destroy(new Error(`${method} ${path} timed out`)));
+    if (opts.timeoutMs) req.setTimeout(opts.timeoutMs, () => req.destroy(new RequestTimeoutError(method, path, opts.timeoutMs!)));
     req.end(payload);
     return req;
   }
@@ -345,6 +409,16 @@ export class KubeRest {
     } catch (err) {
       if (isNotFound(err)) return false;
       throw err;
+    }
+  }
+
+  /**
+   * Closes pooled connections that no request is using. After a connection went silent the others
+   * to the same server are suspect too; the next requests then open fresh ones.
+   */
+  closeIdleConnections(): void {
+    for (const agent of Object.values(this.agents)) {
+      for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
     }
   }
 

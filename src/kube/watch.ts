@@ -1,11 +1,29 @@
 // Streams a watch: one JSON event per line, delivered in order. An ERROR event (for example
 // 410 Gone when the resourceVersion was compacted) or an HTTP error ends the stream with a
 // KubeApiError, so the caller can list again; bookmarks are delivered like any other event.
+// A stream that stays silent longer than `idleTimeoutMs` ends with WatchIdleError: with bookmarks
+// the API server writes every minute or two, so a longer silence means a half-open connection (the
+// server or a proxy on the way went away without closing it), which would otherwise never end.
 import { KubeApiError, KubeObject, KubeRest, RequestOptions, apiError } from './rest';
 
 export interface WatchEvent<T = KubeObject> {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
   object: T;
+}
+
+/** The stream was silent for longer than its idle bound; it has been closed. */
+export class WatchIdleError extends Error {
+  constructor(readonly path: string, readonly idleMs: number) {
+    super(`watch ${path}: nothing received for ${idleMs} ms; the connection is taken for dead`);
+    this.name = 'WatchIdleError';
+  }
+}
+
+export interface WatchOptions {
+  /** Close the stream with WatchIdleError after this long without a byte. @default no bound */
+  idleTimeoutMs?: number;
+  /** Called when the server has accepted the watch (200), before any event. */
+  onOpen?: () => void;
 }
 
 export interface WatchHandle {
@@ -14,7 +32,13 @@ export interface WatchHandle {
   abort(): void;
 }
 
-export async function watch(rest: KubeRest, path: string, query: RequestOptions['query'], onEvent: (e: WatchEvent) => void): Promise<WatchHandle> {
+export async function watch(
+  rest: KubeRest,
+  path: string,
+  query: RequestOptions['query'],
+  onEvent: (e: WatchEvent) => void,
+  opts: WatchOptions = {},
+): Promise<WatchHandle> {
   let settle!: { resolve: () => void; reject: (e: unknown) => void };
   const done = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
   let finished = false;
@@ -32,6 +56,7 @@ export async function watch(rest: KubeRest, path: string, query: RequestOptions[
       res.on('end', () => finish(apiError('GET', path, code, Buffer.concat(chunks).toString('utf8'))));
       return;
     }
+    opts.onOpen?.();
     let buffered = '';
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => {
@@ -67,6 +92,14 @@ export async function watch(rest: KubeRest, path: string, query: RequestOptions[
     res.on('error', (err) => finish(err));
   });
   req.on('error', (err) => finish(err));
+  // The socket's idle timer counts every byte read or written, from connecting to the last chunk.
+  if (opts.idleTimeoutMs) {
+    const idleMs = opts.idleTimeoutMs;
+    req.setTimeout(idleMs, () => {
+      finish(new WatchIdleError(path, idleMs));
+      req.destroy();
+    });
+  }
   return {
     done,
     abort: () => {

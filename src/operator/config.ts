@@ -31,6 +31,8 @@ export interface OperatorConfig {
   workers: number;
   /** Full resync interval of the model informers. */
   resyncMs: number;
+  /** A watch silent this long is re-opened (half-open connection). */
+  watchIdleMs: number;
   /** Lease timing (ms). */
   leaseDurationMs: number;
   renewDeadlineMs: number;
@@ -135,6 +137,7 @@ export function operatorConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Ope
     },
     workers: positive(env, 'NLS_WORKERS', 8),
     resyncMs: positive(env, 'NLS_RESYNC_SECONDS', 300) * 1000,
+    watchIdleMs: positive(env, 'NLS_WATCH_IDLE_SECONDS', 150) * 1000,
     ...leaseTiming(env),
     webhooks: bool(env, 'NLS_WEBHOOKS', true),
     bindAddress: env.NLS_BIND_ADDRESS || '0.0.0.0',

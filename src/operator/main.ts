@@ -32,7 +32,10 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
   const client = new KubeRest(loadKubeConfig());
   // Trust "kind not served" briefly: 1,000 models must not re-read discovery on every reconcile.
   client.negativeDiscoveryTtlMs = 5_000;
-  client.metrics = { observeRequest: (method, code, seconds) => observeApiRequest(metrics, method, code, seconds) };
+  client.metrics = {
+    observeRequest: (method, code, seconds) => observeApiRequest(metrics, method, code, seconds),
+    observeRetry: (method, reason) => metrics.apiRetries.inc({ method, reason }),
+  };
   const deps: ReconcileDeps = {
     client,
     events: new EventRecorder(client, componentName, config.podName, log),
@@ -52,7 +55,7 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
       llmModelController({ ...deps, providers: config.providers }, ns),
       ...config.agentNamespaces.map((agentNamespace) => agentDeploymentController(deps, agentNamespace)),
     ].map(
-      (opts) => new Controller(client, { workers: config.workers, resyncMs: config.resyncMs, ...opts }, metrics, controllerLog),
+      (opts) => new Controller(client, { workers: config.workers, resyncMs: config.resyncMs, watchIdleTimeoutMs: config.watchIdleMs, ...opts }, metrics, controllerLog),
     );
   let controllers: Controller[] = [];
   let shuttingDown = false;

@@ -16,6 +16,7 @@ import { parseDocument } from 'yaml';
 import { type WebhookServer, startWebhookServer } from '../../src/webhook';
 import { type ClusterLookups, kubernetesLookups } from '../../src/webhook/lookups';
 import { recordingLogger } from '../support/webhook/webhook-env';
+import { waitFor } from '../support/processes';
 import { KubeRest } from '../../src/kube/rest';
 import { chartDir } from './chart-support';
 
@@ -163,9 +164,18 @@ export class AgentWriter {
     this.loop = (async () => {
       while (this.running) {
         await this.once();
+        // Pacing, not a wait for a state: a write every ~50 ms sees every phase of a command.
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     })();
+  }
+
+  /** Waits until a write begun after this call has finished, so the writes show the state reached by now. */
+  async settle(): Promise<void> {
+    const finished = () => this.writes.length + this.modelFailures.length;
+    // The write in flight now may have begun earlier; the one after it has not.
+    const target = finished() + 2;
+    await waitFor('a write begun after the command finished', async () => finished() >= target, { timeoutMs: 30_000, intervalMs: 20 });
   }
 
   async stop(): Promise<ObservedWrite[]> {

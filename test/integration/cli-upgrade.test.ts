@@ -30,7 +30,7 @@ import * as path from 'node:path';
 import type * as k8s from '@kubernetes/client-node';
 import { parseDocument } from 'yaml';
 import { type ControlPlane, helm, registryAddress, startControlPlane } from '../support/cluster';
-import { freePort } from '../support/processes';
+import { freePort, waitFor } from '../support/processes';
 import { toolPaths } from '../support/tools';
 import { KubeRest } from '../../src/kube/rest';
 import { runCrdsApply } from '../../src/cli/crds';
@@ -184,21 +184,9 @@ beforeAll(async () => {
   standIns.push(await startOperatorStandIn(kc, 'new', newPort, NS, RELEASE, lookups));
 
   await helmOk(['install', RELEASE, chartRef(), '--version', OLD, '--plain-http', '-n', NS, '--set', 'namespace.create=false']);
-  const deadline = Date.now() + 60_000;
-  while (!(await observeRollout(rest, NS, `${RELEASE}-operator`, `${RELEASE}-webhook`)).done) {
-    if (Date.now() > deadline) throw new Error('the 0.2.0 operator Deployment never became available');
-    await new Promise((r) => setTimeout(r, 300));
-  }
+  await waitFor('the 0.2.0 operator Deployment available', async () => (await observeRollout(rest, NS, `${RELEASE}-operator`, `${RELEASE}-webhook`)).done, { timeoutMs: 60_000, intervalMs: 300 });
   // The API server calls the old server once the CA is injected and its informer has it.
-  for (;;) {
-    try {
-      await rest.create(fixtures.llmModel('probe', NS), { dryRun: true });
-      break;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 300));
-    }
-  }
+  await waitFor('the API server calling the 0.2.0 webhook server', async () => !!(await rest.create(fixtures.llmModel('probe', NS), { dryRun: true })), { timeoutMs: 60_000, intervalMs: 300 });
   // 200 objects: 100 LLMModels, 50 PassthroughModels, 50 AgentDeployments.
   const baseline = { 'nls-test/set': 'baseline' };
   const objects = [
@@ -309,7 +297,7 @@ describe('nls lifecycle commands', () => {
     const resumed = await cli(runUpgrade, [...common(), '--version', NEW, '--timeout', '60s', '--resume-from', 'controller']);
     expect(resumed.code).toBe(0);
     expect(resumed.output).toMatch(/crds: skipped/);
-    await new Promise((r) => setTimeout(r, 500));
+    await writer.settle();
     const writes = await writer.stop();
     expectObserved(writes, 'old guard new', writer.modelFailures);
 
@@ -337,7 +325,7 @@ describe('nls lifecycle commands', () => {
 
     const resumed = await cli(runRollback, [...common(), '--to', OLD, '--timeout', '60s', '--resume-from', 'activate']);
     expect(resumed.code).toBe(0);
-    await new Promise((r) => setTimeout(r, 500));
+    await writer.settle();
     expectObserved(await writer.stop(), 'new guard old', writer.modelFailures);
     expect(await guardExists()).toBe(false);
     expect((await history()).at(-1)).toMatchObject({ chart: `${CHART}-${OLD}`, status: 'deployed' });
@@ -355,7 +343,7 @@ describe('nls lifecycle commands', () => {
     await expectGuardedState('again3');
     const resumed = await cli(runUpgrade, [...common(), '--version', NEW, '--timeout', '60s', '--resume-from', 'activate'], toolPaths().helm3);
     expect(resumed.code).toBe(0);
-    await new Promise((r) => setTimeout(r, 500));
+    await writer.settle();
     expectObserved(await writer.stop(), 'old guard new', writer.modelFailures);
     expect((await history()).at(-1)).toMatchObject({ chart: `${CHART}-${NEW}`, status: 'deployed' });
     expect(await snapshot()).toEqual(before);

@@ -112,9 +112,14 @@ it('starts the webhook server, leads and reconciles with the chart RBAC only, wi
   await apply(passthroughModel(ns, 'rbac-model'));
   const ref = { apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'PassthroughModel', metadata: { name: 'rbac-model', namespace: ns } };
   await waitFor('rbac-model Ready', async () => isReadyAtGeneration(await getObject(ref, admin)), { timeoutMs: 60_000 });
-  // Give the informers a few watch rounds, then check that nothing was ever denied.
-  await new Promise((resolve) => setTimeout(resolve, 3_000));
-  expect(operator.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
+  // Every informer has listed and the server accepted its watch (a list or watch the chart did not
+  // grant would never get there); nothing was ever denied. On a timeout the denials are the story.
+  const watching = (kind: string) => operator!.lines.some((l) => l.includes('"msg":"informers listed and watching"') && l.includes(`"kind":"${kind}"`));
+  try {
+    await waitFor('every controller listing and watching', async () => ['PassthroughModel', 'LLMModel', 'AgentDeployment'].every(watching), { timeoutMs: 60_000 });
+  } finally {
+    expect(operator.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
+  }
 }, 180_000);
 
 it('reconciles AgentDeployments in a watched namespace with the agent Role only, and never touches an unwatched one', async () => {

@@ -98,6 +98,8 @@ function example(file: string): KubeObject {
 }
 const get = (apiVersion: string, kind: string, name: string) => client.get(objectRef(apiVersion, kind, name, ns));
 const model = (name: string) => get(GROUP, 'LLMModel', name);
+/** LLMModel reconcile passes that asked to be called again (a deletion waiting for the provider resource does). */
+const deletionPasses = async () => Number(/^nls_reconcile_total\{kind="LLMModel",result="requeue"\} (\d+)$/m.exec(await operator.metrics())?.[1] ?? 0);
 const status = (o: KubeObject | undefined) => (o?.status ?? {}) as { phase?: string; provider?: { apiVersion?: string; resourceKind?: string; resourceName?: string } };
 
 beforeAll(async () => {
@@ -174,7 +176,10 @@ describe.each(cases)('the $provider provider', (c) => {
     await client.mergePatch(ref, { metadata: { finalizers: ['example.com/provider-cleanup'] } });
     await client.delete((await model(name()))!);
     await waitFor(`${c.provider}: resource deleting`, async () => !!(await client.get(ref))?.metadata.deletionTimestamp, { timeoutMs: 60_000 });
-    await new Promise((r) => setTimeout(r, 3000));
+    // Passes of one key never overlap, so the second pass to finish from here began after the
+    // resource was seen deleting: the operator has looked at it and chose to wait.
+    const passes = await deletionPasses();
+    await waitFor(`${c.provider}: a reconcile pass that saw the resource deleting`, async () => (await deletionPasses()) >= passes + 2, { timeoutMs: 60_000, intervalMs: 500 });
     expect(await model(name())).toBeDefined(); // still waiting for the provider resource
     await client.mergePatch(ref, { metadata: { finalizers: null } });
     await waitFor(`${c.provider}: model gone`, async () => (await model(name())) === undefined, { timeoutMs: 90_000, intervalMs: 1000 });

@@ -7,6 +7,7 @@ import * as k8s from '@kubernetes/client-node';
 import { waitWebhooks } from '../../src/cli/wait-webhooks';
 import { KubeRest } from '../../src/kube/rest';
 import { installCRDs, kubeConfig, uniqueName } from '../support/cluster';
+import { waitFor } from '../support/processes';
 import { type WebhookEnvironment, crdDirectory, impersonating, startWebhookEnvironment, webhookEntries } from '../support/webhook/webhook-env';
 
 const admin = kubeConfig();
@@ -37,11 +38,11 @@ async function untilApiServerCallsDeadPort(): Promise<void> {
   const rest = new KubeRest(admin);
   const probe = { apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'PassthroughModel', metadata: { name: 'p', namespace: env.operatorNamespace }, spec: {} };
   try {
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
-      const answer = await rest.create(probe, { dryRun: true }).then(() => '', (e: Error) => e.message);
-      if (answer.includes('failed calling webhook')) return;
-    }
-    throw new Error('the API server never called the configured dead webhook');
+    await waitFor(
+      'the API server to call the configured dead webhook',
+      async () => (await rest.create(probe, { dryRun: true }).then(() => '', (e: Error) => e.message)).includes('failed calling webhook'),
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
   } finally {
     rest.close();
   }
@@ -62,8 +63,7 @@ test('waits while the webhook cannot be called and returns once the real server 
   try {
     const waiting = waitWebhooks(rest, { namespace: env.operatorNamespace, timeoutMs: 60_000, intervalMs: 200 }, (l) => lines.push(l));
     // Let it see the refused call first, then bring the webhook up.
-    const deadline = Date.now() + 30_000;
-    while (!lines.some((l) => l.startsWith('waiting')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await waitFor('wait-webhooks to report the refused call', async () => lines.some((l) => l.startsWith('waiting')), { timeoutMs: 30_000, intervalMs: 100 });
     await pointWebhooksAt(env.server.port);
     expect(await waiting).toBe(0);
   } finally {

@@ -67,6 +67,11 @@ function steadyStream(namespace: string, concurrency = 4) {
   };
   const workers = Array.from({ length: concurrency }, (_, w) => worker(w));
   return {
+    /** Waits until `n` more requests have completed: traffic did flow through this phase. */
+    async more(n: number, phase: string) {
+      const target = total + n;
+      await waitUntil(`${n} admission requests ${phase}`, () => total >= target);
+    },
     async stop() {
       running = false;
       await Promise.all(workers);
@@ -95,7 +100,7 @@ describe('self-managed certificates (one replica)', () => {
 
       const port = env.server.port;
       stream = steadyStream(env.operatorNamespace);
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await stream.more(20, 'before the rotation');
 
       // Serving certificate only: the CA is already trusted, so the swap is immediate.
       await env.server.rotateCertificates();
@@ -103,7 +108,7 @@ describe('self-managed certificates (one replica)', () => {
       expect(afterServing['tls.crt']).not.toBe(stored['tls.crt']);
       expect(afterServing['ca.crt']).toBe(stored['ca.crt']);
       await waitUntil('the new serving certificate to be served', () => env.server.servedCertificate() === afterServing['tls.crt']);
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await stream.more(20, 'with the new serving certificate');
 
       // CA: introduce (bundle holds both), switch serving, retire the old CA.
       await env.server.rotateCertificates({ ca: true });
@@ -120,7 +125,7 @@ describe('self-managed certificates (one replica)', () => {
       );
       await waitUntil('every webhook to trust only the new CA', async () => (await caBundles([env.validatingName, env.mutatingName])).every((b) => b === newCa));
       await waitUntil('readiness', () => env.server.ready());
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await stream.more(20, 'with only the new CA trusted');
 
       const { total, failures } = await stream.stop();
       console.log(`rotation under load: ${total} admission requests through the API server, ${failures.length} failed`);
@@ -170,7 +175,7 @@ describe('self-managed certificates (three replicas, one Secret)', () => {
       await waitUntilApiServerCalls(admin, namespace);
 
       stream = steadyStream(namespace);
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await stream.more(30, 'before the rotation');
       await replicas[0].rotateCertificates({ ca: true });
       const newCa = splitPemBundle((await secretData(namespace, secretName))['ca.crt'])[0];
       await waitUntil(
@@ -182,7 +187,7 @@ describe('self-managed certificates (three replicas, one Secret)', () => {
         30_000,
       );
       await waitUntil('all replicas ready', () => replicas.every((r) => r.ready()));
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await stream.more(30, 'after the rotation');
       const { total, failures } = await stream.stop();
       console.log(`three-replica CA rotation: ${total} admission requests (each calling 3 replicas), ${failures.length} failed`);
       expect(failures).toEqual([]);

@@ -7,6 +7,7 @@
 // Service does not exist, so the call fails at once either way.
 import * as k8s from '@kubernetes/client-node';
 import { type ControlPlane, installCRDs, startControlPlane, uniqueName } from '../support/cluster';
+import { waitFor } from '../support/processes';
 import { collectionPath, kubeRequest } from '../support/webhook/kube-raw';
 import { type WebhookEnvironment, crdDirectory, createNamespace, impersonating, selectorLabel, startWebhookEnvironment } from '../support/webhook/webhook-env';
 import { plainObjectsByFile } from '../../src/chart/render';
@@ -41,23 +42,18 @@ const operatorUser = (namespace: string) => `system:serviceaccount:${namespace}:
 async function installGuard(): Promise<void> {
   const admission = admin.makeApiClient(k8s.AdmissionregistrationV1Api);
   await admission.createMutatingWebhookConfiguration({ body: guard(env.operatorNamespace) });
-  const deadline = Date.now() + 30_000;
-  let created = await kubeRequest(admin, 'POST', `${collectionPath(team, 'agentdeployments')}?dryRun=All`, agent('probe'));
-  while (created.status < 400 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    created = await kubeRequest(admin, 'POST', `${collectionPath(team, 'agentdeployments')}?dryRun=All`, agent('probe'));
-  }
+  await waitFor('the API server to enforce the guard', async () => (await probe()).status >= 400, { timeoutMs: 30_000 });
 }
 
 /** Removes the guard and waits until AgentDeployment writes pass again. */
 async function removeGuard(): Promise<void> {
   await admin.makeApiClient(k8s.AdmissionregistrationV1Api).deleteMutatingWebhookConfiguration({ name: guardName });
-  const deadline = Date.now() + 30_000;
-  let created = await kubeRequest(admin, 'POST', `${collectionPath(team, 'agentdeployments')}?dryRun=All`, agent('probe'));
-  while (created.status >= 400 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    created = await kubeRequest(admin, 'POST', `${collectionPath(team, 'agentdeployments')}?dryRun=All`, agent('probe'));
-  }
+  await waitFor('AgentDeployment writes to pass again', async () => (await probe()).status < 400, { timeoutMs: 30_000 });
+}
+
+/** A dry-run AgentDeployment create: denied while the API server enforces the guard. */
+function probe() {
+  return kubeRequest(admin, 'POST', `${collectionPath(team, 'agentdeployments')}?dryRun=All`, agent('probe'));
 }
 
 // Everything a denied request could have left behind, per namespace.
@@ -142,13 +138,8 @@ describe('the AgentDeployment upgrade guard', () => {
 
     // Removing the guard restores AgentDeployment writes (the guard, nothing else, denied them).
     await admission.deleteMutatingWebhookConfiguration({ name: guardName });
-    let unguarded = await kubeRequest(admin, 'POST', collectionPath(team, 'agentdeployments'), agent('after-guard'));
-    const restoreDeadline = Date.now() + 30_000;
-    while (unguarded.status >= 400 && Date.now() < restoreDeadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      unguarded = await kubeRequest(admin, 'POST', collectionPath(team, 'agentdeployments'), agent('after-guard'));
-    }
-    expect(unguarded).toMatchObject({ status: 201 });
+    await waitFor('AgentDeployment writes to pass again', async () => (await probe()).status < 400, { timeoutMs: 30_000 });
+    expect(await kubeRequest(admin, 'POST', collectionPath(team, 'agentdeployments'), agent('after-guard'))).toMatchObject({ status: 201 });
   });
 
   it('lets the operator remove its finalizer from a deleted agent, so deletions finish during an upgrade', async () => {

@@ -348,6 +348,7 @@ function removeCgroups(cgroupDirs: string[]): void {
       }
     }
     if (left === 0) return;
+    // The pause of a bounded retry (the kernel frees a cgroup once its last task has exited).
     execFileSync('sleep', ['0.1']);
   }
   process.stderr.write(`warning: could not remove every cgroup under ${cgroupDirs.join(', ')}\n`);

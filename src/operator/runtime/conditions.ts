@@ -26,10 +26,13 @@ const maxMessage = 1024;
  * moves when the status changes, so re-reconciling does not churn status.
  */
 export function mergeConditions(existing: Condition[] | undefined, inputs: ConditionInput[], generation: number | undefined, now: Date = new Date()): Condition[] {
-  const byType = new Map((existing ?? []).map((c) => [c.type, c]));
+  const stored = new Map((existing ?? []).map((c) => [c.type, c]));
+  const byType = new Map(stored);
   for (const input of inputs) {
     const status: ConditionStatus = typeof input.status === 'boolean' ? (input.status ? 'True' : 'False') : input.status;
-    const prior = byType.get(input.type);
+    // Compared with what is stored, so a type given twice in one call moves the time only if
+    // its final status differs from the stored one.
+    const prior = stored.get(input.type);
     byType.set(input.type, {
       type: input.type,
       status,

@@ -4,6 +4,7 @@
 // called again after a delay (e.g. while waiting for pods or for a CRD to be installed).
 import { Informer, InformerEvent } from './informer';
 import { KubeRest, KubeObject } from '../../kube/rest';
+import { WatchIdleError } from '../../kube/watch';
 import { objectKey } from './object-key';
 import { Logger } from './log';
 import { OperatorMetrics } from './metrics';
@@ -48,6 +49,14 @@ export interface ControllerOptions {
   namespace?: string;
   /** Already-converged objects seen at start-up or resync are spread over this window. @default 5_000 */
   startupSpreadMs?: number;
+  /** Re-open a watch after this long without a byte (a half-open connection). @default 150_000 */
+  watchIdleTimeoutMs?: number;
+}
+
+/** The `reason` label of nls_watch_restarts_total. */
+export function watchRestartReason(err: unknown): 'gone' | 'idle' | 'error' {
+  if (err instanceof WatchIdleError) return 'idle';
+  return (err as { code?: number })?.code === 410 ? 'gone' : 'error';
 }
 
 /** Converged: the last pass saw this generation, it is Ready/Running, and nothing is pending. */
@@ -104,9 +113,13 @@ export class Controller {
     const kindLabel = { kind: opts.kind };
     this.queue = new WorkQueue({ onDepth: (d) => metrics.queueDepth.set(kindLabel, d) });
     metrics.queueDepth.set(kindLabel, 0);
-    const watchError = (kind: string) => (err: unknown) =>
-      metrics.watchRestarts.inc({ kind, reason: (err as { code?: number }).code === 410 ? 'gone' : 'error' });
-    this.primary = new Informer(client, { apiVersion: opts.apiVersion, kind: opts.kind, namespace: opts.namespace, resyncMs: opts.resyncMs, onWatchError: watchError(opts.kind) }, log);
+    const watchError = (kind: string) => (err: unknown) => metrics.watchRestarts.inc({ kind, reason: watchRestartReason(err) });
+    const idle = opts.watchIdleTimeoutMs;
+    this.primary = new Informer(
+      client,
+      { apiVersion: opts.apiVersion, kind: opts.kind, namespace: opts.namespace, resyncMs: opts.resyncMs, watchIdleTimeoutMs: idle, onWatchError: watchError(opts.kind) },
+      log,
+    );
     this.primary.on((event: InformerEvent, obj, old) => {
       const key = objectKey(obj.metadata.namespace, obj.metadata.name);
       const delay = primaryEventDelay(event, obj, old, opts.startupSpreadMs ?? 5_000);
@@ -116,7 +129,20 @@ export class Controller {
     });
     this.informers.push(this.primary);
     for (const s of opts.secondary ?? []) {
-      const inf = new Informer(client, { apiVersion: s.apiVersion, kind: s.kind, namespace: s.namespace ?? opts.namespace, labelSelector: s.labelSelector, transform: s.transform, resyncMs: 0x7fffffff, onWatchError: watchError(s.kind) }, log);
+      const inf = new Informer(
+        client,
+        {
+          apiVersion: s.apiVersion,
+          kind: s.kind,
+          namespace: s.namespace ?? opts.namespace,
+          labelSelector: s.labelSelector,
+          transform: s.transform,
+          resyncMs: 0x7fffffff,
+          watchIdleTimeoutMs: idle,
+          onWatchError: watchError(s.kind),
+        },
+        log,
+      );
       inf.on((event, obj, old) => {
         for (const key of s.map(obj, event, old)) this.queue.add(key);
       });
@@ -141,6 +167,9 @@ export class Controller {
     if (this.running) return;
     this.running = true;
     for (const inf of this.informers) inf.start();
+    void Promise.all(this.informers.map((i) => i.watching)).then(() => {
+      if (this.running) this.log.info('informers listed and watching', { kind: this.opts.kind, informers: this.informers.length });
+    });
     const n = this.opts.workers ?? 4;
     for (let i = 0; i < n; i++) this.workers.push(this.work());
   }

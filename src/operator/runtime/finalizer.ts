@@ -15,7 +15,11 @@ export function isBeingDeleted(obj: KubeObject): boolean {
   return Boolean(obj.metadata.deletionTimestamp);
 }
 
-function guardedReplace(obj: KubeObject, next: string[]): unknown[] {
+/**
+ * The JSON patch that sets `metadata.finalizers` to `next`, guarded by `test` operations: it
+ * applies only to the same object (uid) with the finalizer list this copy saw.
+ */
+export function finalizersPatch(obj: KubeObject, next: string[]): unknown[] {
   const current = obj.metadata.finalizers;
   return [
     { op: 'test', path: '/metadata/uid', value: obj.metadata.uid },
@@ -24,17 +28,28 @@ function guardedReplace(obj: KubeObject, next: string[]): unknown[] {
   ];
 }
 
+/** The guarded patch that adds the finalizer; undefined when it is already there. */
+export function addFinalizerPatch(obj: KubeObject, finalizer = cleanupFinalizer): unknown[] | undefined {
+  if (hasFinalizer(obj, finalizer)) return undefined;
+  return finalizersPatch(obj, [...(obj.metadata.finalizers ?? []), finalizer]);
+}
+
+/** The guarded patch that removes the finalizer (others stay, in order); undefined when it is absent. */
+export function removeFinalizerPatch(obj: KubeObject, finalizer = cleanupFinalizer): unknown[] | undefined {
+  if (!hasFinalizer(obj, finalizer)) return undefined;
+  return finalizersPatch(obj, (obj.metadata.finalizers ?? []).filter((f) => f !== finalizer));
+}
+
 /** Adds the finalizer; returns the updated object (unchanged if already present). */
 export async function addFinalizer<T extends KubeObject>(client: KubeRest, obj: T, finalizer = cleanupFinalizer): Promise<T> {
-  if (hasFinalizer(obj, finalizer)) return obj;
-  const next = [...(obj.metadata.finalizers ?? []), finalizer];
-  const updated = await client.jsonPatch<T>(obj, guardedReplace(obj, next), { fieldManager });
+  const patch = addFinalizerPatch(obj, finalizer);
+  if (!patch) return obj;
+  const updated = await client.jsonPatch<T>(obj, patch, { fieldManager });
   return { ...updated, apiVersion: obj.apiVersion, kind: obj.kind };
 }
 
 /** Removes the finalizer; after this the API server may delete the object at once. */
 export async function removeFinalizer(client: KubeRest, obj: KubeObject, finalizer = cleanupFinalizer): Promise<void> {
-  if (!hasFinalizer(obj, finalizer)) return;
-  const next = (obj.metadata.finalizers ?? []).filter((f) => f !== finalizer);
-  await client.jsonPatch(obj, guardedReplace(obj, next), { fieldManager });
+  const patch = removeFinalizerPatch(obj, finalizer);
+  if (patch) await client.jsonPatch(obj, patch, { fieldManager });
 }

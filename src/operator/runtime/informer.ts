@@ -1,10 +1,14 @@
 // List + watch one kind, keep a local cache, and tell handlers what changed. The watch resumes
 // from the last resourceVersion (bookmarks keep it fresh); `410 Gone` means that version was
-// compacted, so the informer lists again and reports the difference. Every `resyncMs` all cached
-// objects are reported again so a lost event can never leave an object unreconciled for long.
+// compacted, so the informer lists again and reports the difference. A watch silent for longer
+// than `watchIdleTimeoutMs` is taken for a half-open connection and re-opened at once from the
+// last resourceVersion; other failures are retried with jittered exponential backoff. Every
+// `resyncMs` all cached objects are reported again so a lost event can never leave an object
+// unreconciled for long.
 import { KindNotServedError, KubeRest, KubeObject, isGone } from '../../kube/rest';
-import { watch } from '../../kube/watch';
-import { objectKey } from './object-key';
+import { BackoffPolicy, jitteredBackoff } from '../../kube/backoff';
+import { WatchIdleError, watch } from '../../kube/watch';
+import { CacheChange, InformerCache, cacheable } from './informer-cache';
 import { Logger } from './log';
 
 export type InformerEvent = 'add' | 'update' | 'delete' | 'resync';
@@ -19,6 +23,16 @@ export interface InformerOptions {
   resyncMs?: number;
   /** Server-side watch timeout before the informer re-opens the watch. @default 240 */
   watchTimeoutSeconds?: number;
+  /**
+   * A watch that receives nothing for this long is closed and re-opened. The API server offers a
+   * bookmark every 60 s (and one 2 s before timeoutSeconds) but skips it while its watch cache has
+   * nothing newer than the client: on kube-apiserver 1.35 a quiet kind saw gaps of 120 s. So 150 s
+   * (two intervals and some slack) rarely cuts a healthy watch, and a half-open one is replaced
+   * within 2.5 minutes instead of never. @default 150_000
+   */
+  watchIdleTimeoutMs?: number;
+  /** Delays between failed attempts. @default 800 ms doubling to 30 s, jittered */
+  backoff?: BackoffPolicy;
   /** Drop `managedFields` from cached objects to save memory. @default true */
   stripManagedFields?: boolean;
   /** Reduce what is cached (e.g. drop Secret data, which the cache never needs). */
@@ -30,15 +44,17 @@ export interface InformerOptions {
 export type InformerHandler = (event: InformerEvent, obj: KubeObject, old?: KubeObject) => void;
 
 export class Informer {
-  private readonly cache = new Map<string, KubeObject>();
+  private readonly cache = new InformerCache();
   private readonly handlers: InformerHandler[] = [];
-  private resourceVersion = '';
   private stopped = false;
   private current?: { abort(): void };
   private resyncTimer?: NodeJS.Timeout;
   private wakeSleep?: () => void;
   private synced = false;
   private loop?: Promise<void>;
+  private markWatching!: () => void;
+  /** Settles once the first list is done and a watch has been accepted by the server. */
+  readonly watching = new Promise<void>((resolve) => (this.markWatching = resolve));
 
   constructor(
     private readonly client: KubeRest,
@@ -57,11 +73,11 @@ export class Informer {
   }
 
   get(namespace: string | undefined, name: string): KubeObject | undefined {
-    return this.cache.get(objectKey(namespace, name));
+    return this.cache.get(namespace, name);
   }
 
   list(): KubeObject[] {
-    return [...this.cache.values()];
+    return this.cache.list();
   }
 
   start(): void {
@@ -69,7 +85,7 @@ export class Informer {
     this.loop = this.run();
     const resync = this.opts.resyncMs ?? 300_000;
     this.resyncTimer = setInterval(() => {
-      for (const obj of this.cache.values()) this.emit('resync', obj);
+      for (const obj of this.cache.list()) this.emit({ event: 'resync', obj });
     }, resync);
     this.resyncTimer.unref();
   }
@@ -82,10 +98,10 @@ export class Informer {
     await this.loop;
   }
 
-  private emit(event: InformerEvent, obj: KubeObject, old?: KubeObject): void {
+  private emit(change: CacheChange | { event: 'resync'; obj: KubeObject; old?: undefined }): void {
     for (const h of this.handlers) {
       try {
-        h(event, obj, old);
+        h(change.event, change.obj, change.old);
       } catch (err) {
         this.log.error('informer handler failed', { kind: this.opts.kind, err });
       }
@@ -103,42 +119,20 @@ export class Informer {
     });
   }
 
-  private prepare(obj: KubeObject): KubeObject {
-    const out = { ...(this.opts.transform ? this.opts.transform(obj) : obj), apiVersion: this.opts.apiVersion, kind: this.opts.kind };
-    if (this.opts.stripManagedFields !== false && out.metadata?.managedFields) {
-      out.metadata = { ...out.metadata };
-      delete out.metadata.managedFields;
-    }
-    return out;
-  }
-
   private async relist(): Promise<void> {
     const { items, metadata } = await this.client.list(this.opts.apiVersion, this.opts.kind, {
       namespace: this.opts.namespace,
       labelSelector: this.opts.labelSelector,
     });
-    const seen = new Set<string>();
-    for (const raw of items) {
-      const obj = this.prepare(raw);
-      const key = objectKey(obj.metadata.namespace, obj.metadata.name);
-      seen.add(key);
-      const old = this.cache.get(key);
-      this.cache.set(key, obj);
-      if (!old) this.emit('add', obj);
-      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit('update', obj, old);
-    }
-    for (const [key, old] of [...this.cache]) {
-      if (!seen.has(key)) {
-        this.cache.delete(key);
-        this.emit('delete', old);
-      }
-    }
-    this.resourceVersion = metadata.resourceVersion ?? '';
+    for (const change of this.cache.replace(items.map((raw) => cacheable(raw, this.opts)), metadata.resourceVersion)) this.emit(change);
     this.synced = true;
     this.opts.onRelist?.();
   }
 
   private async run(): Promise<void> {
+    const backoff = this.opts.backoff ?? { baseDelayMs: 800, maxDelayMs: 30_000 };
+    const idleTimeoutMs = this.opts.watchIdleTimeoutMs ?? 150_000;
+    // Failures since the last sign of a healthy server (a list, or an event on a watch).
     let failures = 0;
     let needList = true;
     while (!this.stopped) {
@@ -146,6 +140,7 @@ export class Informer {
         if (needList) {
           await this.relist();
           needList = false;
+          failures = 0;
         }
         const path = await this.client.collectionPath(this.opts.apiVersion, this.opts.kind, this.opts.namespace);
         const timeout = this.opts.watchTimeoutSeconds ?? 240;
@@ -153,7 +148,7 @@ export class Informer {
           this.client,
           path,
           {
-            resourceVersion: this.resourceVersion,
+            resourceVersion: this.cache.resourceVersion,
             allowWatchBookmarks: true,
             labelSelector: this.opts.labelSelector,
             // Spread re-opens so many informers do not reconnect together.
@@ -161,18 +156,15 @@ export class Informer {
           },
           (event) => {
             failures = 0;
-            const obj = this.prepare(event.object);
-            if (obj.metadata?.resourceVersion) this.resourceVersion = obj.metadata.resourceVersion;
-            if (event.type === 'BOOKMARK') return;
-            const key = objectKey(obj.metadata.namespace, obj.metadata.name);
-            const old = this.cache.get(key);
-            if (event.type === 'DELETED') {
-              this.cache.delete(key);
-              this.emit('delete', obj);
-            } else {
-              this.cache.set(key, obj);
-              this.emit(old ? 'update' : 'add', obj, old);
-            }
+            const change = this.cache.apply(event.type, event.type === 'BOOKMARK' ? event.object : cacheable(event.object, this.opts));
+            if (change) this.emit(change);
+          },
+          {
+            idleTimeoutMs,
+            onOpen: () => {
+              this.log.debug('watch opened', { kind: this.opts.kind, namespace: this.opts.namespace, resourceVersion: this.cache.resourceVersion });
+              this.markWatching();
+            },
           },
         );
         this.current = handle;
@@ -188,13 +180,24 @@ export class Informer {
           needList = true;
           continue;
         }
+        if (err instanceof WatchIdleError) {
+          // Not a failure of the server: re-open at once on a fresh connection. Should the new one
+          // be dead too, it fails (backoff) or goes silent (another idle bound) in turn.
+          this.log.warn('watch silent for too long; reconnecting from the last resourceVersion', {
+            kind: this.opts.kind,
+            idleMs: err.idleMs,
+            resourceVersion: this.cache.resourceVersion,
+          });
+          this.client.closeIdleConnections();
+          continue;
+        }
         failures++;
-        const delay = Math.min(30_000, 250 * 2 ** Math.min(failures, 7));
+        const delay = jitteredBackoff(failures, backoff);
         if (err instanceof KindNotServedError) {
           this.log.debug('kind not served yet; will retry', { kind: this.opts.kind, delayMs: delay });
           this.client.forgetDiscovery(this.opts.apiVersion);
         } else {
-          this.log.warn('watch failed; reconnecting', { kind: this.opts.kind, err, delayMs: delay });
+          this.log.warn('watch failed; reconnecting', { kind: this.opts.kind, err, attempt: failures, delayMs: delay });
         }
         // After a connection error the server may have compacted past our version; a relist is
         // cheap compared with missing events.

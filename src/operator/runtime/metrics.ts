@@ -46,9 +46,15 @@ export function operatorMetrics(registry = new Registry()) {
       buckets: apiRequestBuckets,
       registers,
     }),
+    apiRetries: new Counter({
+      name: 'nls_api_retries_total',
+      help: 'Kubernetes API requests sent again after a transient failure, by method and reason.',
+      labelNames: ['method', 'reason'] as const,
+      registers,
+    }),
     watchRestarts: new Counter({
       name: 'nls_watch_restarts_total',
-      help: 'Watch streams re-opened after an error, by kind and reason.',
+      help: 'Watch streams re-opened after an error, by kind and reason (gone, idle, error).',
       labelNames: ['kind', 'reason'] as const,
       registers,
     }),

@@ -2,6 +2,7 @@
 // a key is queued at most once, is never processed by two workers at the same time, and a key
 // that fails is retried with per-key exponential backoff. Keys added while being processed are
 // processed again once the current pass ends.
+import { Clock, systemClock } from './clock';
 
 export interface BackoffOptions {
   /** First retry delay. @default 200 */
@@ -21,6 +22,8 @@ export function backoffDelay(failures: number, opts: BackoffOptions = {}): numbe
 export interface WorkQueueOptions extends BackoffOptions {
   /** Called whenever depth changes (for the queue-depth gauge). */
   onDepth?: (depth: number) => void;
+  /** Time for delayed keys. @default the system clock */
+  clock?: Clock;
 }
 
 export class WorkQueue {
@@ -29,11 +32,14 @@ export class WorkQueue {
   private readonly processing = new Set<string>();
   private readonly dirty = new Set<string>();
   private readonly failures = new Map<string, number>();
-  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly timers = new Map<string, { at: number; cancel: () => void }>();
   private readonly waiters: Array<(key: string | undefined) => void> = [];
   private shuttingDown = false;
+  private readonly clock: Clock;
 
-  constructor(private readonly opts: WorkQueueOptions = {}) {}
+  constructor(private readonly opts: WorkQueueOptions = {}) {
+    this.clock = opts.clock ?? systemClock;
+  }
 
   get depth(): number {
     return this.queue.length;
@@ -63,16 +69,15 @@ export class WorkQueue {
   addAfter(key: string, delayMs: number): void {
     if (this.shuttingDown) return;
     if (delayMs <= 0) return this.add(key);
-    const at = Date.now() + delayMs;
+    const at = this.clock.now() + delayMs;
     const existing = this.timers.get(key);
     if (existing && existing.at <= at) return;
-    if (existing) clearTimeout(existing.timer);
-    const timer = setTimeout(() => {
+    existing?.cancel();
+    const cancel = this.clock.setTimer(() => {
       this.timers.delete(key);
       this.add(key);
     }, delayMs);
-    timer.unref();
-    this.timers.set(key, { at, timer });
+    this.timers.set(key, { at, cancel });
   }
 
   /** Queue a key after its next backoff delay; returns the delay. */
@@ -115,7 +120,7 @@ export class WorkQueue {
   /** Stop handing out keys; pending waiters get undefined. */
   shutDown(): void {
     this.shuttingDown = true;
-    for (const { timer } of this.timers.values()) clearTimeout(timer);
+    for (const { cancel } of this.timers.values()) cancel();
     this.timers.clear();
     for (const w of this.waiters.splice(0)) w(undefined);
   }

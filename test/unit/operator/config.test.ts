@@ -7,6 +7,12 @@ describe('operator configuration from the environment', () => {
     expect(c.gateway).toEqual({ baseDomain: 'example.com' });
   });
 
+  it('re-opens watches silent for 150 s unless told otherwise', () => {
+    expect(operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com' }).watchIdleMs).toBe(150_000);
+    expect(operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com', NLS_WATCH_IDLE_SECONDS: '200' }).watchIdleMs).toBe(200_000);
+    expect(() => operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com', NLS_WATCH_IDLE_SECONDS: '0' })).toThrow(/NLS_WATCH_IDLE_SECONDS/);
+  });
+
   it('keeps serving webhooks 5 s after SIGTERM unless told otherwise', () => {
     expect(operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com' }).webhookDrainMs).toBe(5000);
     expect(operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com', NLS_WEBHOOK_DRAIN_SECONDS: '0' }).webhookDrainMs).toBe(0);

@@ -1,5 +1,6 @@
-import { isConverged, primaryEventDelay } from '../../../../src/operator/runtime/controller';
-import type { KubeObject } from '../../../../src/kube/rest';
+import { isConverged, primaryEventDelay, watchRestartReason } from '../../../../src/operator/runtime/controller';
+import { KubeApiError, type KubeObject } from '../../../../src/kube/rest';
+import { WatchIdleError } from '../../../../src/kube/watch';
 
 const obj = (over: Partial<KubeObject['metadata']> = {}, status?: Record<string, unknown>): KubeObject => ({
   apiVersion: 'llm.nebari.dev/v1alpha1',
@@ -33,5 +34,14 @@ describe('which primary events reconcile, and when', () => {
     expect(primaryEventDelay('update', obj({ finalizers: ['llm.nebari.dev/cleanup'] }), obj({ finalizers: [] }), 5000)).toBeUndefined();
     expect(primaryEventDelay('update', obj({ deletionTimestamp: 'now', finalizers: [] }), obj({ deletionTimestamp: 'now' }), 5000)).toBe(0);
     expect(primaryEventDelay('delete', obj(), undefined, 5000)).toBe(0);
+  });
+});
+
+describe('watch restart reasons (nls_watch_restarts_total)', () => {
+  it('tells an expired version, a silent connection and other failures apart', () => {
+    expect(watchRestartReason(new KubeApiError(410, '', 'Expired', 'too old'))).toBe('gone');
+    expect(watchRestartReason(new WatchIdleError('/api/v1/configmaps', 150_000))).toBe('idle');
+    expect(watchRestartReason(new KubeApiError(503, '', '', 'unavailable'))).toBe('error');
+    expect(watchRestartReason(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }))).toBe('error');
   });
 });

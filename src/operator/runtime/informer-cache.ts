@@ -1,0 +1,90 @@
+// The informer's cache without any I/O: what a full list or one watch event changes, and which
+// resourceVersion to resume the watch from. The informer (informer.ts) feeds it and reports the
+// changes it returns to its handlers.
+import type { KubeObject } from '../../kube/rest';
+import type { WatchEvent } from '../../kube/watch';
+import { objectKey } from './object-key';
+
+export type CacheEvent = 'add' | 'update' | 'delete';
+
+export interface CacheChange {
+  event: CacheEvent;
+  obj: KubeObject;
+  /** The cached object an update replaced. */
+  old?: KubeObject;
+}
+
+export interface CacheableOptions {
+  apiVersion: string;
+  kind: string;
+  /** Drop `managedFields` to save memory. @default true */
+  stripManagedFields?: boolean;
+  transform?: (obj: KubeObject) => KubeObject;
+}
+
+/** The object as cached: transformed, without managedFields, with apiVersion and kind (watch and list items may lack them). */
+export function cacheable(obj: KubeObject, opts: CacheableOptions): KubeObject {
+  const out = { ...(opts.transform ? opts.transform(obj) : obj), apiVersion: opts.apiVersion, kind: opts.kind };
+  if (opts.stripManagedFields !== false && out.metadata?.managedFields) {
+    out.metadata = { ...out.metadata };
+    delete out.metadata.managedFields;
+  }
+  return out;
+}
+
+export class InformerCache {
+  private readonly objects = new Map<string, KubeObject>();
+  /** Where a watch resumes: the list's version, then that of the last event or bookmark. */
+  resourceVersion = '';
+
+  get(namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.objects.get(objectKey(namespace, name));
+  }
+
+  list(): KubeObject[] {
+    return [...this.objects.values()];
+  }
+
+  get size(): number {
+    return this.objects.size;
+  }
+
+  /**
+   * A full list replaces the cache. Returns what changed since the cache was last right: new
+   * objects, objects at another resourceVersion, and objects that are gone (deleted while no
+   * watch was open, so their DELETED event was never seen).
+   */
+  replace(items: KubeObject[], listResourceVersion: string | undefined): CacheChange[] {
+    const changes: CacheChange[] = [];
+    const seen = new Set<string>();
+    for (const obj of items) {
+      const key = objectKey(obj.metadata.namespace, obj.metadata.name);
+      seen.add(key);
+      const old = this.objects.get(key);
+      this.objects.set(key, obj);
+      if (!old) changes.push({ event: 'add', obj });
+      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) changes.push({ event: 'update', obj, old });
+    }
+    for (const [key, old] of [...this.objects]) {
+      if (seen.has(key)) continue;
+      this.objects.delete(key);
+      changes.push({ event: 'delete', obj: old });
+    }
+    this.resourceVersion = listResourceVersion ?? '';
+    return changes;
+  }
+
+  /** One watch event (ERROR events never get here); a bookmark only moves the resourceVersion. */
+  apply(type: WatchEvent['type'], obj: KubeObject): CacheChange | undefined {
+    if (obj.metadata?.resourceVersion) this.resourceVersion = obj.metadata.resourceVersion;
+    if (type === 'BOOKMARK' || type === 'ERROR') return undefined;
+    const key = objectKey(obj.metadata.namespace, obj.metadata.name);
+    const old = this.objects.get(key);
+    if (type === 'DELETED') {
+      this.objects.delete(key);
+      return { event: 'delete', obj };
+    }
+    this.objects.set(key, obj);
+    return old ? { event: 'update', obj, old } : { event: 'add', obj };
+  }
+}
