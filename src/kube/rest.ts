@@ -182,6 +182,12 @@ export class KubeRest {
     'https:': new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 }),
     'http:': new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 }),
   };
+  // Watches hold their connection for minutes: a pool of their own without a socket limit, so many
+  // watches (two per watched namespace) can never use up the sockets ordinary requests need.
+  private readonly watchAgents = {
+    'https:': new https.Agent({ keepAlive: true, maxFreeSockets: 16 }),
+    'http:': new http.Agent({ keepAlive: true, maxFreeSockets: 16 }),
+  };
   /** How long "kind not served" is trusted; 0 re-reads discovery every time (a CLI that just installed a CRD). */
   negativeDiscoveryTtlMs = 0;
   metrics: RequestMetrics = {};
@@ -224,9 +230,14 @@ export class KubeRest {
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
     const url = new URL(cluster.server.replace(/\/$/, '') + path);
     for (const [key, value] of Object.entries(opts.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
-    const agent = url.protocol === 'http:' ? this.agents['http:'] : this.agents['https:'];
+    const pool = opts.query?.watch ? this.watchAgents : this.agents;
+    const agent = url.protocol === 'http:' ? pool['http:'] : pool['https:'];
     const options: https.RequestOptions = { method, headers: { accept: 'application/json', ...opts.headers }, agent };
     await this.kubeConfig.applyToHTTPSOptions(options);
+    // applyToHTTPSOptions puts a new agent on every request, which would open a new TLS connection
+    // each time. Keep the pooled one unless the kubeconfig needs a proxy agent: the TLS settings
+    // stay on the request, and https.Agent pools sockets per TLS identity (CA, client cert, name).
+    if (!cluster.proxyUrl) options.agent = agent;
     const payload = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
     if (payload !== undefined) {
       options.headers = { ...options.headers, 'content-type': opts.contentType ?? 'application/json', 'content-length': Buffer.byteLength(payload) };
@@ -417,14 +428,13 @@ export class KubeRest {
    * to the same server are suspect too; the next requests then open fresh ones.
    */
   closeIdleConnections(): void {
-    for (const agent of Object.values(this.agents)) {
+    for (const agent of [...Object.values(this.agents), ...Object.values(this.watchAgents)]) {
       for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
     }
   }
 
   /** Releases pooled connections (call before a short-lived process exits). */
   close(): void {
-    this.agents['https:'].destroy();
-    this.agents['http:'].destroy();
+    for (const agent of [...Object.values(this.agents), ...Object.values(this.watchAgents)]) agent.destroy();
   }
 }

@@ -67,12 +67,16 @@ describe('REST client retries', () => {
   test('a create answered 503 or cut by a reset is not sent again; a refused one is', async () => {
     const { client, retries } = proxiedClient();
     await client.resource('v1', 'ConfigMap'); // discovery (a GET, which would be retried) beforehand
+    // The discovery connection is kept alive and the mode change cuts it; drop it, so each create
+    // meets the new mode on a fresh connection rather than a reset on the stale one.
     await proxy.setMode('unavailable');
+    client.closeIdleConnections();
     const unavailable = proxy.counts.unavailable;
     await expect(client.create(configMap('after-503'))).rejects.toMatchObject({ code: 503 });
     expect(proxy.counts.unavailable - unavailable).toBe(1);
 
     await proxy.setMode('reset');
+    client.closeIdleConnections();
     const resets = proxy.counts.resets;
     await expect(client.create(configMap('after-reset'))).rejects.toMatchObject({ code: 'ECONNRESET' });
     expect(proxy.counts.resets - resets).toBe(1);

@@ -27,3 +27,20 @@ test('a list without a namespace spans all namespaces; cluster-scoped objects ne
   expect(new Set(serviceAccounts.items.map((s) => s.metadata.namespace)).size).toBeGreaterThan(1);
   expect(await client.get(objectRef('v1', 'Namespace', 'kube-system'))).toMatchObject({ metadata: { name: 'kube-system' } });
 });
+
+test('sequential requests reuse one kept-alive TLS connection', async () => {
+  const sockets = new Set<unknown>();
+  for (let i = 0; i < 5; i++) {
+    await new Promise<void>((resolve, reject) => {
+      void client
+        .open('GET', '/api/v1/namespaces/default', {}, (res) => {
+          sockets.add(res.socket);
+          res.resume();
+          res.on('end', resolve);
+        })
+        .then((req) => req.on('error', reject), reject);
+    });
+  }
+  // One connection for all five (the kubeconfig's per-request agent would open five).
+  expect(sockets.size).toBe(1);
+});
