@@ -4,7 +4,8 @@
 // provider resource at the version the API server serves (recorded in status.provider.apiVersion),
 // switch version when a newer CRD is installed while the operator runs, turn Ready when the
 // provider's status says ready (written through the status subresource, as the provider's
-// controller does) and carry its failure message; deleting the model waits for the resource.
+// controller does) and carry its failure message; deleting the model waits for the resource and,
+// past the bound, reports CleanupBlocked naming its finalizer, which it never removes.
 import * as fs from 'fs';
 import * as path from 'path';
 import { parse as parseYaml } from 'yaml';
@@ -109,7 +110,7 @@ beforeAll(async () => {
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   // Secrets the examples reference (the Dynamo example reads a Hugging Face token).
   await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'hf-token', namespace: ns }, stringData: { HF_TOKEN: 'hf_test' } } as KubeObject);
-  operator = startOperator({ kubeconfigPath: plane.kubeconfigPath, namespace: ns, name: 'providers-operator' });
+  operator = startOperator({ kubeconfigPath: plane.kubeconfigPath, namespace: ns, name: 'providers-operator', env: { NLS_CLEANUP_BLOCKED_SECONDS: '3' } });
 }, 180_000);
 
 afterAll(async () => {
@@ -174,8 +175,13 @@ describe.each(cases)('the $provider provider', (c) => {
     await client.mergePatch(ref, { metadata: { finalizers: ['example.com/provider-cleanup'] } });
     await client.delete((await model(name()))!);
     await waitFor(`${c.provider}: resource deleting`, async () => !!(await client.get(ref))?.metadata.deletionTimestamp, { timeoutMs: 60_000 });
-    await new Promise((r) => setTimeout(r, 3000));
-    expect(await model(name())).toBeDefined(); // still waiting for the provider resource
+    // Past the bound (NLS_CLEANUP_BLOCKED_SECONDS) the model says what holds it, and keeps waiting.
+    await waitFor(`${c.provider}: CleanupBlocked`, async () => condition(await model(name()), 'CleanupBlocked') !== undefined, { timeoutMs: 60_000 });
+    const deleting = await model(name());
+    expect(condition(deleting, 'ProviderReady')).toMatchObject({ status: 'False', reason: 'ProviderFinalizerPending' });
+    expect(condition(deleting, 'CleanupBlocked')).toMatchObject({ status: 'True', reason: 'ForeignFinalizer' });
+    expect(condition(deleting, 'CleanupBlocked')!.message).toContain(`${s.provider!.resourceKind} ${ns}/${s.provider!.resourceName} to go; it is being deleted but held by finalizer example.com/provider-cleanup`);
+    expect((await client.get(ref))!.metadata.finalizers).toEqual(['example.com/provider-cleanup']); // never removed by the operator
     await client.mergePatch(ref, { metadata: { finalizers: null } });
     await waitFor(`${c.provider}: model gone`, async () => (await model(name())) === undefined, { timeoutMs: 90_000, intervalMs: 1000 });
     expect(await client.get(ref)).toBeUndefined();
