@@ -7,6 +7,7 @@ import type { ProviderContext } from '../translate/providers';
 import { leaderTimingProblem } from './runtime/leader';
 import { LogLevel, parseLogLevel } from './runtime/log';
 import { agentNamespacesFromEnv } from '../webhook/settings';
+import { DEFAULT_CLEANUP_BLOCKED_AFTER_MS } from './cleanup-blocked';
 
 export interface OperatorConfig {
   podNamespace: string;
@@ -43,6 +44,8 @@ export interface OperatorConfig {
   bindAddress: string;
   /** How long the webhook server keeps serving after SIGTERM, while endpoints move away. */
   webhookDrainMs: number;
+  /** How long a model's deletion may wait for a generated object before it reports CleanupBlocked. */
+  cleanupBlockedAfterMs: number;
 }
 
 function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -142,5 +145,6 @@ export function operatorConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Ope
     webhooks: bool(env, 'NLS_WEBHOOKS', true),
     bindAddress: env.NLS_BIND_ADDRESS || '0.0.0.0',
     webhookDrainMs: (env.NLS_WEBHOOK_DRAIN_SECONDS === '0' ? 0 : positive(env, 'NLS_WEBHOOK_DRAIN_SECONDS', 5)) * 1000,
+    cleanupBlockedAfterMs: positive(env, 'NLS_CLEANUP_BLOCKED_SECONDS', DEFAULT_CLEANUP_BLOCKED_AFTER_MS / 1000) * 1000,
   };
 }

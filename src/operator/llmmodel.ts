@@ -9,6 +9,7 @@ import { ProviderVersions, describeMissing } from './provider-versions';
 import { apiKeySecretWatch } from './api-key-objects';
 import { deleteIfControlled, describeErrors, unservedKinds } from './generated-objects';
 import { finalizeModel, generatedObjectWatches, publishModel } from './model-shared';
+import { DEFAULT_CLEANUP_BLOCKED_AFTER_MS, cleanupBlockedCondition, inspectBlockedWait } from './cleanup-blocked';
 import { ReconcileDeps, recordTransitions, reportNotConfigured, requeue, writeStatus } from './reconcile-context';
 import { applyEach, describeFailures, failureReason } from './runtime/apply';
 import { ConditionInput } from './runtime/conditions';
@@ -24,9 +25,6 @@ export interface LLMModelDeps extends ReconcileDeps {
   /** Detects the served version of each provider kind (one instance shared by every reconcile). */
   providerVersions?: ProviderVersions;
 }
-
-/** How long a provider object may keep its finalizers after deletion before the model says so. */
-const PROVIDER_FINALIZER_GRACE_MS = 120_000;
 
 interface PodObject extends KubeObject {
   status?: {
@@ -153,8 +151,9 @@ function providerVersions(deps: LLMModelDeps): ProviderVersions {
 
 /**
  * Deletes the provider's own resource (KAITO Workspace, RayService, ...) and waits until it is
- * gone. A resource whose finalizers do not clear within the grace period is reported on the model
- * (the provider's operator must run to finish its cleanup) instead of waiting silently.
+ * gone. A resource whose finalizers do not clear within the bound (NLS_CLEANUP_BLOCKED_SECONDS) is
+ * reported on the model (ProviderReady and CleanupBlocked: the provider's operator must run to
+ * finish its cleanup) instead of waiting silently; its finalizers are never removed.
  */
 async function finalizeProviderResource(deps: LLMModelDeps, model: LLMModelObject): Promise<number | undefined> {
   const provider = llmProvider(llmModelProviderName(model.spec));
@@ -168,11 +167,15 @@ async function finalizeProviderResource(deps: LLMModelDeps, model: LLMModelObjec
   if (!existing) return undefined;
   const since = Date.parse(existing.metadata.deletionTimestamp ?? '') || Date.now();
   const finalizers = existing.metadata.finalizers ?? [];
-  if (Date.now() - since >= PROVIDER_FINALIZER_GRACE_MS && finalizers.length > 0) {
-    const message = `${ref.kind} ${ref.name} has been deleting for ${Math.round((Date.now() - since) / 1000)} s; its finalizers ${finalizers.join(', ')} have not cleared: the ${provider.name} operator must be running to finish its cleanup (or remove the finalizers by hand once its resources are gone)`;
-    const changed = await writeStatus(deps.client, model, { phase: 'Error', conditions: [{ type: 'ProviderReady', status: false, reason: 'ProviderFinalizerPending', message }] });
+  const boundMs = deps.cleanupBlockedAfterMs ?? DEFAULT_CLEANUP_BLOCKED_AFTER_MS;
+  const wait = Date.now() - since >= boundMs && finalizers.length > 0 ? await inspectBlockedWait(deps.client, ref) : undefined;
+  if (wait) {
+    // Messages stay the same from pass to pass, so the status is written once.
+    const message = `${ref.kind} ${ref.name} has been deleting for more than ${Math.round(boundMs / 1000)} s; its finalizers ${finalizers.join(', ')} have not cleared: the ${provider.name} operator must be running to finish its cleanup (or remove the finalizers by hand once its resources are gone)`;
+    const conditions: ConditionInput[] = [{ type: 'ProviderReady', status: false, reason: 'ProviderFinalizerPending', message }, cleanupBlockedCondition(wait, Math.round(boundMs / 1000))];
+    const changed = await writeStatus(deps.client, model, { phase: 'Error', conditions });
     await recordTransitions(deps.events, model, changed);
-    deps.log.warn('provider resource stuck in deletion', { resource: `${ref.kind}/${ref.name}`, finalizers });
+    if (changed.length > 0) deps.log.warn('provider resource stuck in deletion', { resource: `${ref.kind}/${ref.name}`, finalizers });
   }
   return requeue.deletionWait * 5;
 }

@@ -41,6 +41,7 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
     events: new EventRecorder(client, componentName, config.podName, log),
     gateway: config.gateway,
     configurationProblem: config.configurationProblem,
+    cleanupBlockedAfterMs: config.cleanupBlockedAfterMs,
     log,
   };
   if (config.configurationProblem) log.error('models cannot be published until this is fixed; webhooks keep serving', { problem: config.configurationProblem });

@@ -1,14 +1,17 @@
 // The parts of a model's reconcile that LLMModel and PassthroughModel share: the finalizer's
-// ordered teardown (gateway objects in the translation's safe order, then the API keys), and
+// ordered teardown (gateway objects in the translation's safe order, then the API keys; a wait
+// that lasts past a bound is reported as CleanupBlocked), and
 // publishing through the gateway translation with one condition per endpoint.
 import { controllerOwnerKey } from './runtime/object-key';
 import type { LLMModel } from '../api/llmmodel';
 import type { PassthroughModel } from '../api/passthroughmodel';
 import { clientIdsOf, ModelRef } from '../translate/keys/api-keys';
 import { desiredGatewayObjects, enabledEndpoints, gatewayTeardown, EndpointName, GatewayContext } from '../translate/gateway';
+import type { ObjectReference } from '../translate/gateway/objects';
 import { deleteApiKeyObjects, ensureApiKeyObjects } from './api-key-objects';
 import { describeErrors, runDeletions, syncGatewayObjects } from './generated-objects';
-import { ReconcileDeps, requeue } from './reconcile-context';
+import { DEFAULT_CLEANUP_BLOCKED_AFTER_MS, cleanupBlockedCondition, inspectBlockedWait } from './cleanup-blocked';
+import { ReconcileDeps, recordTransitions, requeue, writeStatus } from './reconcile-context';
 import { ConditionInput } from './runtime/conditions';
 import { removeFinalizer } from './runtime/finalizer';
 import { describeFailures, failureReason } from './runtime/apply';
@@ -28,13 +31,31 @@ export async function finalizeModel(deps: ReconcileDeps, model: ModelObject): Pr
   const { waiting } = await runDeletions(deps.client, gatewayTeardown(model), model.metadata.uid);
   if (waiting) {
     deps.log.info('waiting for a generated object to go before deleting the rest', { waitingFor: `${waiting.object.kind}/${waiting.object.name}` });
-    return requeue.deletionWait;
+    return reportIfBlocked(deps, model, waiting.object);
   }
   const keys = await deleteApiKeyObjects(deps.client, modelRef(model), model.apiVersion);
   if (keys === 'kept-shared') deps.log.warn('API keys kept: a model of the other kind has the same name', {});
   await removeFinalizer(deps.client, model);
   deps.log.info('cleanup finished; finalizer removed', {});
   return undefined;
+}
+
+/**
+ * Once the model has been deleting longer than the bound, says what holds its cleanup
+ * (CleanupBlocked, with a Warning Event on the transition) and keeps waiting, more slowly.
+ * Never removes a finalizer: see cleanup-blocked.ts.
+ */
+async function reportIfBlocked(deps: ReconcileDeps, model: KubeObject, awaited: ObjectReference): Promise<number> {
+  const boundMs = deps.cleanupBlockedAfterMs ?? DEFAULT_CLEANUP_BLOCKED_AFTER_MS;
+  const deletingSince = Date.parse(model.metadata.deletionTimestamp ?? '') || Date.now();
+  if (Date.now() - deletingSince < boundMs) return requeue.deletionWait;
+  const wait = await inspectBlockedWait(deps.client, awaited);
+  if (!wait) return requeue.deletionWait; // gone meanwhile: the next pass goes on
+  const condition = cleanupBlockedCondition(wait, Math.round(boundMs / 1000));
+  const changed = await writeStatus(deps.client, model, { phase: 'Error', conditions: [condition] });
+  if (changed.length > 0) deps.log.warn('deletion blocked', { waitingFor: `${awaited.kind}/${awaited.name}`, reason: condition.reason });
+  await recordTransitions(deps.events, model, changed);
+  return requeue.cleanupBlocked;
 }
 
 export interface PublishOutcome {

@@ -14,6 +14,8 @@ export interface ReconcileDeps {
   gateway: GatewayContext;
   /** Set when the operator cannot publish models (see OperatorConfig.configurationProblem). */
   configurationProblem?: string;
+  /** How long a deletion may wait for a generated object before the model reports CleanupBlocked. @default 120 s */
+  cleanupBlockedAfterMs?: number;
   log: Logger;
 }
 
@@ -23,6 +25,8 @@ export const requeue = {
   crdMissing: 15_000,
   /** Waiting for the AI Gateway controller to remove a generated HTTPRoute. */
   deletionWait: 2_000,
+  /** A deletion reported as CleanupBlocked: look again, less often. */
+  cleanupBlocked: 10_000,
   /** A referenced Secret or model is missing. */
   dependencyMissing: 10_000,
   /** Pods are downloading or starting. */
@@ -72,10 +76,13 @@ function pick(obj: Record<string, unknown>, keys: string[]): Record<string, unkn
   return out;
 }
 
-/** One Event per condition that changed (Warning when it turned False). */
+/** Condition types that report a problem when True (the others report one when False). */
+const PROBLEM_WHEN_TRUE = new Set(['CleanupBlocked']);
+
+/** One Event per condition that changed (Warning when it turned to the problem state). */
 export async function recordTransitions(events: EventRecorder, obj: KubeObject, changed: ConditionInput[]): Promise<void> {
   for (const c of changed) {
-    const ok = c.status === true || c.status === 'True';
+    const ok = (c.status === true || c.status === 'True') !== PROBLEM_WHEN_TRUE.has(c.type);
     await events.record(obj, ok ? 'Normal' : 'Warning', c.reason, `${c.type}: ${c.message ?? c.reason}`);
   }
 }

@@ -4,7 +4,8 @@
 // provider resource at the version the API server serves (recorded in status.provider.apiVersion),
 // switch version when a newer CRD is installed while the operator runs, turn Ready when the
 // provider's status says ready (written through the status subresource, as the provider's
-// controller does) and carry its failure message; deleting the model waits for the resource.
+// controller does) and carry its failure message; deleting the model waits for the resource and,
+// past the bound, reports CleanupBlocked naming its finalizer, which it never removes.
 import * as fs from 'fs';
 import * as path from 'path';
 import { parse as parseYaml } from 'yaml';
@@ -98,8 +99,6 @@ function example(file: string): KubeObject {
 }
 const get = (apiVersion: string, kind: string, name: string) => client.get(objectRef(apiVersion, kind, name, ns));
 const model = (name: string) => get(GROUP, 'LLMModel', name);
-/** LLMModel reconcile passes that asked to be called again (a deletion waiting for the provider resource does). */
-const deletionPasses = async () => Number(/^nls_reconcile_total\{kind="LLMModel",result="requeue"\} (\d+)$/m.exec(await operator.metrics())?.[1] ?? 0);
 const status = (o: KubeObject | undefined) => (o?.status ?? {}) as { phase?: string; provider?: { apiVersion?: string; resourceKind?: string; resourceName?: string } };
 
 beforeAll(async () => {
@@ -111,7 +110,7 @@ beforeAll(async () => {
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   // Secrets the examples reference (the Dynamo example reads a Hugging Face token).
   await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'hf-token', namespace: ns }, stringData: { HF_TOKEN: 'hf_test' } } as KubeObject);
-  operator = startOperator({ kubeconfigPath: plane.kubeconfigPath, namespace: ns, name: 'providers-operator' });
+  operator = startOperator({ kubeconfigPath: plane.kubeconfigPath, namespace: ns, name: 'providers-operator', env: { NLS_CLEANUP_BLOCKED_SECONDS: '3' } });
 }, 180_000);
 
 afterAll(async () => {
@@ -176,11 +175,13 @@ describe.each(cases)('the $provider provider', (c) => {
     await client.mergePatch(ref, { metadata: { finalizers: ['example.com/provider-cleanup'] } });
     await client.delete((await model(name()))!);
     await waitFor(`${c.provider}: resource deleting`, async () => !!(await client.get(ref))?.metadata.deletionTimestamp, { timeoutMs: 60_000 });
-    // Passes of one key never overlap, so the second pass to finish from here began after the
-    // resource was seen deleting: the operator has looked at it and chose to wait.
-    const passes = await deletionPasses();
-    await waitFor(`${c.provider}: a reconcile pass that saw the resource deleting`, async () => (await deletionPasses()) >= passes + 2, { timeoutMs: 60_000, intervalMs: 500 });
-    expect(await model(name())).toBeDefined(); // still waiting for the provider resource
+    // Past the bound (NLS_CLEANUP_BLOCKED_SECONDS) the model says what holds it, and keeps waiting.
+    await waitFor(`${c.provider}: CleanupBlocked`, async () => condition(await model(name()), 'CleanupBlocked') !== undefined, { timeoutMs: 60_000 });
+    const deleting = await model(name());
+    expect(condition(deleting, 'ProviderReady')).toMatchObject({ status: 'False', reason: 'ProviderFinalizerPending' });
+    expect(condition(deleting, 'CleanupBlocked')).toMatchObject({ status: 'True', reason: 'ForeignFinalizer' });
+    expect(condition(deleting, 'CleanupBlocked')!.message).toContain(`${s.provider!.resourceKind} ${ns}/${s.provider!.resourceName} to go; it is being deleted but held by finalizer example.com/provider-cleanup`);
+    expect((await client.get(ref))!.metadata.finalizers).toEqual(['example.com/provider-cleanup']); // never removed by the operator
     await client.mergePatch(ref, { metadata: { finalizers: null } });
     await waitFor(`${c.provider}: model gone`, async () => (await model(name())) === undefined, { timeoutMs: 90_000, intervalMs: 1000 });
     expect(await client.get(ref)).toBeUndefined();

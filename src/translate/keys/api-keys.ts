@@ -21,7 +21,10 @@ export const LABEL_MODEL = 'llm.nebari.dev/model';
 export const LABEL_MODEL_KIND = 'llm.nebari.dev/model-kind';
 /** Annotation naming the model's full name (the label may be shortened). */
 export const ANNOTATION_MODEL_NAME = 'llm.nebari.dev/model-name';
-/** A Secret's total size limit is 1 MiB; stay well below so one more key always fits. */
+/**
+ * A Secret's total size limit is 1 MiB; stay well below so one more key always fits (concurrent
+ * mints may each pass the check and overshoot by their number: an entry is under 300 bytes).
+ */
 export const MAX_KEYS_PER_MODEL = 2000;
 
 export type ModelKind = 'LLMModel' | 'PassthroughModel';
@@ -65,24 +68,29 @@ function slug(text: string, max: number): string {
   return (s || 'x').slice(0, max).replace(/-+$/, '');
 }
 
+/** Random bytes in a minted key's client ID: 8 bytes = 64 bits, 16 hex characters. */
+export const CLIENT_ID_RANDOM_BYTES = 8;
+
 /**
  * A client ID unique across every model of every namespace (Envoy Gateway pools the key Secrets
  * of a namespace, so two models must never share an ID): readable user and model parts, a hash
- * of the exact (namespace, kind, model, user) tuple, and a per-model sequence number.
+ * of the exact (namespace, kind, model, user) tuple, and a suffix unique per key of that tuple.
+ * Minted keys take a random suffix (`randomClientIdSuffix`), so concurrent mints never pick the
+ * same ID and each can add its entry without guarding the whole object; the operator's key for
+ * an AgentDeployment uses the fixed suffix 0. Keys minted by earlier versions have sequence numbers
+ * as their suffix and stay valid: nothing parses a client ID.
  */
-export function clientIdFor(model: ModelRef, user: string, sequence: number): string {
+export function clientIdFor(model: ModelRef, user: string, suffix: string | number): string {
   const hash = createHash('sha256').update(`${model.namespace}\0${model.kind}\0${model.name}\0${user}`).digest('hex').slice(0, 32);
-  return `user-${slug(user, 40)}-${slug(model.name, 60)}-${hash}-${sequence}`;
+  return `user-${slug(user, 40)}-${slug(model.name, 60)}-${hash}-${suffix}`;
 }
 
-/** The next sequence number: one more than the largest used in `clientIds`. */
-export function nextSequence(clientIds: Iterable<string>): number {
-  let max = 0;
-  for (const id of clientIds) {
-    const m = /-(\d+)$/.exec(id);
-    if (m) max = Math.max(max, Number(m[1]));
+/** The client-ID suffix of a minted key: hex of the given random bytes (so this stays pure). */
+export function randomClientIdSuffix(random: Uint8Array): string {
+  if (random.length < CLIENT_ID_RANDOM_BYTES) {
+    throw new Error(`randomClientIdSuffix: need ${CLIENT_ID_RANDOM_BYTES} random bytes, got ${random.length}`);
   }
-  return max + 1;
+  return Buffer.from(random.subarray(0, CLIENT_ID_RANDOM_BYTES)).toString('hex');
 }
 
 /** Labels of both key objects. */
@@ -154,7 +162,10 @@ export interface MintInput {
   readonly user: string;
   readonly description?: string;
   readonly now: Date;
+  /** API_KEY_RANDOM_BYTES random bytes for the key. */
   readonly random: Uint8Array;
+  /** CLIENT_ID_RANDOM_BYTES random bytes for the client ID. */
+  readonly idRandom: Uint8Array;
 }
 
 export interface MintResult {
@@ -167,13 +178,19 @@ export interface MintResult {
   readonly metadataData: Record<string, string>;
 }
 
-/** Add one key to existing data; throws (with the fix) when the model is at its key limit. */
+/**
+ * Add one key to existing data; throws (with the fix) when the model is at its key limit, and
+ * when the random client ID is already in use (64 random bits: practically never; mint again).
+ */
 export function mintApiKey(existingSecretData: Record<string, string> | undefined, existingMetadata: Record<string, string> | undefined, input: MintInput): MintResult {
   const ids = clientIdsOf(existingSecretData);
   if (ids.length >= MAX_KEYS_PER_MODEL) {
     throw new Error(`${input.model.kind} ${input.model.namespace}/${input.model.name} already has ${ids.length} API keys (limit ${MAX_KEYS_PER_MODEL}); revoke unused keys with \`nls keys revoke\``);
   }
-  const clientId = clientIdFor(input.model, input.user, nextSequence(ids));
+  const clientId = clientIdFor(input.model, input.user, randomClientIdSuffix(input.idRandom));
+  if (existingSecretData?.[clientId] !== undefined || existingMetadata?.[clientId] !== undefined) {
+    throw new Error(`client ID ${clientId} is already in use (a random collision); mint again`);
+  }
   const apiKey = formatApiKey(input.random);
   const record: ApiKeyRecord = { clientId, createdBy: input.user, createdAt: input.now.toISOString(), ...(input.description ? { description: input.description } : {}) };
   const { clientId: _id, ...stored } = record;
@@ -183,18 +200,4 @@ export function mintApiKey(existingSecretData: Record<string, string> | undefine
     secretData: { ...(existingSecretData ?? {}), [clientId]: Buffer.from(apiKey).toString('base64') },
     metadataData: { ...(existingMetadata ?? {}), [clientId]: JSON.stringify(stored) },
   };
-}
-
-/** Remove one key and its metadata; `removed` is false when the client ID was not there. */
-export function revokeApiKey(
-  existingSecretData: Record<string, string> | undefined,
-  existingMetadata: Record<string, string> | undefined,
-  clientId: string,
-): { removed: boolean; secretData: Record<string, string>; metadataData: Record<string, string> } {
-  const secretData = { ...(existingSecretData ?? {}) };
-  const metadataData = { ...(existingMetadata ?? {}) };
-  const removed = clientId in secretData;
-  delete secretData[clientId];
-  delete metadataData[clientId];
-  return { removed, secretData, metadataData };
 }

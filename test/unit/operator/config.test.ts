@@ -20,6 +20,12 @@ describe('operator configuration from the environment', () => {
     expect(() => operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com', NLS_WEBHOOK_DRAIN_SECONDS: '-1' })).toThrow(/NLS_WEBHOOK_DRAIN_SECONDS/);
   });
 
+  it('reports a blocked deletion after 120 s unless NLS_CLEANUP_BLOCKED_SECONDS says otherwise', () => {
+    expect(operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com' }).cleanupBlockedAfterMs).toBe(120_000);
+    expect(operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com', NLS_CLEANUP_BLOCKED_SECONDS: '3' }).cleanupBlockedAfterMs).toBe(3000);
+    expect(() => operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com', NLS_CLEANUP_BLOCKED_SECONDS: '0' })).toThrow(/NLS_CLEANUP_BLOCKED_SECONDS/);
+  });
+
   it('merges NLS_GATEWAY_CONTEXT with the base domain and issuer variables', () => {
     expect(gatewayContextFromEnv({ NLS_GATEWAY_CONTEXT: '{"baseDomain":"a.org","external":{"gatewayName":"gw"}}', NLS_OIDC_ISSUER_URL: 'https://kc/realms/x' })).toEqual({
       baseDomain: 'a.org',

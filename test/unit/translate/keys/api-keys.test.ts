@@ -8,8 +8,7 @@ import {
   listApiKeys,
   looksLikeApiKey,
   mintApiKey,
-  nextSequence,
-  revokeApiKey,
+  randomClientIdSuffix,
   MAX_KEYS_PER_MODEL,
 } from '../../../../src/translate/keys/api-keys';
 
@@ -53,9 +52,10 @@ describe('client IDs', () => {
     ];
     expect(new Set([id, ...others]).size).toBe(5);
   });
-  it('take the next sequence after the largest one in use', () => {
-    expect(nextSequence([])).toBe(1);
-    expect(nextSequence(['user-a-m-h-1', 'user-a-m-h-7', 'user-b-m-h-3'])).toBe(8);
+  it('end in a random suffix of 16 hex characters when minted', () => {
+    expect(randomClientIdSuffix(new Uint8Array(8).fill(0xab))).toBe('abababababababab');
+    expect(clientIdFor(model, 'bob', randomClientIdSuffix(new Uint8Array(8).fill(1)))).toMatch(/^user-bob-gpt-4o-[0-9a-f]{32}-0101010101010101$/);
+    expect(() => randomClientIdSuffix(new Uint8Array(4))).toThrow('need 8 random bytes');
   });
 });
 
@@ -88,16 +88,17 @@ describe('desired key objects', () => {
 describe('mint, list and revoke', () => {
   const now = new Date('2026-03-01T10:00:00Z');
 
-  it('adds a key without touching existing ones and stores metadata without the key', () => {
+  it('adds a key under a random client ID without touching existing ones and stores metadata without the key', () => {
+    // A key minted by an earlier version (sequence-number suffix) stays as it is.
     const existing = { [clientIdFor(model, 'bob', 1)]: Buffer.from('sk-old').toString('base64') };
-    const r = mintApiKey(existing, {}, { model, user: 'alice', description: 'ci', now, random: random(1) });
-    expect(r.clientId).toBe(clientIdFor(model, 'alice', 2));
+    const r = mintApiKey(existing, {}, { model, user: 'alice', description: 'ci', now, random: random(1), idRandom: random(0xcd) });
+    expect(r.clientId).toBe(clientIdFor(model, 'alice', 'cdcdcdcdcdcdcdcd'));
     expect(Buffer.from(r.secretData[r.clientId], 'base64').toString()).toBe(r.apiKey);
     expect(r.secretData).toMatchObject(existing);
     expect(JSON.parse(r.metadataData[r.clientId])).toEqual({ createdBy: 'alice', createdAt: '2026-03-01T10:00:00.000Z', description: 'ci' });
     expect(r.metadataData[r.clientId]).not.toContain(r.apiKey);
     expect(listApiKeys(r.secretData, r.metadataData)).toEqual([
-      { clientId: clientIdFor(model, 'alice', 2), createdBy: 'alice', createdAt: '2026-03-01T10:00:00.000Z', description: 'ci' },
+      { clientId: clientIdFor(model, 'alice', 'cdcdcdcdcdcdcdcd'), createdBy: 'alice', createdAt: '2026-03-01T10:00:00.000Z', description: 'ci' },
       { clientId: clientIdFor(model, 'bob', 1), createdBy: 'unknown', createdAt: '' },
     ]);
   });
@@ -105,14 +106,15 @@ describe('mint, list and revoke', () => {
   it('refuses a key past the per-model limit, naming the fix', () => {
     const full: Record<string, string> = {};
     for (let i = 1; i <= MAX_KEYS_PER_MODEL; i++) full[`id-${i}`] = 'eA==';
-    expect(() => mintApiKey(full, {}, { model, user: 'a', now, random: random(2) })).toThrow('nls keys revoke');
+    expect(() => mintApiKey(full, {}, { model, user: 'a', now, random: random(2), idRandom: random(3) })).toThrow('nls keys revoke');
   });
 
-  it('revokes exactly one key and reports unknown client IDs', () => {
-    const data = { a: 'eA==', b: 'eQ==' };
-    const r = revokeApiKey(data, { a: '{}', b: '{}' }, 'a');
-    expect(r).toEqual({ removed: true, secretData: { b: 'eQ==' }, metadataData: { b: '{}' } });
-    expect(revokeApiKey(data, {}, 'zzz').removed).toBe(false);
+  it('never reuses a client ID already in the Secret or the metadata', () => {
+    const taken = clientIdFor(model, 'alice', randomClientIdSuffix(random(7)));
+    const input = { model, user: 'alice', now, random: random(1), idRandom: random(7) };
+    expect(() => mintApiKey({ [taken]: 'eA==' }, {}, input)).toThrow('already in use');
+    expect(() => mintApiKey({}, { [taken]: '{}' }, input)).toThrow('already in use');
+    expect(mintApiKey({}, {}, input).clientId).toBe(taken);
   });
 
   it('lists a key whose metadata is damaged', () => {
