@@ -11,7 +11,7 @@ import { type CrdsApplyContext, FIELD_MANAGER, kubeConfigFrom } from './crds';
 import { type FlagOptions, durationMs, goDuration, parseFlags } from './flags';
 import { type ChartSource, Helm, type ReleaseRef, type ReleaseRevision, findHelm } from './helm';
 import { type Installation, findInstallation } from './installation';
-import { type Phase, RefusedError, UsageError } from './phases';
+import { type Phase, RefusedError, UsageError, runPhases } from './phases';
 import { observeAgentDeploymentTrust, observeGuardEnforced, observeGuardGone, observeRollout, waitUntil } from './wait';
 
 export const CHART_NAME = 'nebari-llm-serving';
@@ -304,4 +304,20 @@ export function lifecycleContext(parsed: LifecycleArgs): Omit<GuardedContext, 's
     timeoutMs: parsed.timeoutMs,
     helmTimeout: goDuration(parsed.timeoutMs),
   };
+}
+
+/** Runs a lifecycle command's phases (upgrade or rollback) and closes its API connections after. */
+export async function runLifecycle<C extends { rest?: KubeRest }>(
+  command: 'upgrade' | 'rollback',
+  phases: readonly Phase<C>[],
+  context: C,
+  run: { parsed: LifecycleArgs; args: readonly string[]; version: string; out: (line: string) => void },
+): Promise<number> {
+  const { parsed, args, version, out } = run;
+  try {
+    out(`nls ${command}: release ${parsed.release.name} in ${parsed.release.namespace} to ${CHART_NAME} ${version}`);
+    return await runPhases(phases, context, { command: ['nls', command, ...args], resumeFrom: parsed.resumeFrom, dryRun: parsed.dryRun, onFailure: guardedFailureNote, out });
+  } finally {
+    context.rest?.close();
+  }
 }

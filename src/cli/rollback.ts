@@ -4,12 +4,12 @@
 // and the guard goes only after the serving CA is in every AgentDeployment webhook. CRDs are never
 // rolled back: an older CRD could drop fields that stored objects use, and a CRD is never deleted.
 import {
-  CHART_NAME, type GuardedContext, type LifecycleArgs, type ReleaseTarget, activatePhase, controllerPhase, guardPhase, guardedFailureNote,
+  CHART_NAME, type GuardedContext, type LifecycleArgs, type ReleaseTarget, activatePhase, controllerPhase, guardPhase, runLifecycle,
   lifecycleContext, parseLifecycleArgs, renderGuard, requirePublished, requireRelease, routesOffPhase, unguardPhase, withoutPhaseKeys, writeValuesFile,
 } from './guarded-phases';
 import { chartVersionOf, type Helm, type ReleaseRevision } from './helm';
 import { findInstallation } from './installation';
-import { ExitCode, type Phase, RefusedError, UsageError, runPhases } from './phases';
+import { ExitCode, type Phase, RefusedError, UsageError } from './phases';
 
 export const rollbackUsage = `Usage:
   nls rollback --to V --chart oci://REGISTRY/PATH/nebari-llm-serving [options]
@@ -133,16 +133,5 @@ export async function runRollback(args: string[], out: (line: string) => void = 
       valuesLabel: parsed.valueFiles.length > 0 ? `values ${parsed.valueFiles.join(', ')}` : `the values the release last ran ${to} with`,
     },
   };
-  try {
-    out(`nls rollback: release ${parsed.release.name} in ${parsed.release.namespace} to ${CHART_NAME} ${to}`);
-    return await runPhases(rollbackPhases(), context, {
-      command: ['nls', 'rollback', ...args],
-      resumeFrom: parsed.resumeFrom,
-      dryRun: parsed.dryRun,
-      onFailure: guardedFailureNote,
-      out,
-    });
-  } finally {
-    context.rest?.close();
-  }
+  return runLifecycle('rollback', rollbackPhases(), context, { parsed, args, version: to, out });
 }

@@ -8,10 +8,10 @@ import { crdPhases } from './crds';
 import { chartVersionOf } from './helm';
 import { findInstallation } from './installation';
 import {
-  CHART_NAME, type GuardedContext, type LifecycleArgs, type ReleaseTarget, activatePhase, controllerPhase, guardPhase, guardedFailureNote,
+  CHART_NAME, type GuardedContext, type LifecycleArgs, type ReleaseTarget, activatePhase, controllerPhase, guardPhase, runLifecycle,
   lifecycleContext, parseLifecycleArgs, renderGuard, requirePublished, requireRelease, unguardPhase, withoutPhaseKeys, writeValuesFile,
 } from './guarded-phases';
-import { ExitCode, type Phase, RefusedError, UsageError, runPhases } from './phases';
+import { ExitCode, type Phase, RefusedError, UsageError } from './phases';
 
 export const upgradeUsage = `Usage:
   nls upgrade --chart oci://REGISTRY/PATH/nebari-llm-serving --version V [options]
@@ -184,16 +184,5 @@ export async function runUpgrade(args: string[], out: (line: string) => void = s
     userValueFiles: parsed.valueFiles,
     allowSkip: parsed.switches.has('allow-skip'),
   };
-  try {
-    out(`nls upgrade: release ${parsed.release.name} in ${parsed.release.namespace} to ${CHART_NAME} ${version}`);
-    return await runPhases(upgradePhases(), context, {
-      command: ['nls', 'upgrade', ...args],
-      resumeFrom: parsed.resumeFrom,
-      dryRun: parsed.dryRun,
-      onFailure: guardedFailureNote,
-      out,
-    });
-  } finally {
-    context.rest?.close();
-  }
+  return runLifecycle('upgrade', upgradePhases(), context, { parsed, args, version: version, out });
 }

@@ -5,6 +5,7 @@
 import { KIND_DEFINITIONS } from '../api/kinds';
 import { API_GROUP } from '../api/common';
 import { APP_NAME } from '../translate/gateway/labels';
+import { GATEWAY_OBJECT_KINDS } from '../translate/gateway/objects';
 import { KubeRest, type KubeObject, isNotFound } from '../kube/rest';
 import { kubeConfigFrom } from './crds';
 import { parseFlags } from './flags';
@@ -53,17 +54,8 @@ export function acceptance(obj: { status?: Record<string, unknown> }): CheckResu
   return accepted.every((c) => c.status === 'True') ? 'pass' : 'fail';
 }
 
-/** The gateway kinds the operator generates, checked where a status exists. */
-export const GATEWAY_KINDS: readonly { apiVersion: string; kind: string }[] = [
-  { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' },
-  { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIGatewayRoute' },
-  { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIServiceBackend' },
-  { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'BackendSecurityPolicy' },
-  { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'SecurityPolicy' },
-  { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'Backend' },
-  { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'BackendTLSPolicy' },
-  { apiVersion: 'inference.networking.k8s.io/v1', kind: 'InferencePool' },
-];
+/** The gateway kinds the operator generates (and the HTTPRoutes made from them), checked where a status exists. */
+export const GATEWAY_KINDS: readonly { apiVersion: string; kind: string }[] = [{ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' }, ...GATEWAY_OBJECT_KINDS];
 
 async function crdChecks(rest: KubeRest): Promise<Check[]> {
   const checks: Check[] = [];

@@ -5,6 +5,7 @@ import { controllerOwnerKey } from './runtime/object-key';
 import { API_GROUP_VERSION } from '../api/common';
 import { LLMMODEL_KIND, LLMModel, llmModelProviderName } from '../api/llmmodel';
 import { ObservedWorkload, ProviderContext, ServedVersions, llmProvider } from '../translate/providers';
+import { gatewayObjectKinds } from '../translate/gateway/objects';
 import { ProviderVersions, describeMissing } from './provider-versions';
 import { apiKeySecretWatch } from './api-key-objects';
 import { deleteIfControlled, describeErrors, unservedKinds } from './generated-objects';
@@ -191,11 +192,7 @@ export function llmModelController(deps: LLMModelDeps, namespace: string): Contr
     secondary: [
       apiKeySecretWatch(LLMMODEL_KIND, namespace),
       { apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: 'app.kubernetes.io/managed-by=nebari-llm-serving,llm.nebari.dev/role=serving', map: (obj: KubeObject) => controllerOwnerKey(obj, LLMMODEL_KIND) },
-      ...generatedObjectWatches(LLMMODEL_KIND, [
-        { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIGatewayRoute' },
-        { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'SecurityPolicy' },
-        { apiVersion: 'inference.networking.k8s.io/v1', kind: 'InferencePool' },
-      ]),
+      ...generatedObjectWatches(LLMMODEL_KIND, gatewayObjectKinds('AIGatewayRoute', 'SecurityPolicy', 'InferencePool')),
     ],
   };
 }

@@ -5,6 +5,7 @@
 import { API_GROUP_VERSION } from '../api/common';
 import { CREDENTIAL_SECRET_KEY, PASSTHROUGHMODEL_KIND, PassthroughModel } from '../api/passthroughmodel';
 import { resolvePassthroughProvider } from '../translate/gateway/provider';
+import { gatewayObjectKinds } from '../translate/gateway/objects';
 import { apiKeySecretWatch } from './api-key-objects';
 import { finalizeModel, generatedObjectWatches, publishModel } from './model-shared';
 import { ReconcileDeps, recordTransitions, reportNotConfigured, requeue, writeStatus } from './reconcile-context';
@@ -82,14 +83,10 @@ export function passthroughModelController(deps: ReconcileDeps, namespace: strin
     reconcile: (req, log) => reconcilePassthroughModel(deps, req, log),
     secondary: [
       apiKeySecretWatch(PASSTHROUGHMODEL_KIND, namespace),
-      ...generatedObjectWatches(PASSTHROUGHMODEL_KIND, [
-        { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIGatewayRoute' },
-        { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'SecurityPolicy' },
-        { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIServiceBackend' },
-        { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'BackendSecurityPolicy' },
-        { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'Backend' },
-        { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'BackendTLSPolicy' },
-      ]),
+      ...generatedObjectWatches(
+        PASSTHROUGHMODEL_KIND,
+        gatewayObjectKinds('AIGatewayRoute', 'SecurityPolicy', 'AIServiceBackend', 'BackendSecurityPolicy', 'Backend', 'BackendTLSPolicy'),
+      ),
     ],
   };
 }

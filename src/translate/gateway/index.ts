@@ -22,6 +22,7 @@ export type { TranslationError } from './errors';
 export { gatewayObjectNames, apiKeysSecretName } from './names';
 export type { EndpointName } from './names';
 export type { GeneratedGatewayObject } from './objects';
+export { GATEWAY_OBJECT_KINDS, gatewayObjectKinds } from './objects';
 
 /** A model the gateway can publish. */
 export type GatewayModel = LLMModel | PassthroughModel;

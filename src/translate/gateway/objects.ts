@@ -19,6 +19,24 @@ export const GATEWAY_API_VERSION = `${GATEWAY_API_GROUP}/v1`;
 export const INFERENCE_API_GROUP = 'inference.networking.k8s.io';
 export const INFERENCE_API_VERSION = `${INFERENCE_API_GROUP}/v1`;
 
+/** Every kind the gateway translation emits (HTTPRoutes are the AI Gateway controller's, not ours). */
+export const GATEWAY_OBJECT_KINDS = [
+  { apiVersion: AI_GATEWAY_API_VERSION, kind: 'AIGatewayRoute' },
+  { apiVersion: ENVOY_GATEWAY_API_VERSION, kind: 'SecurityPolicy' },
+  { apiVersion: AI_GATEWAY_API_VERSION, kind: 'AIServiceBackend' },
+  { apiVersion: AI_GATEWAY_API_VERSION, kind: 'BackendSecurityPolicy' },
+  { apiVersion: ENVOY_GATEWAY_API_VERSION, kind: 'Backend' },
+  { apiVersion: GATEWAY_API_VERSION, kind: 'BackendTLSPolicy' },
+  { apiVersion: INFERENCE_API_VERSION, kind: 'InferencePool' },
+] as const;
+
+export type GatewayObjectKind = (typeof GATEWAY_OBJECT_KINDS)[number]['kind'];
+
+/** The entries of GATEWAY_OBJECT_KINDS for these kinds, in that list's order. */
+export function gatewayObjectKinds(...kinds: GatewayObjectKind[]): { apiVersion: string; kind: string }[] {
+  return GATEWAY_OBJECT_KINDS.filter((k) => kinds.includes(k.kind));
+}
+
 export interface OwnerReference {
   readonly apiVersion: string;
   readonly kind: string;

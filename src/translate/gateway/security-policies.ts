@@ -50,23 +50,17 @@ export function externalSecurityPolicy(model: ModelIdentity, endpoint: ResolvedE
     action: 'Allow',
     principal: { headers: [{ name: context.clientIDHeader, values }] },
   }));
-  return {
-    apiVersion: ENVOY_GATEWAY_API_VERSION,
-    kind: 'SecurityPolicy',
-    metadata: gatewayMetadata(model, names.securityPolicy(endpoint.name), endpoint.name),
-    spec: {
-      targetRefs: targetRefs(model, endpoint),
-      apiKeyAuth: {
-        credentialRefs: [{ group: '', kind: 'Secret', name: context.apiKeysSecretName ?? names.apiKeysSecret }],
-        // Envoy strips the "Bearer " prefix, so OpenAI clients work unchanged.
-        extractFrom: [{ headers: ['Authorization'] }],
-        forwardClientIDHeader: context.clientIDHeader,
-        sanitize: true,
-      },
-      // With no client IDs yet there are no rules, and the default denies everyone.
-      authorization: rules.length > 0 ? { defaultAction: 'Deny', rules } : { defaultAction: 'Deny' },
+  return securityPolicy(model, endpoint, {
+    apiKeyAuth: {
+      credentialRefs: [{ group: '', kind: 'Secret', name: context.apiKeysSecretName ?? names.apiKeysSecret }],
+      // Envoy strips the "Bearer " prefix, so OpenAI clients work unchanged.
+      extractFrom: [{ headers: ['Authorization'] }],
+      forwardClientIDHeader: context.clientIDHeader,
+      sanitize: true,
     },
-  };
+    // With no client IDs yet there are no rules, and the default denies everyone.
+    authorization: rules.length > 0 ? { defaultAction: 'Deny', rules } : { defaultAction: 'Deny' },
+  });
 }
 
 /** OIDC JWT plus group authorization for the internal endpoint. `context.jwt.issuer` must be set. */
@@ -76,7 +70,6 @@ export function internalSecurityPolicy(
   context: ResolvedGatewayContext,
   access: ModelAccess,
 ): SecurityPolicy {
-  const names = gatewayObjectNames(model.metadata.name ?? '');
   const { jwt } = context;
   const provider: JWTProvider = {
     name: JWT_PROVIDER_NAME,
@@ -90,15 +83,20 @@ export function internalSecurityPolicy(
     action: 'Allow',
     principal: { jwt: { provider: JWT_PROVIDER_NAME, claims: [{ name: jwt.groupsClaim, valueType: 'StringArray', values }] } },
   }));
+  return securityPolicy(model, endpoint, {
+    jwt: { providers: [provider] },
+    // A public model admits every valid token; otherwise only the listed groups.
+    ...(access.public ? {} : { authorization: { defaultAction: 'Deny', rules } }),
+  });
+}
+
+/** The SecurityPolicy of one endpoint: its name, labels and target routes around `spec`. */
+function securityPolicy(model: ModelIdentity, endpoint: ResolvedEndpoint, spec: Omit<SecurityPolicy['spec'], 'targetRefs'>): SecurityPolicy {
+  const names = gatewayObjectNames(model.metadata.name ?? '');
   return {
     apiVersion: ENVOY_GATEWAY_API_VERSION,
     kind: 'SecurityPolicy',
     metadata: gatewayMetadata(model, names.securityPolicy(endpoint.name), endpoint.name),
-    spec: {
-      targetRefs: targetRefs(model, endpoint),
-      jwt: { providers: [provider] },
-      // A public model admits every valid token; otherwise only the listed groups.
-      ...(access.public ? {} : { authorization: { defaultAction: 'Deny', rules } }),
-    },
+    spec: { targetRefs: targetRefs(model, endpoint), ...spec },
   };
 }
