@@ -6,6 +6,7 @@ import type { Static } from '@sinclair/typebox';
 import {
   ApiVersionSchema,
   cel,
+  modelIdRules,
   ConditionsSchema,
   DNS_LABEL_PATTERN,
   EnvVarSchema,
@@ -82,6 +83,7 @@ export const ModelRefSchema = Type.Object(
           'modelName is the model id the agent requests. Defaults to spec.model.name of an LLMModel; required for a PassthroughModel (one of its declared ids).',
         minLength: 1,
         maxLength: 256,
+        ...cel(...modelIdRules('spec.model.modelRef.modelName')),
       }),
     ),
   },
@@ -103,7 +105,12 @@ export const ExternalAPISchema = Type.Object(
       maxLength: AGENTDEPLOYMENT_LIMITS.maxURLLength,
       ...httpURLRules('spec.model.externalAPI.baseURL'),
     }),
-    modelName: Type.String({ description: 'modelName is the model id the agent requests.', minLength: 1, maxLength: 256 }),
+    modelName: Type.String({
+      description: 'modelName is the model id the agent requests.',
+      minLength: 1,
+      maxLength: 256,
+      ...cel(...modelIdRules('spec.model.externalAPI.modelName')),
+    }),
     credentialsRef: Type.Optional(
       Type.Object(
         {

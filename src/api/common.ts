@@ -22,6 +22,8 @@ export interface CelRule {
   readonly message?: string;
   readonly messageExpression?: string;
   readonly fieldPath?: string;
+  /** The rule also runs on create, with `oldSelf` an optional (`oldSelf.hasValue()` is false then). */
+  readonly optionalOldSelf?: boolean;
   readonly reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
 }
 
@@ -77,8 +79,16 @@ export function Quantity(options: SchemaOptions = {}): TUnsafe<string | number> 
   });
 }
 
-/** A map of resource name to quantity (`requests`, `limits`). */
-export function ResourceList(description: string): TUnsafe<Record<string, string | number>> {
+/**
+ * CEL: `value` (a quantity string, or an int-or-string made one with string()) is above zero. A
+ * negative or zero size or request is refused here rather than later by the PVC or the Pod.
+ */
+export function positiveQuantity(value: string): string {
+  return `!${value}.startsWith('-') && !${value}.matches('^[+]?(0+[.]?0*|[.]0+)([^0-9.].*)?$')`;
+}
+
+/** A map of resource name to quantity (`requests`, `limits`); `field` is its path, for messages. */
+export function ResourceList(description: string, field: string): TUnsafe<Record<string, string | number>> {
   return Type.Unsafe<Record<string, string | number>>({
     description,
     type: 'object',
@@ -87,15 +97,37 @@ export function ResourceList(description: string): TUnsafe<Record<string, string
       'x-kubernetes-int-or-string': true,
       anyOf: [{ type: 'integer' }, { type: 'string' }],
       pattern: QUANTITY_PATTERN,
+      // Bounds the cost of the rule below (quantities are short).
+      maxLength: 64,
+      ...cel({
+        rule: positiveQuantity('string(self)'),
+        message: `${field}: every quantity must be above zero, such as 500m for cpu or 1Gi for memory; set a positive value or remove the entry`,
+      }),
     },
   });
+}
+
+/**
+ * Rules of a model id: clients send it in a request header (and the routes match it exactly), which
+ * cannot carry control characters, and surrounding whitespace would make an id no client sends.
+ */
+export function modelIdRules(field: string): CelRule[] {
+  return [
+    {
+      rule: "!self.matches('[\\\\x00-\\\\x1f\\\\x7f]')",
+      message: `${field}: the model id contains a control character (such as a line break or a tab), which no request header can carry; remove it`,
+    },
+    valueRule("!self.matches('^\\\\s|\\\\s$')", field, 'has leading or trailing whitespace, so no request would match the model id; remove the whitespace'),
+  ];
 }
 
 /** Container resource requests and limits (the shape of core/v1 ResourceRequirements, minus claims). */
 export const ResourceRequirementsSchema = Type.Object(
   {
-    requests: Type.Optional(ResourceList('requests is the amount of compute resources the container is guaranteed (for example cpu: 500m, memory: 1Gi).')),
-    limits: Type.Optional(ResourceList('limits is the maximum amount of compute resources the container may use.')),
+    requests: Type.Optional(
+      ResourceList('requests is the amount of compute resources the container is guaranteed (for example cpu: 500m, memory: 1Gi).', 'spec.resources.requests'),
+    ),
+    limits: Type.Optional(ResourceList('limits is the maximum amount of compute resources the container may use.', 'spec.resources.limits')),
   },
   { description: 'Compute resources for the container, as in a Pod container spec.' },
 );

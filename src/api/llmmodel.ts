@@ -8,6 +8,7 @@ import {
   AccessSchema,
   ApiVersionSchema,
   cel,
+  celString,
   ConditionsSchema,
   DNS_LABEL_PATTERN,
   EndpointStatusSchema,
@@ -16,13 +17,16 @@ import {
   FreeFormObject,
   KindSchema,
   ObjectMetaSchema,
+  modelIdRules,
   ObservedGenerationSchema,
+  positiveQuantity,
+  QUANTITY_PATTERN,
   ResourceList,
   StringEnum,
   StringMap,
   valueRule,
 } from './common';
-import type { KubeList } from './common';
+import type { CelRule, KubeList } from './common';
 import { AGE_COLUMN, PHASE_COLUMN, READY_COLUMN } from './crd';
 import type { KindDefinition } from './crd';
 
@@ -66,6 +70,25 @@ export const LLMMODEL_LIMITS = { maxGpus: 64, maxReplicas: 32, maxParallelism: 6
 /** Keys `spec.provider.overrides` may not set: they would change what object is created or where. */
 export const BLOCKED_OVERRIDE_KEYS = ['apiVersion', 'kind', 'metadata', 'status'] as const;
 
+/**
+ * The object name becomes part of Service names (`<name>-vllm`, `<name>-epp`), and a Service name
+ * is a DNS-1035 label: a dotted name or one starting with a digit would be admitted and never
+ * served. Longer names are cut with a hash by the operator, so only the characters are checked.
+ */
+export const LLMMODEL_NAME_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
+const LLMMODEL_NAME_PROBLEM =
+  "becomes part of the model's Service names (<name>-vllm, <name>-epp), which must be DNS-1035 labels: lower-case letters, digits and '-', starting with a letter (no '.')";
+// Checked on create only: the name is fixed, and an object admitted before this rule must still
+// take the operator's finalizer removal, or it could never be deleted.
+const LLMMODEL_NAME_RULE: CelRule = {
+  rule: `oldSelf.hasValue() || self.metadata.name.matches('${LLMMODEL_NAME_PATTERN}')`,
+  optionalOldSelf: true,
+  message: `metadata.name ${LLMMODEL_NAME_PROBLEM}; rename the object, for example with '-' in place of each '.'`,
+  messageExpression:
+    `'metadata.name: "' + self.metadata.name + '" ${celString(LLMMODEL_NAME_PROBLEM)}; rename the object, for example to "' + ` +
+    `(self.metadata.name.matches('^[0-9]') ? 'm-' : '') + self.metadata.name.replace('.', '-') + '"'`,
+};
+
 /** Gateway API Duration, as the generated routes accept it. */
 const DURATION_PATTERN = '^([0-9]{1,5}(h|m|s|ms)){1,4}$';
 
@@ -76,7 +99,10 @@ export const LLMModelSourceSchema = Type.Object(
         'name is the model identifier, for example mistralai/Devstral-Small-2505 (a Hugging Face repository id). It is also the model name clients send. Immutable: create a new LLMModel to serve another model.',
       minLength: 1,
       maxLength: 256,
-      ...cel({ rule: 'self == oldSelf', message: 'spec.model.name is immutable; create a new LLMModel to serve a different model' }),
+      ...cel(
+        { rule: 'self == oldSelf', message: 'spec.model.name is immutable; create a new LLMModel to serve a different model' },
+        ...modelIdRules('spec.model.name'),
+      ),
     }),
     source: StringEnum(MODEL_SOURCES, {
       description: 'source is where the weights are loaded from: huggingface (downloaded) or oci (copied from an OCI image). Immutable.',
@@ -100,7 +126,19 @@ export const LLMModelSourceSchema = Type.Object(
               default: LLMMODEL_DEFAULTS.storageType,
             }),
           ),
-          size: Type.Optional(Type.String({ description: 'size of the volume, a quantity such as 200Gi.', maxLength: 64 })),
+          size: Type.Optional(
+            Type.String({
+              description: 'size of the volume, a quantity above zero such as 200Gi.',
+              maxLength: 64,
+              ...cel(
+                valueRule(
+                  `self.matches('${celString(QUANTITY_PATTERN)}') && ${positiveQuantity('self')}`,
+                  'spec.model.storage.size',
+                  'is not a size the volume can have; write a quantity above zero such as 200Gi',
+                ),
+              ),
+            }),
+          ),
           storageClassName: Type.Optional(
             Type.String({ description: 'storageClassName overrides the chart default storage class for the PVC.', maxLength: 253 }),
           ),
@@ -139,8 +177,8 @@ export const LLMModelResourcesSchema = Type.Object(
       },
       { description: 'gpu specifies the GPUs each serving replica needs.' },
     ),
-    requests: Type.Optional(ResourceList('requests are CPU and memory requests of the serving container.')),
-    limits: Type.Optional(ResourceList('limits are CPU and memory limits of the serving container.')),
+    requests: Type.Optional(ResourceList('requests are CPU and memory requests of the serving container.', 'spec.resources.requests')),
+    limits: Type.Optional(ResourceList('limits are CPU and memory limits of the serving container.', 'spec.resources.limits')),
   },
   { description: 'resources specifies the compute each serving replica needs.' },
 );
@@ -398,12 +436,15 @@ export const LLMModelSchema = Type.Object(
   },
   {
     description: 'LLMModel serves a language model inside the cluster and publishes it on the shared gateway endpoints.',
-    ...cel({
-      rule:
-        'size(self.metadata.name) <= 63 || (has(self.spec.endpoints) && has(self.spec.endpoints.external) && has(self.spec.endpoints.external.subdomain))',
-      message:
-        'metadata.name is longer than 63 characters and cannot become the endpoint subdomain; shorten the name or set spec.endpoints.external.subdomain',
-    }),
+    ...cel(
+      {
+        rule:
+          'size(self.metadata.name) <= 63 || (has(self.spec.endpoints) && has(self.spec.endpoints.external) && has(self.spec.endpoints.external.subdomain))',
+        message:
+          'metadata.name is longer than 63 characters and cannot become the endpoint subdomain; shorten the name or set spec.endpoints.external.subdomain',
+      },
+      LLMMODEL_NAME_RULE,
+    ),
   },
 );
 export type LLMModel = Static<typeof LLMModelSchema>;

@@ -9,6 +9,7 @@ import {
   AccessSchema,
   ApiVersionSchema,
   cel,
+  modelIdRules,
   ConditionsSchema,
   EndpointStatusSchema,
   EndpointToggleSchema,
@@ -250,7 +251,7 @@ export const PassthroughModelsSchema = Type.Object(
       }),
     ),
     declared: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: PASSTHROUGHMODEL_LIMITS.maxModelIdLength }), {
+      Type.Array(Type.String({ minLength: 1, maxLength: PASSTHROUGHMODEL_LIMITS.maxModelIdLength, ...cel(...modelIdRules('spec.models.declared')) }), {
         description: 'declared model ids get explicit routes and are listed by the gateway /v1/models endpoint.',
         maxItems: PASSTHROUGHMODEL_LIMITS.maxDeclaredModels,
       }),

@@ -46,6 +46,8 @@ function constraints(schema: JsonSchema): string[] {
   return out;
 }
 
+const isSchema = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null;
+
 /** Every field under `schema` in document order, depth first. */
 export function fieldRows(schema: JsonSchema, prefix = ''): FieldRow[] {
   const rows: FieldRow[] = [];
@@ -59,7 +61,8 @@ export function fieldRows(schema: JsonSchema, prefix = ''): FieldRow[] {
       required: required.has(name),
       details: constraints(child),
       description: String(child.description ?? ''),
-      rules: (child['x-kubernetes-validations'] as CelRule[] | undefined) ?? [],
+      // Rules on list items and map values (which have no row of their own) are shown with the field.
+      rules: [child, child.items, child.additionalProperties].flatMap((s) => (isSchema(s) ? ((s['x-kubernetes-validations'] as CelRule[] | undefined) ?? []) : [])),
     });
     rows.push(...fieldRows(child, path));
     const items = child.items as JsonSchema | undefined;

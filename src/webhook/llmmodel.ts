@@ -2,7 +2,7 @@
 // in the operator's managed namespace, no name shared with a PassthroughModel, the effective
 // endpoint subdomain, warnings for settings that work but surprise, and defaults that depend on
 // other fields.
-import { LLMMODEL_KIND, type LLMModel } from '../api/llmmodel';
+import { LLMMODEL_KIND, LLMMODEL_NAME_PATTERN, type LLMModel } from '../api/llmmodel';
 import { PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
 import type { AdmissionContext, KindAdmission } from './admission';
 import { validateModel } from './model-placement';
@@ -22,6 +22,19 @@ export function effectiveSubdomain(model: Pick<LLMModel, 'metadata' | 'spec'>): 
   const explicit = external?.subdomain;
   if (explicit !== undefined) return { value: explicit, field: 'spec.endpoints.external.subdomain' };
   return { value: (model.metadata?.name ?? '').replace(/\./g, '-'), field: 'metadata.name' };
+}
+
+/**
+ * The CRD's rule on metadata.name, with the same message: the name becomes part of Service names
+ * (DNS-1035 labels), so a dot or a leading digit would give a model the operator can never serve.
+ */
+export function llmModelNameProblem(name: string): string | undefined {
+  if (new RegExp(LLMMODEL_NAME_PATTERN).test(name)) return undefined;
+  const suggestion = `${/^[0-9]/.test(name) ? 'm-' : ''}${name.replace(/\./g, '-')}`;
+  return (
+    `metadata.name: "${name}" becomes part of the model's Service names (<name>-vllm, <name>-epp), which must be DNS-1035 labels: ` +
+    `lower-case letters, digits and '-', starting with a letter (no '.'); rename the object, for example to "${suggestion}"`
+  );
 }
 
 /** Field-level checks and warnings of one LLMModel object (no cluster state). */
@@ -76,7 +89,14 @@ export function llmModelFieldFindings(model: LLMModel, findings: Findings): void
 }
 
 export function validateLLMModel(request: AdmissionRequest<LLMModel>, context: AdmissionContext): Promise<Verdict> {
-  return validateModel(request, context, { kind: LLMMODEL_KIND, otherKind: PASSTHROUGHMODEL_KIND }, llmModelFieldFindings, {
+  // The name is checked on CREATE only (as the CRD rule): it cannot change, and an object admitted
+  // before the rule must still take the operator's finalizer removal.
+  const fieldFindings = (model: LLMModel, findings: Findings) => {
+    const nameProblem = request.operation === 'CREATE' ? llmModelNameProblem(model.metadata?.name ?? request.name ?? '') : undefined;
+    if (nameProblem) findings.deny(nameProblem);
+    llmModelFieldFindings(model, findings);
+  };
+  return validateModel(request, context, { kind: LLMMODEL_KIND, otherKind: PASSTHROUGHMODEL_KIND }, fieldFindings, {
     // The model server gets the token as HF_TOKEN; no destination, the downloads go to the hub.
     secrets: (model) => (model.spec?.model?.authSecretName ? [{ name: model.spec.model.authSecretName, field: 'spec.model.authSecretName' }] : []),
   });

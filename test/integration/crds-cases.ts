@@ -110,6 +110,8 @@ export const INVALID_CASES: InvalidCase[] = [
   { name: 'no model routed', object: passthroughModel('m-none', { models: null }), expect: ['spec.models: no model would be routed'] },
   { name: 'empty declared list without catchAll', object: passthroughModel('m-empty', { models: { declared: [], catchAll: false } }), expect: ['spec.models: no model would be routed'] },
   { name: 'empty model id', object: passthroughModel('m-empty-id', { models: { declared: [''] } }), expect: ['spec.models.declared[0]', 'at least 1 chars long'] },
+  { name: 'model id with a line break', object: passthroughModel('m-newline', { models: { declared: ['gpt-4.1\n'] } }), expect: ['spec.models.declared[0]', 'spec.models.declared: the model id contains a control character (such as a line break or a tab)'] },
+  { name: 'model id with a leading space', object: passthroughModel('m-space', { models: { declared: [' gpt-4.1'] } }), expect: ['spec.models.declared[0]', 'has leading or trailing whitespace'] },
   { name: 'both endpoints disabled', object: passthroughModel('e-both-off', { endpoints: { external: { enabled: false }, internal: { enabled: false } } }), expect: ['spec.endpoints: both endpoints are disabled'] },
   { name: 'PassthroughModel without access', object: passthroughModel('acc-none', { access: { public: false } }), expect: ['spec.access: nobody could call this model'] },
   {
@@ -135,6 +137,16 @@ export const INVALID_CASES: InvalidCase[] = [
   { name: 'unknown storage type', object: llmModel('l-storage', { model: { storage: { type: 'hostPath' } } }), expect: ['Unsupported value: "hostPath"'] },
   { name: 'LLMModel without access', object: llmModel('l-access', { access: { groups: [] } }), expect: ['spec.access: nobody could call this model'] },
   { name: 'name too long for a subdomain', object: llmModel(`l-${'x'.repeat(62)}`), expect: ['metadata.name is longer than 63 characters'] },
+  { name: 'LLMModel name with a dot', object: llmModel('llama-3.1-8b'), expect: ['metadata.name: "llama-3.1-8b" becomes part of the model\'s Service names', 'DNS-1035', 'for example to "llama-3-1-8b"'] },
+  { name: 'LLMModel name starting with a digit', object: llmModel('3b-model'), expect: ['metadata.name: "3b-model"', 'starting with a letter', 'for example to "m-3b-model"'] },
+  { name: 'LLMModel name of 64 characters with a dot, with a subdomain', object: llmModel(`l.${'x'.repeat(62)}`, { endpoints: { external: { subdomain: 'l' } } }), expect: ['becomes part of the model\'s Service names'] },
+  { name: 'served model id with a line break', object: llmModel('l-id-newline', { model: { name: 'Qwen/Qwen3-8B\r\n' } }), expect: ['spec.model.name: the model id contains a control character'] },
+  { name: 'served model id with a trailing space', object: llmModel('l-id-space', { model: { name: 'Qwen/Qwen3-8B ' } }), expect: ['spec.model.name: "Qwen/Qwen3-8B " has leading or trailing whitespace'] },
+  { name: 'negative storage size', object: llmModel('l-size-neg', { model: { storage: { size: '-5Gi' } } }), expect: ['spec.model.storage.size: "-5Gi" is not a size the volume can have; write a quantity above zero'] },
+  { name: 'zero storage size', object: llmModel('l-size-zero', { model: { storage: { size: '0Gi' } } }), expect: ['spec.model.storage.size: "0Gi" is not a size'] },
+  { name: 'storage size that is not a quantity', object: llmModel('l-size-word', { model: { storage: { size: 'large' } } }), expect: ['spec.model.storage.size: "large" is not a size'] },
+  { name: 'negative cpu request', object: llmModel('l-cpu-neg', { resources: { requests: { cpu: '-1' } } }), expect: ['spec.resources.requests[cpu]', 'every quantity must be above zero'] },
+  { name: 'zero memory limit (an integer)', object: llmModel('l-mem-zero', { resources: { limits: { memory: 0 } } }), expect: ['spec.resources.limits[memory]', 'every quantity must be above zero'] },
   {
     name: 'changing model.name',
     before: llmModel('imm-name'),
@@ -178,6 +190,10 @@ export const INVALID_CASES: InvalidCase[] = [
   { name: 'framework name with upper case', object: agentDeployment('ad-fw', { image: null, framework: { name: 'LangGraph' } }), expect: ['spec.framework.name', 'should match'] },
   { name: 'agent name that is not a DNS-1035 label', object: agentDeployment('agent.v2'), expect: ['metadata.name must be a DNS-1035 label'] },
   { name: 'agent name starting with a digit', object: agentDeployment('1agent'), expect: ['metadata.name must be a DNS-1035 label'] },
+  { name: 'agent modelRef model id with a tab', object: agentDeployment('ad-id-tab', { model: { modelRef: { modelName: 'qwen\t3' } } }), expect: ['spec.model.modelRef.modelName: the model id contains a control character'] },
+  { name: 'agent external model id with a trailing space', object: agentDeployment('ad-id-space', { model: { modelRef: null, externalAPI: { ...EXTERNAL, modelName: 'gpt-4.1 ' } } }), expect: ['spec.model.externalAPI.modelName: "gpt-4.1 " has leading or trailing whitespace'] },
+  { name: 'agent zero memory request', object: agentDeployment('ad-mem-zero', { resources: { requests: { memory: '0.0Mi' } } }), expect: ['spec.resources.requests[memory]', 'every quantity must be above zero'] },
+  { name: 'agent negative cpu limit', object: agentDeployment('ad-cpu-neg', { resources: { limits: { cpu: -2 } } }), expect: ['spec.resources.limits[cpu]', 'every quantity must be above zero'] },
   {
     name: 'changing the framework',
     before: agentDeployment('imm-fw', { image: null, framework: { name: 'langgraph' } }),
@@ -354,6 +370,18 @@ export const OBJECTS_AT_BOUNDS: Array<{ name: string; object: Obj }> = [
       resources: { gpu: { count: 64 } },
       serving: { replicas: 32, tensorParallelism: 64, dataParallelism: 64 },
     }),
+  },
+  {
+    name: 'LLMModel with a 63-character name and small positive quantities',
+    object: llmModel(`l${'x'.repeat(62)}`, {
+      model: { storage: { size: '.5Gi' } },
+      resources: { requests: { cpu: '0.5', memory: '1e9' }, limits: { cpu: 1, memory: '+2Gi' } },
+    }),
+  },
+  { name: 'LLMModel with a 253-character name and a subdomain', object: llmModel(`l${'x'.repeat(252)}`, { endpoints: { external: { subdomain: 'long' } } }) },
+  {
+    name: 'Bedrock behind a proxy host outside amazonaws (the region is not in its name)',
+    object: bedrock('bedrock-proxy', { hostname: 'bedrock-proxy.corp.example' }),
   },
   {
     name: 'AgentDeployment with the longest URLs',

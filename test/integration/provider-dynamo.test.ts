@@ -39,7 +39,7 @@ function llmModel(namespace: string, name: string, spec: Partial<LLMModel['spec'
 function models(namespace: string): LLMModel[] {
   return [
     llmModel(namespace, 'llama-70b-dynamo', {}),
-    llmModel(namespace, 'qwen.3-8b', {
+    llmModel(namespace, 'qwen3-8b-served-by-dynamo-with-every-mapped-field', {
       model: { name: 'Qwen/Qwen3-8B', source: 'huggingface', revision: '9c925d64d72725edaf899c6cb9c377fd0709d9c5', storage: { type: 'emptyDir' } },
       resources: { gpu: { count: 2, type: 'nvidia' }, requests: { cpu: 8, memory: '64Gi' }, limits: { memory: '96Gi', 'ephemeral-storage': '200Gi' } },
       serving: { image: IMAGE, replicas: 1, dataParallelism: 2, vllmArgs: ['--max-model-len=8192'], command: ['python3', '-m', 'dynamo.vllm'] },

@@ -33,9 +33,13 @@ export function bedrockRuntimeHostname(region: string): string {
   return `bedrock-runtime.${region}.${suffix}`;
 }
 
-/** An override host name (already normalised) must carry the region as one of its labels. */
+/**
+ * An AWS override host name (already normalised) must carry the region as one of its labels. A
+ * host outside amazonaws (a proxy in front of Bedrock) is taken as given, as the CRD rule does:
+ * its name says nothing about where the proxy forwards.
+ */
 export function checkBedrockHostnameOverride(hostname: string, region: string): Result<string> {
-  if (hostnameHasLabel(hostname, region)) return ok(hostname);
+  if (!hostname.includes('.amazonaws.') || hostnameHasLabel(hostname, region)) return ok(hostname);
   return failed(
     translationError(
       'spec.provider.hostname',

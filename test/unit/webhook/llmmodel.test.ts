@@ -1,4 +1,4 @@
-import { defaultLLMModel, effectiveSubdomain, llmModelAdmission } from '../../../src/webhook/llmmodel';
+import { defaultLLMModel, effectiveSubdomain, llmModelAdmission, llmModelNameProblem } from '../../../src/webhook/llmmodel';
 import { clusterState, context, llmModel, operatorNamespace, request } from './fixtures';
 
 describe('LLMModel admission', () => {
@@ -98,5 +98,29 @@ describe('LLMModel admission', () => {
       value: 'x',
       field: 'spec.endpoints.external.subdomain',
     });
+  });
+});
+
+describe('LLMModel name: it becomes part of Service names (DNS-1035 labels)', () => {
+  it.each([
+    ['llama-3.1-8b', 'llama-3-1-8b'],
+    ['3b-model', 'm-3b-model'],
+    ['qwen.2.5', 'qwen-2-5'],
+  ])('refuses %j on CREATE and suggests %j', async (name, suggestion) => {
+    const verdict = await llmModelAdmission.validate(request(llmModel({}, { name })), context());
+    expect(verdict.denials).toEqual([
+      `metadata.name: "${name}" becomes part of the model's Service names (<name>-vllm, <name>-epp), which must be DNS-1035 labels: ` +
+        `lower-case letters, digits and '-', starting with a letter (no '.'); rename the object, for example to "${suggestion}"`,
+    ]);
+  });
+
+  it.each(['a', 'llama-3-1-8b', `l${'x'.repeat(62)}`])('allows %j', (name) => {
+    expect(llmModelNameProblem(name)).toBeUndefined();
+  });
+
+  it('does not re-check the name on UPDATE, so a model admitted before the rule can still be deleted', async () => {
+    const old = llmModel({}, { name: 'llama-3.1-8b' });
+    const verdict = await llmModelAdmission.validate(request({ ...old, metadata: { ...old.metadata, finalizers: [] } }, { operation: 'UPDATE', oldObject: old }), context());
+    expect(verdict.denials).toEqual([]);
   });
 });

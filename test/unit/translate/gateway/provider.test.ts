@@ -133,8 +133,12 @@ describe('resolvePassthroughProvider', () => {
     expect(messages({ backend: { type: 'Bedrock', bedrock: { region: 'us-west-2' } }, hostname: 'bedrock-runtime.us-east-1.amazonaws.com' })).toEqual([
       'spec.provider.hostname: "bedrock-runtime.us-east-1.amazonaws.com" does not contain the region "us-west-2" of spec.provider.backend.bedrock.region; requests are signed for that region, so use a regional endpoint such as bedrock-runtime.us-west-2.amazonaws.com or fix the region',
     ]);
-    expect(messages({ backend: { type: 'Bedrock', bedrock: { region: 'us-east-1' } }, hostname: 'bedrock-proxy.corp.example' })[0]).toMatch(/does not contain the region "us-east-1"/);
     expect(messages({ backend: { type: 'Bedrock', bedrock: { region: 'us-east-1' } }, hostname: 'bedrock-runtime.us-east-10.amazonaws.com' })[0]).toMatch(/does not contain the region/);
+  });
+
+  test('Bedrock: a proxy host outside amazonaws is used as given (the CRD rule checks only amazonaws hosts)', () => {
+    const proxy = resolve({ backend: { type: 'Bedrock', bedrock: { region: 'us-east-1' } }, hostname: 'Bedrock-Proxy.corp.example.' });
+    expect(proxy).toMatchObject({ ok: true, value: { hostname: 'bedrock-proxy.corp.example', credential: { type: 'AWSCredentials', region: 'us-east-1' } } });
   });
 
   test('Bedrock: region, schemaVersion, credentialSecretName and APIKey are checked', () => {
