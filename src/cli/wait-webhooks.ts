@@ -42,14 +42,18 @@ export function probeOutcome(error?: { code?: number; message: string }): ProbeO
   return 'unreachable';
 }
 
-/** The object the probe sends: valid under the CRD, so the validating webhook is reached as well. */
+/**
+ * The object the probe sends: valid under the CRD, so the validating webhook is reached as well.
+ * A Bedrock backend signs with the gateway's identity and names no Secret, so the webhooks' Secret
+ * check (a review the probe's narrow ServiceAccount would fail) does not apply: a probe is admitted.
+ */
 export function probeObject(namespace: string): PassthroughModel {
   return {
     apiVersion: `${API_GROUP}/${API_VERSION}`,
     kind: 'PassthroughModel',
     metadata: { name: 'nls-webhook-probe', namespace },
     spec: {
-      provider: { hostname: 'probe.invalid', credentialSecretName: 'nls-webhook-probe' },
+      provider: { backend: { type: 'Bedrock', bedrock: { region: 'us-east-1' } } },
       models: { declared: ['probe'] },
       access: { groups: ['nls-webhook-probe'] },
     },

@@ -33,5 +33,7 @@ describe('wait-webhooks probe', () => {
     expect(validate(probe) ? [] : validate.errors).toEqual([]);
     // The CEL rule on access (ajv does not run CEL): someone may call the model.
     expect(probe.spec.access.groups?.length).toBeGreaterThan(0);
+    // No Secret reference: the webhooks' Secret review would deny the install check's ServiceAccount.
+    expect(JSON.stringify(probe)).not.toMatch(/secret/i);
   });
 });
