@@ -6,6 +6,7 @@
 // controller's cleanup is an administrator's decision.
 import type { ObjectReference } from '../translate/gateway/objects';
 import { ConditionInput } from './runtime/conditions';
+import { controllerOf } from './runtime/object-key';
 import { KindNotServedError, KubeRest, KubeObject, objectRef } from '../kube/rest';
 
 /** How long a model may wait for a generated object in its deletion before it reports CleanupBlocked. */
@@ -115,7 +116,7 @@ export async function inspectBlockedWait(client: KubeRest, awaited: ObjectRefere
   const obj = await getServed(client, awaited.apiVersion, awaited.kind, awaited.name, awaited.namespace);
   if (!obj) return undefined;
   const object = await blocker(client, awaited.apiVersion, awaited.kind, obj);
-  const ref = obj.metadata.ownerReferences?.find((o) => o.controller);
+  const ref = controllerOf(obj);
   if (!ref) return { object };
   const owner = await getServed(client, ref.apiVersion, ref.kind, ref.name, awaited.namespace);
   if (!owner || owner.metadata.uid !== ref.uid) return { object, owner: 'gone' };

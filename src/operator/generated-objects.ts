@@ -4,6 +4,7 @@
 // deletions (route first; an auth policy only once the generated HTTPRoute is gone).
 import type { DeletionStep, GeneratedGatewayObject, TranslationError } from '../translate/gateway';
 import { AdoptionConflict, type ApplyFailure, applyObject } from './runtime/apply';
+import { controllerOf } from './runtime/object-key';
 import { KindNotServedError, KubeRest, KubeObject, objectRef } from '../kube/rest';
 
 export interface GatewaySyncResult {
@@ -41,7 +42,7 @@ export async function deleteIfControlled(client: KubeRest, ref: { apiVersion: st
     throw err;
   }
   if (!existing) return true;
-  const controller = existing.metadata.ownerReferences?.find((o) => o.controller);
+  const controller = controllerOf(existing);
   if (!controller || controller.uid !== ownerUid) return false;
   if (existing.metadata.deletionTimestamp) return true;
   await client.delete(existing, { preconditions: { uid: existing.metadata.uid, resourceVersion: existing.metadata.resourceVersion }, propagationPolicy: propagationPolicy ?? 'Background' });

@@ -2,6 +2,7 @@
 // rule: the operator writes only objects it created. An object of the desired name that someone
 // else created is reported as a conflict, never taken over (SSA with force would silently do so).
 import { KubeRest, KubeObject, OwnerReference, objectRef } from '../../kube/rest';
+import { controllerOf } from './object-key';
 
 /** The one field manager every operator write uses, so SSA can tell our fields from others'. */
 export const fieldManager = 'nebari-llm-serving-operator';
@@ -25,7 +26,6 @@ export class AdoptionConflict extends Error {
   }
 }
 
-const controllerOf = (obj: KubeObject) => obj.metadata.ownerReferences?.find((o) => o.controller);
 // Who wrote the object's spec and metadata (controllers that only write status are not its owners).
 const managersOf = (obj: KubeObject) =>
   ((obj.metadata.managedFields ?? []) as { manager?: string; subresource?: string }[]).filter((f) => f.subresource !== 'status').map((f) => f.manager ?? 'unknown');
@@ -50,13 +50,13 @@ const checkedBy = (client: KubeRest) => {
   if (!map) checked.set(client, (map = new Map()));
   return map;
 };
-const objectKey = (o: KubeObject) => `${o.apiVersion}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+const checkedKey = (o: KubeObject) => `${o.apiVersion}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 
 /** Refuses (AdoptionConflict) when `obj`'s name is taken by an object not created for its owner. */
 async function checkNotAdopting(client: KubeRest, obj: KubeObject): Promise<void> {
   const owner = controllerOf(obj);
   if (!owner) return;
-  const key = objectKey(obj);
+  const key = checkedKey(obj);
   if (checkedBy(client).get(key) === owner.uid) return;
   const existing = await client.get(objectRef(obj.apiVersion, obj.kind, obj.metadata.name, obj.metadata.namespace));
   if (existing && !createdFor(existing, owner)) {
@@ -92,7 +92,7 @@ export async function applyObject<T extends KubeObject = KubeObject>(client: Kub
   await checkNotAdopting(client, body);
   const applied = await client.apply<T>(body, { fieldManager, force: true });
   const owner = controllerOf(body);
-  if (owner) checkedBy(client).set(objectKey(body), owner.uid);
+  if (owner) checkedBy(client).set(checkedKey(body), owner.uid);
   return applied;
 }
 

@@ -1,5 +1,5 @@
 // Cache and work-queue keys of objects: "namespace/name", or "name" for cluster-scoped ones.
-import type { KubeObject } from '../../kube/rest';
+import type { KubeObject, OwnerReference } from '../../kube/rest';
 export function objectKey(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }
@@ -7,6 +7,11 @@ export function objectKey(namespace: string | undefined, name: string): string {
 export function splitKey(key: string): { namespace?: string; name: string } {
   const i = key.indexOf('/');
   return i < 0 ? { name: key } : { namespace: key.slice(0, i), name: key.slice(i + 1) };
+}
+
+/** The object's controller owner reference, if it has one. */
+export function controllerOf(obj: KubeObject): OwnerReference | undefined {
+  return obj.metadata.ownerReferences?.find((o) => o.controller);
 }
 
 /** The queue key of the object's controlling owner of `kind` (none when another kind controls it). */
