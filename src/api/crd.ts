@@ -1,7 +1,7 @@
 // Turns a kind's TypeBox schema into a CustomResourceDefinition: a structural-schema sanitiser
 // (the API server rejects $ref, const, untyped anyOf, ...), the CRD object itself and its YAML.
 import type { TSchema } from '@sinclair/typebox';
-import { API_CATEGORY, API_GROUP, API_VERSION } from './common';
+import { API_CATEGORY, API_GROUP, API_VERSION, API_VERSION_V1BETA1 } from './common';
 import { version } from '../version';
 
 /** A column of `kubectl get`. */
@@ -20,8 +20,13 @@ export interface KindDefinition {
   readonly plural: string;
   readonly singular: string;
   readonly shortNames: readonly string[];
-  /** The whole object (apiVersion, kind, metadata, spec, status). */
+  /** The whole v1alpha1 object (apiVersion, kind, metadata, spec, status). */
   readonly schema: TSchema;
+  /**
+   * The whole v1beta1 object; objects convert between the versions through the conversion webhook.
+   * Set by the registry in kinds.ts (the v1beta1 files build on the v1alpha1 ones, not the reverse).
+   */
+  readonly v1beta1Schema?: TSchema;
   readonly printerColumns: readonly PrinterColumn[];
 }
 
@@ -119,6 +124,37 @@ export function structuralProblems(schema: JsonSchema, path = ''): string[] {
 /** A CustomResourceDefinition as a plain JSON object, typed down to the schema (which stays JSON). */
 export type CrdJson = ReturnType<typeof crdObject>;
 
+/** The webhook Service the API server sends ConversionReviews to. */
+export interface ConversionService {
+  readonly name: string;
+  readonly namespace: string;
+}
+
+/**
+ * The Service of a default install (release `nebari-llm-serving` in `nebari-llm-serving-system`).
+ * crds/ cannot be templated by Helm, so this is what the files say; the operator points the CRDs
+ * at its own Service when it injects the CA (src/webhook/conversion-crds.ts).
+ */
+export const DEFAULT_CONVERSION_SERVICE: ConversionService = { name: 'nebari-llm-serving-webhook', namespace: 'nebari-llm-serving-system' };
+
+/** URL path of the conversion webhook on the operator's webhook server. */
+export const CONVERSION_WEBHOOK_PATH = '/convert';
+
+/**
+ * `spec.conversion` of every CRD: a webhook on the operator. No caBundle: the operator (self-managed
+ * certificates) or cert-manager's CA injector writes it, and a field the files never set is never
+ * owned, so re-applying the files (nls crds apply, a GitOps sync) cannot reset it.
+ */
+export function conversionSpec(service: ConversionService = DEFAULT_CONVERSION_SERVICE) {
+  return {
+    strategy: 'Webhook' as const,
+    webhook: {
+      conversionReviewVersions: ['v1'],
+      clientConfig: { service: { name: service.name, namespace: service.namespace, path: CONVERSION_WEBHOOK_PATH, port: 443 } },
+    },
+  };
+}
+
 /** The CustomResourceDefinition of one kind, as a plain JSON object. */
 export function crdObject(def: KindDefinition) {
   return {
@@ -152,7 +188,20 @@ export function crdObject(def: KindDefinition) {
           subresources: { status: {} },
           additionalPrinterColumns: def.printerColumns.map((c) => ({ ...c })),
         },
+        ...(def.v1beta1Schema
+          ? [
+              {
+                name: API_VERSION_V1BETA1,
+                served: true,
+                storage: false,
+                schema: { openAPIV3Schema: rootSchema(def.v1beta1Schema) },
+                subresources: { status: {} },
+                additionalPrinterColumns: def.printerColumns.map((c) => ({ ...c })),
+              },
+            ]
+          : []),
       ],
+      ...(def.v1beta1Schema ? { conversion: conversionSpec() } : {}),
     },
   };
 }

@@ -1,6 +1,7 @@
 // The kinds' schemas agree with their TypeScript types, their examples and their defaults.
 import Ajv from 'ajv';
 import {
+  AgentDeploymentV1beta1Schema,
   AGENTDEPLOYMENT_DEFINITION,
   AGENTDEPLOYMENT_KIND,
   API_GROUP_VERSION,
@@ -126,7 +127,7 @@ describe('types and schema agree', () => {
   });
 
   it('finds each kind by name', () => {
-    expect(kindDefinition(AGENTDEPLOYMENT_KIND)).toBe(AGENTDEPLOYMENT_DEFINITION);
+    expect(kindDefinition(AGENTDEPLOYMENT_KIND)).toEqual({ ...AGENTDEPLOYMENT_DEFINITION, v1beta1Schema: AgentDeploymentV1beta1Schema });
     expect(kindDefinition('Deployment')).toBeUndefined();
   });
 });
