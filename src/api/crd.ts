@@ -132,8 +132,8 @@ export interface ConversionService {
 
 /**
  * The Service of a default install (release `nebari-llm-serving` in `nebari-llm-serving-system`).
- * crds/ cannot be templated by Helm, so this is what the files say; the operator points the CRDs
- * at its own Service when it injects the CA (src/webhook/conversion-crds.ts).
+ * crds/ cannot be templated by Helm, so this is what the files say; another release name or
+ * namespace needs the CRDs' clientConfig.service changed to match (docs/api-versions.md).
  */
 export const DEFAULT_CONVERSION_SERVICE: ConversionService = { name: 'nebari-llm-serving-webhook', namespace: 'nebari-llm-serving-system' };
 

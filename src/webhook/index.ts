@@ -2,7 +2,9 @@
 // obtains a serving certificate (self-managed or mounted from cert-manager), listens, and keeps
 // certificates, CA injection and readiness up to date until closed.
 import type * as k8s from '@kubernetes/client-node';
+import { CONVERSION_WEBHOOK_PATH } from '../api/crd';
 import { admissionRoutes } from './admission';
+import { combinedConfigurations, kubernetesConversionCrds } from './conversion-crds';
 import { agentDeploymentAdmission } from './agentdeployment';
 import type { RotationPolicy } from './certificate-rotation';
 import { serviceDnsNames } from './certificates';
@@ -43,6 +45,8 @@ export interface WebhookServerOptions {
   readonly log?: Logger;
   /** Cluster reads of the rules. @default the API server through `kubeConfig` */
   readonly lookups?: ClusterLookups;
+  /** Told how long each ConversionReview took (tests record latency with it). */
+  readonly onConversion?: (durationMs: number, objects: number) => void;
 }
 
 export interface WebhookServer {
@@ -64,7 +68,10 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const readiness = new ReadinessGate();
   // One keep-alive pool for every lookup: admission must answer within the API server's timeout.
   const rest = new KubeRest(options.kubeConfig);
-  const configurations = kubernetesWebhookConfigurations(rest, settings.webhookConfigurations);
+  const configurations = combinedConfigurations(
+    kubernetesWebhookConfigurations(rest, settings.webhookConfigurations),
+    kubernetesConversionCrds(rest, settings.conversionCrds),
+  );
   const routes = admissionRoutes(admittedKinds, {
     operatorNamespace: settings.namespace,
     agentNamespaces: settings.agentNamespaces,
@@ -131,14 +138,22 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   if (!current.first) throw new Error('no serving certificate was obtained');
   let listening: AdmissionServer;
   try {
-    listening = await listenAdmissionServer({ routes, certificate: current.first, host: options.host, port: settings.port, log });
+    listening = await listenAdmissionServer({
+      routes,
+      conversionPath: CONVERSION_WEBHOOK_PATH,
+      onConversion: options.onConversion,
+      certificate: current.first,
+      host: options.host,
+      port: settings.port,
+      log,
+    });
   } catch (error) {
     stopCertificates();
     rest.close();
     throw error;
   }
   current.server = listening;
-  log.info('webhook server listening', { port: listening.port, certMode: settings.certMode, paths: [...routes.keys()] });
+  log.info('webhook server listening', { port: listening.port, certMode: settings.certMode, paths: [...routes.keys(), CONVERSION_WEBHOOK_PATH] });
 
   return {
     port: listening.port,

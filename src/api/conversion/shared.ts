@@ -78,7 +78,12 @@ export interface RestoreEntry {
   readonly mapped?: Json;
 }
 
-/** Paths where `original` and `mapped` differ, descending only where both hold an object; apiVersion and metadata are left out. */
+/**
+ * Paths where `original` and `mapped` differ; apiVersion and metadata are left out. It descends
+ * where both hold an object, and where only the original holds a non-empty one, so that each
+ * entry covers one leaf: a client adding a sibling in the other version (a nodeSelector beside the
+ * recorded extraArgs) then leaves the record current.
+ */
 export function differences(original: JsonObject, mapped: JsonObject, path: string[] = []): RestoreEntry[] {
   const entries: RestoreEntry[] = [];
   const keys = [...new Set([...Object.keys(original), ...Object.keys(mapped)])].sort();
@@ -88,6 +93,7 @@ export function differences(original: JsonObject, mapped: JsonObject, path: stri
     const b = mapped[key];
     const at = [...path, key];
     if (isObject(a) && isObject(b)) entries.push(...differences(a, b, at));
+    else if (isObject(a) && !(key in mapped) && Object.keys(a).length > 0) entries.push(...differences(a, {}, at));
     else if (!(key in original) || !(key in mapped) || !deepEqual(a, b)) {
       entries.push({ path: at, ...(key in original ? { value: a } : {}), ...(key in mapped ? { mapped: b } : {}) });
     }

@@ -110,6 +110,18 @@ describe('the design table of docs/api-versions.md', () => {
     expect(convert(beta, ALPHA)).toStrictEqual(alpha);
   });
 
+  it('a v1beta1 client adding a field beside a recorded one keeps the record current', () => {
+    const alpha = {
+      apiVersion: ALPHA,
+      kind: 'LLMModel',
+      metadata: meta,
+      spec: { model: { name: 'm', source: 'huggingface' }, resources: { gpu: { count: 0 } }, access: { public: true }, serving: { vllmArgs: ['--a'] }, advanced: { vllm: { extraArgs: ['--b'] } } },
+    };
+    const beta = convert(alpha, BETA);
+    (beta.spec as JsonObject).scheduling = { nodeSelector: { pool: 'h100' } };
+    expect(convert(beta, ALPHA).spec).toStrictEqual({ ...alpha.spec, advanced: { vllm: { extraArgs: ['--b'], nodeSelector: { pool: 'h100' } } } });
+  });
+
   it('a v1beta1 client changing a recorded field wins: the stale record is dropped, nothing is applied twice', () => {
     const alpha = {
       apiVersion: ALPHA,
