@@ -7,6 +7,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { kubeObject } from './kube-object';
 import { clusterMeta, namespacedMeta } from './labels';
+import { CRD_NAMES } from '../src/api/kinds';
 import { API_GROUP, objectNames } from './names';
 import { OPERATOR_COMPONENT, serviceAccountName } from './operator';
 import { RenderContext } from './render-context';
@@ -95,6 +96,8 @@ export function clusterRules(ctx: RenderContext) {
   return [
     // Detects missing gateway/provider CRDs so models degrade with a condition instead of failing.
     { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: READ },
+    // caBundle of the conversion webhook in our own CRDs only (self-managed certificates).
+    { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: [...CRD_NAMES], verbs: ['patch'] },
     // The webhooks' confused-deputy check asks whether the requesting user may read a Secret.
     { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
     // caBundle injection into our own configurations only; the guard is readable for status checks.

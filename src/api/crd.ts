@@ -137,6 +137,12 @@ export interface ConversionService {
  */
 export const DEFAULT_CONVERSION_SERVICE: ConversionService = { name: 'nebari-llm-serving-webhook', namespace: 'nebari-llm-serving-system' };
 
+/**
+ * cert-manager mode: the CA injector copies the CA of this Certificate (the default release's
+ * webhook Certificate) into the CRDs' conversion caBundle. Without cert-manager it is inert.
+ */
+export const CONVERSION_CA_INJECTION = { 'cert-manager.io/inject-ca-from': 'nebari-llm-serving-system/nebari-llm-serving-webhook' };
+
 /** URL path of the conversion webhook on the operator's webhook server. */
 export const CONVERSION_WEBHOOK_PATH = '/convert';
 
@@ -167,6 +173,7 @@ export function crdObject(def: KindDefinition) {
         'app.kubernetes.io/part-of': 'nebari-llm-serving',
         'app.kubernetes.io/version': version,
       },
+      ...(def.v1beta1Schema ? { annotations: { ...CONVERSION_CA_INJECTION } } : {}),
     },
     spec: {
       group: API_GROUP,

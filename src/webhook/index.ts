@@ -68,10 +68,15 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const readiness = new ReadinessGate();
   // One keep-alive pool for every lookup: admission must answer within the API server's timeout.
   const rest = new KubeRest(options.kubeConfig);
-  const configurations = combinedConfigurations(
-    kubernetesWebhookConfigurations(rest, settings.webhookConfigurations),
-    kubernetesConversionCrds(rest, settings.conversionCrds),
-  );
+  const admissionConfigurations = kubernetesWebhookConfigurations(rest, settings.webhookConfigurations);
+  // Self-managed: our CA goes into the CRDs too, and readiness waits for it. With cert-manager the
+  // CA injector fills the CRDs from their inject-ca-from annotation, which names the default
+  // release's Certificate; readiness stays with the admission configurations, so an install under
+  // another name still becomes ready (its v1beta1 reads fail until the annotation is corrected).
+  const configurations =
+    settings.certMode === 'self-managed'
+      ? combinedConfigurations(admissionConfigurations, kubernetesConversionCrds(rest, settings.conversionCrds))
+      : admissionConfigurations;
   const routes = admissionRoutes(admittedKinds, {
     operatorNamespace: settings.namespace,
     agentNamespaces: settings.agentNamespaces,

@@ -124,6 +124,10 @@ describe.each(KIND_DEFINITIONS.map((d) => [d.kind, d] as const))('the %s CRD ser
     expect((crd.spec.versions[1].schema.openAPIV3Schema.properties as Record<string, JsonSchema>).apiVersion.description).toContain('llm.nebari.dev/v1beta1');
   });
 
+  it('asks cert-manager\'s CA injector for the default release\'s webhook CA (inert without cert-manager)', () => {
+    expect(crd.metadata.annotations).toEqual({ 'cert-manager.io/inject-ca-from': 'nebari-llm-serving-system/nebari-llm-serving-webhook' });
+  });
+
   it('converts through the operator webhook at /convert, with no caBundle the files would own', () => {
     expect(crd.spec.conversion).toEqual({
       strategy: 'Webhook',

@@ -13,10 +13,18 @@ describe('operator RBAC', () => {
   test('the ClusterRole holds only cluster-scoped rights: CRDs, SubjectAccessReviews, our webhook configurations by name', () => {
     expect(clusterRole.rules.map((r: Rule) => `${r.apiGroups.join()}/${r.resources.join()}`)).toEqual([
       'apiextensions.k8s.io/customresourcedefinitions',
+      'apiextensions.k8s.io/customresourcedefinitions',
       'authorization.k8s.io/subjectaccessreviews',
       'admissionregistration.k8s.io/validatingwebhookconfigurations',
       'admissionregistration.k8s.io/mutatingwebhookconfigurations',
     ]);
+    // Only our own CRDs may be patched (the conversion webhook's caBundle).
+    expect(clusterRole.rules[1]).toEqual({
+      apiGroups: ['apiextensions.k8s.io'],
+      resources: ['customresourcedefinitions'],
+      resourceNames: ['llmmodels.llm.nebari.dev', 'passthroughmodels.llm.nebari.dev', 'agentdeployments.llm.nebari.dev'],
+      verbs: ['patch'],
+    });
   });
 
   test('everything namespaced is granted in the release namespace only, with no escalation', () => {
