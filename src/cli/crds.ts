@@ -69,9 +69,9 @@ export function crdChangeProblems(live: CrdObject | undefined, desired: CrdObjec
   for (const version of live.spec.versions) {
     const next = wanted.get(version.name);
     if (!next && stored.includes(version.name)) {
-      problems.push(`${name}: version ${version.name} is listed in status.storedVersions but the new CRD drops it; migrate the stored objects to ${desiredStorage(desired)} and remove ${version.name} from storedVersions first`);
+      problems.push(`${name}: version ${version.name} is listed in status.storedVersions but the new CRD drops it; migrate the stored objects to ${desiredStorage(desired)} and remove ${version.name} from storedVersions first: nls storage migrate --crd ${name}`);
     } else if (version.served && (!next || !next.served) && objectsExist(version.name)) {
-      problems.push(`${name}: version ${version.name} has objects but the new CRD ${next ? 'stops serving' : 'drops'} it; migrate them to ${desiredStorage(desired)} first`);
+      problems.push(`${name}: version ${version.name} has objects but the new CRD ${next ? 'stops serving' : 'drops'} it; migrate them to ${desiredStorage(desired)} first: nls storage migrate --crd ${name}`);
     }
   }
   return problems;
@@ -85,7 +85,7 @@ function condition(crd: CrdObject | undefined, type: string) {
   return crd?.status?.conditions?.find((c) => c.type === type);
 }
 
-/** Whether any object of `crd` can be listed at `version`. */
+/** Whether any object of `crd` can be listed at `version` (objects exist in every served version alike). */
 async function objectsExistAt(rest: KubeRest, crd: CrdObject, version: string): Promise<boolean> {
   const list = await rest.request<{ items: unknown[] }>('GET', `/apis/${crd.spec.group}/${version}/${crd.spec.names.plural}`, { query: { limit: '1' } });
   return list.items.length > 0;
@@ -96,9 +96,11 @@ export async function checkCrds(rest: KubeRest, crds: readonly CrdObject[], note
   const problems: string[] = [];
   for (const crd of crds) {
     const live = (await rest.get({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: crd.metadata.name } })) as CrdObject | undefined;
-    const existing = new Map<string, boolean>();
-    for (const v of live?.spec.versions ?? []) if (v.served) existing.set(v.name, await objectsExistAt(rest, live!, v.name));
-    problems.push(...crdChangeProblems(live, crd, (v) => existing.get(v) ?? false));
+    // Every served version lists the same objects; asking in the storage version needs no
+    // conversion webhook, which may not answer yet (or ever, for an operator being replaced).
+    const storage = live?.spec.versions.find((v) => v.storage && v.served)?.name;
+    const anyObjects = live && storage ? await objectsExistAt(rest, live, storage) : false;
+    problems.push(...crdChangeProblems(live, crd, () => anyObjects));
     note(`${crd.metadata.name}: ${live ? `installed (versions ${live.spec.versions.map((v) => v.name).join(', ')}), will be updated` : 'not installed, will be created'}`);
   }
   if (problems.length > 0) throw new RefusedError(`unsafe CRD change, nothing applied:\n      ${problems.join('\n      ')}`);

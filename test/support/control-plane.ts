@@ -41,6 +41,8 @@ export interface ControlPlane {
   /** The admin kubeconfig file (user `admin`, group `system:masters`). */
   readonly kubeconfigPath: string;
   readonly server: string;
+  /** etcd's client URL (plain HTTP on loopback), for tests that check how objects are stored. */
+  readonly etcdUrl: string;
   /** Users without any RBAC grant (`alice`, `bob`). */
   readonly users: readonly TestUser[];
   kubeConfig(): k8s.KubeConfig;
@@ -258,6 +260,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       dir,
       kubeconfigPath,
       server,
+      etcdUrl,
       users,
       node,
       auditLog: realNode ? auditLog : undefined,

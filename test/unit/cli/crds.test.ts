@@ -26,8 +26,8 @@ describe('crdChangeProblems', () => {
   });
 
   test.each([
-    ['drops a stored version', crd([v1alpha1], {}, ['v1alpha1']), crd([v1beta1]), none, /version v1alpha1 is listed in status.storedVersions but the new CRD drops it; migrate the stored objects to v1beta1/],
-    ['drops a served version that has objects', crd([v1alpha1, { ...v1beta1, storage: false }], {}, ['v1alpha1']), crd([{ ...v1alpha1 }]), some, /version v1beta1 has objects but the new CRD drops it; migrate them to v1alpha1 first/],
+    ['drops a stored version', crd([v1alpha1], {}, ['v1alpha1']), crd([v1beta1]), none, /version v1alpha1 is listed in status.storedVersions but the new CRD drops it; migrate the stored objects to v1beta1 and remove v1alpha1 from storedVersions first: nls storage migrate --crd llmmodels\.llm\.nebari\.dev$/],
+    ['drops a served version that has objects', crd([v1alpha1, { ...v1beta1, storage: false }], {}, ['v1alpha1']), crd([{ ...v1alpha1 }]), some, /version v1beta1 has objects but the new CRD drops it; migrate them to v1alpha1 first: nls storage migrate --crd llmmodels\.llm\.nebari\.dev$/],
     ['stops serving a version that has objects', crd([v1alpha1], {}, []), crd([{ ...v1alpha1, served: false }]), some, /version v1alpha1 has objects but the new CRD stops serving it/],
     ['changes the scope', crd([v1alpha1]), crd([v1alpha1], { scope: 'Cluster' }), none, /spec.scope would change from Namespaced to Cluster/],
     ['changes the group', crd([v1alpha1]), crd([v1alpha1], { group: 'llm.example.com' }), none, /spec.group would change/],
