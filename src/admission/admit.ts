@@ -118,7 +118,8 @@ export async function admitWith<T>(
     lookups: offline.lookups ?? offlineLookups(offline.objects ?? []),
   };
   const withNamespace = (o: Record<string, unknown>) => {
-    const copy = structuredClone(o);
+    // As the API server sees it: plain JSON (no undefined, no holes in lists).
+    const copy = JSON.parse(JSON.stringify(o)) as Record<string, unknown>;
     const metadata = isRecord(copy.metadata) ? copy.metadata : {};
     copy.metadata = { ...metadata, namespace: typeof metadata.namespace === 'string' && metadata.namespace ? metadata.namespace : offline.operatorNamespace };
     // The status subresource owns status: the main resource never writes it.
@@ -152,6 +153,7 @@ export async function admitWith<T>(
   const structural = schemaProblems(schema, object as Json);
   const problems: Problem[] = [...metadataProblems(object), ...structural];
   if (!blocksCelRules(structural)) problems.push(...celRuleProblems(schema, object as Json, old as Json | undefined));
+  else problems.push({ field: '', message: 'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation', source: 'schema' });
   if (problems.length > 0) return done(problems.map(({ field, message, source }) => ({ field, message, source })), [], unknownFields);
 
   const verdict = await rules.validate(request<T>(def.kind, object, old), context);

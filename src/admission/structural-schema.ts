@@ -156,7 +156,8 @@ export function schemaProblems(schema: JsonSchema, value: Json, at: PathStep[] =
     for (const [key, child] of Object.entries(value)) {
       if (at.length === 0 && key === 'metadata') continue;
       if (props?.[key]) problems.push(...schemaProblems(props[key], child, [...at, { property: key }]));
-      else if (values) problems.push(...schemaProblems(values, child, [...at, { key }]));
+      // The OpenAPI validator names map entries like properties (`nodeSelector.a`); CEL uses `[a]`.
+      else if (values) problems.push(...schemaProblems(values, child, [...at, { property: key }]));
     }
   }
   return problems;
