@@ -15,6 +15,7 @@ import { type JsonSchema, kindDefinition } from '../../src/api';
 import { installCRDs, kubeConfig, uniqueName } from '../support/cluster';
 import { repoRoot } from '../support/tools';
 import { collectionPath, kubeRequest } from '../support/webhook/kube-raw';
+import { fuzzSeeds } from '../support/webhook/fuzz-seeds';
 import { type WebhookEnvironment, crdDirectory, createNamespace, selectorLabel, startWebhookEnvironment } from '../support/webhook/webhook-env';
 import { ACCEPTED_HOSTNAMES, INVALID_CASES, OBJECTS_AT_BOUNDS, UPSTREAM_OBJECTS, agentDeployment, llmModel, passthroughModel } from './crds-cases';
 
@@ -38,8 +39,9 @@ interface Verdict {
   readonly fields?: string[];
   /** Webhook refusal: the message after "denied the request: ". */
   readonly message?: string;
-  /** Admitted: the stored spec. */
+  /** Admitted: the stored spec and the warnings returned. */
   readonly spec?: unknown;
+  readonly warnings?: string[];
   /** For the failure report only. */
   readonly detail: string;
 }
@@ -157,6 +159,13 @@ function casesWithoutModels(): Case[] {
   cases.push({ source: 'webhook', name: 'emptyDir with preload (a warning only)', object: llmModel('scratch', { model: { storage: { type: 'emptyDir' }, preload: true } }) });
   cases.push({ source: 'webhook', name: 'LLMModel without a spec', object: { apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'LLMModel', metadata: { name: 'no-spec' } } });
   cases.push({ source: 'webhook', name: 'Bedrock with a non-AWS proxy host', object: passthroughModel('bedrock-proxy2', { provider: { hostname: 'proxy.corp.example', credentialSecretName: null, backend: { type: 'Bedrock', bedrock: { region: 'eu-west-1' } } } }) });
+  // The webhook-admission test's objects.
+  cases.push({ source: 'webhook', name: 'Anthropic host name defaulted', object: passthroughModel('claude', { provider: { hostname: null, backend: { type: 'Anthropic' } } }) });
+  cases.push({ source: 'webhook', name: 'host name label over 63 characters', object: passthroughModel('longlabel', { provider: { hostname: `${'a'.repeat(64)}.example.com` } }) });
+  cases.push({ source: 'webhook', name: 'upper-case host name with a trailing dot (a warning)', object: passthroughModel('upper', { provider: { hostname: 'API.OpenAI.com.' } }) });
+  cases.push({ source: 'webhook', name: 'port 80 (a warning)', object: passthroughModel('port80', { provider: { port: 80 } }) });
+  // The webhook-fuzz seeds, unchanged.
+  for (const seed of fuzzSeeds('')) if (seed.kind !== 'AgentDeployment') cases.push({ source: 'webhook-fuzz seeds', name: `fuzz seed ${String(seed.kind)}`, object: seed });
   return cases;
 }
 
@@ -171,6 +180,15 @@ function casesWithModels(): Case[] {
   cases.push({ source: 'webhook', name: 'agent overrides outside the allow-list', object: agentDeployment('bad-override', { provider: { overrides: { workload: { podSecurityContext: { privileged: true } } } } }) });
   cases.push({ source: 'webhook', name: 'LLMModel sharing a PassthroughModel name', object: llmModel('openai') });
   cases.push({ source: 'webhook', name: 'PassthroughModel sharing an LLMModel name', object: passthroughModel('qwen3-8b') });
+  const external = { modelRef: null, externalAPI: { type: 'custom', baseURL: 'https://llm.example.com/v1', modelName: 'm' } };
+  cases.push({ source: 'webhook', name: 'external API URL with port 0', object: agentDeployment('badport', { model: { ...external, externalAPI: { ...external.externalAPI, baseURL: 'http://llm.example.com:0/v1' } } }), where: 'team' });
+  const overrides = { workload: { podSecurityContext: { runAsNonRoot: true } }, container: { securityContext: { capabilities: { drop: ['ALL'] } } } };
+  cases.push({ source: 'webhook', name: 'hardening overrides', object: agentDeployment('hardened', { model: external, provider: { overrides } }), where: 'team' });
+  cases.push({ source: 'webhook', name: 'privileged override', object: agentDeployment('privileged', { model: external, provider: { overrides: { container: { securityContext: { privileged: true } } } } }), where: 'team' });
+  cases.push({ source: 'webhook', name: 'added capabilities', object: agentDeployment('caps', { model: external, provider: { overrides: { container: { securityContext: { capabilities: { add: ['NET_ADMIN'] } } } } } }), where: 'team' });
+  cases.push({ source: 'webhook', name: 'external API without credentials (a warning)', object: agentDeployment('nokey', { model: { modelRef: null, externalAPI: { type: 'openai', baseURL: 'https://api.openai.com/v1', modelName: 'gpt-4o' } } }), where: 'team' });
+  cases.push({ source: 'webhook', name: 'job agent with a port (a warning)', object: agentDeployment('job-port', { lifecycle: 'job', port: 9000 }) });
+  for (const seed of fuzzSeeds('')) if (seed.kind === 'AgentDeployment') cases.push({ source: 'webhook-fuzz seeds', name: 'fuzz seed AgentDeployment', object: seed });
   return cases;
 }
 
@@ -181,6 +199,9 @@ function namespaceOf(c: Case): string {
 function placed(object: Obj, namespace: string): Obj {
   return { ...object, metadata: { ...(object.metadata as Obj), namespace } };
 }
+
+/** Node reads header values as Latin-1; the API server writes warnings in UTF-8 (e.g. '×'). */
+const utf8 = (header: string) => Buffer.from(header, 'latin1').toString('utf8');
 
 async function serverVerdict(c: Case): Promise<Verdict> {
   const namespace = namespaceOf(c);
@@ -198,7 +219,7 @@ async function serverVerdict(c: Case): Promise<Verdict> {
     response = await kubeRequest(admin, 'POST', `${collection}?dryRun=All`, object);
   }
   const body = response.body as { message?: string; spec?: unknown; details?: { causes?: Array<{ field?: string; message?: string }> } };
-  if (response.status === 200 || response.status === 201) return { admitted: true, spec: body.spec, detail: `admitted (${response.status})` };
+  if (response.status === 200 || response.status === 201) return { admitted: true, spec: body.spec, warnings: response.warnings.map(utf8).sort(), detail: `admitted (${response.status})` };
   const message = String(body.message ?? '');
   const denied = /admission webhook "[^"]+" denied the request: ([\s\S]*)$/.exec(message);
   if (denied) return { admitted: false, stage: 'webhook', message: denied[1], detail: `${response.status} ${message}` };
@@ -212,7 +233,7 @@ async function offlineVerdict(c: Case, cluster: Obj[]): Promise<{ verdict: Verdi
   const context = { operatorNamespace: env.operatorNamespace, agentNamespaces: [team], objects: cluster };
   const result = await admit(placed(c.object, namespace), context, c.before ? placed(c.before, namespace) : undefined);
   const text = result.problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)).join(' | ');
-  if (result.admitted) return { verdict: { admitted: true, spec: result.object.spec, detail: 'admitted' }, result };
+  if (result.admitted) return { verdict: { admitted: true, spec: result.object.spec, warnings: [...result.warnings].sort(), detail: 'admitted' }, result };
   if (result.problems.every((p) => p.source === 'webhook')) {
     return { verdict: { admitted: false, stage: 'webhook', message: denialMessage(result.problems.map((p) => p.message)), detail: text }, result };
   }
