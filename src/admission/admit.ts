@@ -150,7 +150,7 @@ export async function admitWith<T>(
   const unknownFields = await defaulted(def, rules, object, old, context);
 
   const schema = kindSchema(def);
-  const structural = schemaProblems(schema, object as Json);
+  const structural = schemaProblems(schema, object as Json, [], old as Json | undefined);
   const problems: Problem[] = [...metadataProblems(object), ...structural];
   if (!blocksCelRules(structural)) problems.push(...celRuleProblems(schema, object as Json, old as Json | undefined));
   else problems.push({ field: '', message: 'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation', source: 'schema' });

@@ -5,6 +5,7 @@
 // parsed and planned once and kept.
 import { type CelInput, type CelResult, celEnv, CelScalar, isCelError, parse, plan } from '@bufbuild/cel';
 import type { JsonSchema } from '../api/crd';
+import { jsonEqual } from '../webhook/json-patch';
 import { celOptional, kubernetesCelFunctions } from './cel-library';
 import { type PathStep, formatPath, parseRelativeFieldPath } from './field-path';
 import { re2 } from './regex';
@@ -101,16 +102,22 @@ function ruleMessage(rule: ValidationRule, bindings: { self: CelInput; oldSelf: 
   return rule.message ?? `failed rule: ${rule.rule}`;
 }
 
-/** Evaluates every rule of `schema` on `value` (and the rules below it); `old` is the old object's value at the same path. */
+/**
+ * Evaluates every rule of `schema` on `value` (and the rules below it); `old` is the old object's
+ * value at the same path (undefined when absent or on CREATE).
+ */
 export function celRuleProblems(schema: JsonSchema, value: Json, old: Json | undefined, at: PathStep[] = []): Problem[] {
   const problems: Problem[] = [];
   const rules = (schema['x-kubernetes-validations'] as ValidationRule[] | undefined) ?? [];
   if (rules.length > 0) {
     const self = celValue(schema, value, at.length === 0);
     const oldValue = old === undefined ? undefined : celValue(schema, old, at.length === 0);
+    // Validation ratcheting: on UPDATE, a rule that does not read oldSelf is not re-checked on an unchanged value.
+    const unchanged = old !== undefined && jsonEqual(value, old);
     for (const rule of rules) {
       const transition = readsOldSelf(rule.rule);
       if (transition && !rule.optionalOldSelf && oldValue === undefined) continue;
+      if (!transition && unchanged) continue;
       const bindings = { self, oldSelf: (rule.optionalOldSelf ? celOptional(oldValue) : (oldValue ?? null)) as CelInput };
       const result = celProgram(rule.rule)(bindings);
       if (result === true) continue;

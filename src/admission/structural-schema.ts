@@ -4,6 +4,7 @@
 // with the API server's field paths and wording.
 import type { JsonSchema } from '../api/crd';
 import { type PathStep, formatPath } from './field-path';
+import { jsonEqual } from '../webhook/json-patch';
 import { re2 } from './regex';
 import type { Problem } from './result';
 
@@ -98,8 +99,13 @@ export function shownValue(value: unknown): string {
   return '"object"';
 }
 
-/** The OpenAPI checks of `schema` on `value`; every problem names its field. */
-export function schemaProblems(schema: JsonSchema, value: Json, at: PathStep[] = []): SchemaProblem[] {
+/**
+ * The OpenAPI checks of `schema` on `value`; every problem names its field. `old` is the old
+ * object's value at the same path on UPDATE: an unchanged value is not checked again (the API
+ * server's validation ratcheting), so objects stored before a stricter schema can still be updated.
+ */
+export function schemaProblems(schema: JsonSchema, value: Json, at: PathStep[] = [], old?: Json): SchemaProblem[] {
+  if (old !== undefined && jsonEqual(value, old)) return [];
   const field = formatPath(at);
   const problems: SchemaProblem[] = [];
   const add = (type: SchemaErrorType, message: string) => problems.push({ field, message, source: 'schema', type });
@@ -155,9 +161,10 @@ export function schemaProblems(schema: JsonSchema, value: Json, at: PathStep[] =
     const values = mapValues(schema);
     for (const [key, child] of Object.entries(value)) {
       if (at.length === 0 && key === 'metadata') continue;
-      if (props?.[key]) problems.push(...schemaProblems(props[key], child, [...at, { property: key }]));
+      const oldChild = isObject(old) ? old[key] : undefined;
+      if (props?.[key]) problems.push(...schemaProblems(props[key], child, [...at, { property: key }], oldChild));
       // The OpenAPI validator names map entries like properties (`nodeSelector.a`); CEL uses `[a]`.
-      else if (values) problems.push(...schemaProblems(values, child, [...at, { property: key }]));
+      else if (values) problems.push(...schemaProblems(values, child, [...at, { property: key }], oldChild));
     }
   }
   return problems;

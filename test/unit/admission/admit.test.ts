@@ -75,3 +75,19 @@ describe('admit', () => {
     expect((await admit({ ...agent, kind: 'Agent' }, { operatorNamespace })).problems[0]).toMatchObject({ field: 'kind' });
   });
 });
+
+describe('validation ratcheting on UPDATE', () => {
+  // An object stored before a stricter rule (here: a storage size the CRD now refuses).
+  const stored = llm('qwen', { model: { name: 'Qwen/Qwen3-8B', source: 'huggingface', storage: { size: '0Gi' } } });
+
+  test('an unchanged invalid value does not block an update of other fields', async () => {
+    const relabelled = llm('qwen', { model: { name: 'Qwen/Qwen3-8B', source: 'huggingface', storage: { size: '0Gi' } }, access: { groups: ['a'] } });
+    expect((await admit(relabelled, { operatorNamespace }, stored)).problems).toEqual([]);
+    expect((await admit(relabelled, { operatorNamespace })).problems.map((p) => p.field)).toEqual(['spec.model.storage.size']);
+  });
+
+  test('a changed value is checked', async () => {
+    const changed = llm('qwen', { model: { name: 'Qwen/Qwen3-8B', source: 'huggingface', storage: { size: '-1Gi' } } });
+    expect((await admit(changed, { operatorNamespace }, stored)).problems.map((p) => p.field)).toEqual(['spec.model.storage.size']);
+  });
+});
