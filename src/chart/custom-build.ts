@@ -94,7 +94,8 @@ async function admitModels(models: Record<string, unknown>[], namespace: string)
     const result = await admit(object, { operatorNamespace: namespace, objects: others });
     const own = [
       ...result.unknownFields.map((f) => `${at}.${f}: unknown field; remove it (the API server would drop it)`),
-      ...result.problems.map((p) => `${at}${describeProblem(p) ? `.${describeProblem(p)}` : ''}`),
+      // A problem with a field reads `models[i].spec.x: …`; one about the whole object `models[i]: …`.
+      ...result.problems.map((p) => (p.field ? `${at}.${describeProblem(p)}` : `${at}: ${describeProblem(p)}`)),
     ];
     problems.push(...own);
     if (own.length === 0) admitted.push(plainCopy(result.object) as unknown as GatewayModel);
