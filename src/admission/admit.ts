@@ -60,7 +60,37 @@ function metadataProblems(object: Record<string, unknown>): Problem[] {
     );
   }
   if (typeof metadata.namespace !== 'string' || metadata.namespace === '') add('metadata.namespace', 'Required value');
+  for (const [which, map] of [['labels', metadata.labels], ['annotations', metadata.annotations]] as const) {
+    if (!isRecord(map)) continue;
+    for (const [key, value] of Object.entries(map)) {
+      // Annotation keys are checked in lower case (the API server lower-cases them first).
+      const keyProblem = qualifiedNameProblem(which === 'annotations' ? key.toLowerCase() : key);
+      if (keyProblem) add(`metadata.${which}`, `Invalid value: "${key}": ${keyProblem}`);
+      if (which === 'labels' && typeof value === 'string' && (value.length > 63 || !labelValue.test(value))) {
+        add(
+          `metadata.${which}`,
+          `Invalid value: "${value}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63 characters)`,
+        );
+      }
+    }
+  }
   return problems;
+}
+
+// Label values and the name part of label and annotation keys (Kubernetes' qualified names).
+const labelValue = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const qualifiedNamePart = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+
+/** Why `key` is not a qualified name (`[prefix/]name`), or undefined. */
+function qualifiedNameProblem(key: string): string | undefined {
+  const parts = key.split('/');
+  if (parts.length > 2) return "a qualified name must consist of an optional DNS subdomain prefix and '/' and a name";
+  const [prefix, name] = parts.length === 2 ? parts : [undefined, parts[0]];
+  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !dnsSubdomain.test(prefix))) return 'prefix part must be a lowercase RFC 1123 subdomain';
+  if (name.length === 0 || name.length > 63 || !qualifiedNamePart.test(name)) {
+    return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63 characters)";
+  }
+  return undefined;
 }
 
 /** What the mutating and validating webhooks would be sent. */

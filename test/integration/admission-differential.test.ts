@@ -159,6 +159,15 @@ function casesWithoutModels(): Case[] {
   cases.push({ source: 'webhook', name: 'emptyDir with preload (a warning only)', object: llmModel('scratch', { model: { storage: { type: 'emptyDir' }, preload: true } }) });
   cases.push({ source: 'webhook', name: 'LLMModel without a spec', object: { apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'LLMModel', metadata: { name: 'no-spec' } } });
   cases.push({ source: 'webhook', name: 'Bedrock with a non-AWS proxy host', object: passthroughModel('bedrock-proxy2', { provider: { hostname: 'proxy.corp.example', credentialSecretName: null, backend: { type: 'Bedrock', bedrock: { region: 'eu-west-1' } } } }) });
+  // Metadata the API server validates itself.
+  const withMetadata = (name: string, metadata: Obj) => ({ ...llmModel(name), metadata: { name, ...metadata } });
+  cases.push({ source: 'metadata', name: 'label key with a space', object: withMetadata('lbl-key', { labels: { 'bad key': 'x' } }) });
+  cases.push({ source: 'metadata', name: 'label value with a slash', object: withMetadata('lbl-value', { labels: { app: 'a/b' } }) });
+  cases.push({ source: 'metadata', name: 'label value of 64 characters', object: withMetadata('lbl-long', { labels: { app: 'v'.repeat(64) } }) });
+  cases.push({ source: 'metadata', name: 'prefixed label and annotation keys', object: withMetadata('lbl-ok', { labels: { 'example.com/team': 'ml', empty: '' }, annotations: { 'example.com/note': 'any text at all' } }) });
+  cases.push({ source: 'metadata', name: 'annotation key with an upper-case prefix', object: withMetadata('ann-key', { annotations: { 'Example.com/x': 'y' } }) });
+  cases.push({ source: 'metadata', name: 'annotation key with two slashes', object: withMetadata('ann-slash', { annotations: { 'a/b/c': 'y' } }) });
+  cases.push({ source: 'metadata', name: 'name with upper case', object: withMetadata('Upper', {}) });
   // The webhook-admission test's objects.
   cases.push({ source: 'webhook', name: 'Anthropic host name defaulted', object: passthroughModel('claude', { provider: { hostname: null, backend: { type: 'Anthropic' } } }) });
   cases.push({ source: 'webhook', name: 'host name label over 63 characters', object: passthroughModel('longlabel', { provider: { hostname: `${'a'.repeat(64)}.example.com` } }) });
