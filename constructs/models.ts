@@ -43,7 +43,7 @@ export class StaticModels extends Construct {
   }
 }
 
-/** Cluster settings come from the chart's `platform` values; say so in the message. */
+/** Cluster settings come from the chart's `platform` values, under `values:` in a build config. */
 function formatError(e: TranslationError): string {
-  return e.message.replace(/^context\./, 'values.platform.');
+  return e.message.replace(/^platform\./, 'values.platform.');
 }

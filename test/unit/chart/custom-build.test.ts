@@ -52,9 +52,23 @@ describe('custom build config', () => {
     expect(problems(config).join('\n')).toContain(message);
   });
 
+  test('platform host names with upper case or a trailing root dot are accepted and reach the models normalised', () => {
+    const build = resolveCustomBuild({ values: { platform: { ...platform, baseDomain: 'Example.COM.', internal: { hostname: 'LLM-Internal.Example.com.' } } }, models: [anthropic] });
+    const preview = parseAllDocuments(customBuildFiles(build, { preview: true })[PREVIEW_FILE]).map((d) => d.toJS());
+    const hosts = preview.filter((o) => o.kind === 'AIGatewayRoute').map((o) => o.spec.hostnames ?? o.spec.parentRefs);
+    expect(JSON.stringify(hosts)).toContain('llm.example.com');
+    expect(JSON.stringify(hosts)).toContain('llm-internal.example.com');
+    expect(JSON.stringify(preview)).not.toMatch(/Example|example\.com\./);
+  });
+
+  test('a value that is no host name is refused naming the key', () => {
+    expect(problems({ values: { platform: { baseDomain: 'example_com' } } }).join('\n')).toContain('values.platform.baseDomain');
+    expect(problems({ values: { platform: { external: { hostname: 'llm.example.com..' } } } }).join('\n')).toContain('values.platform.external.hostname');
+  });
+
   test('a model the translation refuses is reported with its index, kind and field', () => {
     const build = resolveCustomBuild({ values: { platform: { baseDomain: 'example.com' } }, models: [anthropic] });
-    expect(() => customBuildFiles(build)).toThrow(/models\[0\] \(PassthroughModel nebari-llm-serving-system\/anthropic\): spec\.endpoints\.internal\.enabled/);
+    expect(() => customBuildFiles(build)).toThrow(/models\[0\] \(PassthroughModel nebari-llm-serving-system\/anthropic\): spec\.endpoints\.internal\.enabled: .*set the chart value platform\.jwt\.issuer/);
   });
 });
 
