@@ -247,14 +247,36 @@ describe('deploy/ bundles for kubectl users, applied in the guarded-upgrade orde
 });
 
 describe('examples/argocd-application.yaml', () => {
+  /** The Argo CD v3.5.1 Application CRD and the argocd namespace (idempotent). */
+  const argoCd = async () => {
+    await installCRDs([path.join(upstreamCrdPaths()[0], '..', '..', 'argo-cd', 'v3.5.1', 'application-crd.yaml')], plane.kubeConfig());
+    await applyObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'argocd' } }, { kubeConfig: plane.kubeConfig() });
+  };
+
   test('is admitted by the Argo CD v3.5.1 Application CRD and stored unpruned', async () => {
     const kc = plane.kubeConfig();
-    await installCRDs([path.join(upstreamCrdPaths()[0], '..', '..', 'argo-cd', 'v3.5.1', 'application-crd.yaml')], kc);
+    await argoCd();
     const [app] = docs(fs.readFileSync(path.join(repoRoot, 'examples', 'argocd-application.yaml'), 'utf8'));
     expect(app.spec).toMatchObject({ source: { chart: 'nebari-llm-serving', targetRevision: JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).version }, syncPolicy: { syncOptions: expect.arrayContaining(['ServerSideApply=true', 'CreateNamespace=true']) } });
     expect(app.metadata).toMatchObject({ annotations: { 'argocd.argoproj.io/sync-wave': expect.any(String) } });
     await applyObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: app.metadata.namespace! } }, { kubeConfig: kc });
     const stored = await applyObject(app, { kubeConfig: kc });
     expect(prunedOrChanged(app, stored, 'Application')).toEqual([]);
+  });
+
+  test('examples/argocd-gitops-application.yaml (chart, values and models from Git) is admitted and stored unpruned, and matches the plain example', async () => {
+    const kc = plane.kubeConfig();
+    await argoCd();
+    const read = (file: string) => docs(fs.readFileSync(path.join(repoRoot, 'examples', file), 'utf8'))[0] as Obj & { spec: Record<string, unknown> };
+    const plain = read('argocd-application.yaml');
+    const gitops = read('argocd-gitops-application.yaml');
+    const { source, ...plainRest } = plain.spec;
+    const { sources, ...gitopsRest } = gitops.spec as { sources: Array<Record<string, unknown>> };
+    // The same install, only the sources differ: the chart (with the committed values), the Git ref, the models directory.
+    expect(gitopsRest).toEqual(plainRest);
+    expect(sources[0]).toEqual({ ...(source as object), helm: { ...((source as { helm: object }).helm), valueFiles: ['$gitops/clusters/prod/nebari-llm-serving/values.yaml'] } });
+    expect(sources.slice(1)).toEqual([expect.objectContaining({ ref: 'gitops' }), expect.objectContaining({ path: 'clusters/prod/nebari-llm-serving/models' })]);
+    const stored = await applyObject({ ...gitops, metadata: { ...gitops.metadata, name: 'nebari-llm-serving-gitops' } }, { kubeConfig: kc });
+    expect(prunedOrChanged(gitops.spec, stored.spec, 'Application.spec')).toEqual([]);
   });
 });
