@@ -134,7 +134,13 @@ it('the operator writes only status and its finalizer on the applied objects, an
   // The preview is what the operator made, object for object; none of it is in models.yaml.
   expect(created.map(key).sort()).toEqual(preview.map(key).sort());
   expect(created.filter((o) => committed.some((c) => key(c) === key(o)))).toEqual([]);
-  expect(created.filter((o) => o.metadata.labels?.[TRACKING_LABEL] !== undefined).map(key)).toEqual([]);
+  // The provider workloads and key Secrets too: nothing the operator makes looks like the Application's.
+  const workloads: KubeObject[] = [];
+  for (const [apiVersion, kind] of [['apps/v1', 'Deployment'], ['v1', 'Service'], ['v1', 'Secret'], ['v1', 'ConfigMap']]) {
+    workloads.push(...(await client.list(apiVersion, kind, { namespace: env.operatorNamespace })).items);
+  }
+  expect(workloads.map(key)).toEqual(expect.arrayContaining([`Deployment/${env.operatorNamespace}/qwen-vllm`, `Secret/${env.operatorNamespace}/openai-api-keys`]));
+  expect([...created, ...workloads].filter((o) => o.metadata.labels?.[TRACKING_LABEL] !== undefined).map(key)).toEqual([]);
   expect(created.every((o) => o.metadata.ownerReferences?.[0]?.controller === true)).toBe(true);
 });
 
