@@ -89,8 +89,8 @@ export function loadConfig(file: string): unknown {
 }
 
 /** Renders a custom build into outDir; returns the written paths. */
-export function writeCustomBuild(configFile: string, outDir?: string, options: { preview?: boolean } = {}): string[] {
-  const build = resolveCustomBuild(loadConfig(configFile));
+export async function writeCustomBuild(configFile: string, outDir?: string, options: { preview?: boolean } = {}): Promise<string[]> {
+  const build = await resolveCustomBuild(loadConfig(configFile));
   const files = customBuildFiles(build, options); // may throw: nothing is written for a bad config
   const dir = path.resolve(outDir ?? path.join(root, 'dist', 'custom', build.releaseName));
   fs.mkdirSync(dir, { recursive: true });
@@ -130,7 +130,7 @@ export function parseArgs(argv: readonly string[]): SynthArgs {
   return args;
 }
 
-function main(): number {
+async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   const outRoot = process.env.CDK8S_OUTDIR ? path.resolve(process.env.CDK8S_OUTDIR) : root;
   const written = writeGeneratedFiles(outRoot);
@@ -146,7 +146,7 @@ function main(): number {
   }
   if (args.config) {
     try {
-      for (const f of writeCustomBuild(args.config, args.out, { preview: args.preview })) console.log(`synth: custom build wrote ${path.relative(process.cwd(), f)}`);
+      for (const f of await writeCustomBuild(args.config, args.out, { preview: args.preview })) console.log(`synth: custom build wrote ${path.relative(process.cwd(), f)}`);
     } catch (err) {
       if (err instanceof CustomBuildConfigError || err instanceof StaticModelError) {
         console.error(`synth: ${args.config} is not a valid build config:\n${(err as Error).message.replace(/^/gm, '  ')}`);
@@ -159,10 +159,13 @@ function main(): number {
 }
 
 if (require.main === module) {
-  try {
-    process.exitCode = main();
-  } catch (err) {
-    console.error(`synth: ${(err as Error).message}`);
-    process.exitCode = 1;
-  }
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: Error) => {
+      console.error(`synth: ${err.message}`);
+      process.exitCode = 1;
+    },
+  );
 }

@@ -79,7 +79,7 @@ beforeAll(async () => {
   env = await startWebhookEnvironment({ kubeConfig: admin, id: uniqueName('gitops') });
   const configFile = path.join(dir, 'build.yaml');
   fs.writeFileSync(configFile, stringify(buildConfig(env.operatorNamespace)));
-  writeCustomBuild(configFile, path.join(dir, 'out'), { preview: true });
+  await writeCustomBuild(configFile, path.join(dir, 'out'), { preview: true });
   committed = readManifests(path.join(dir, 'out', 'models.yaml')) as KubeObject[];
   preview = readManifests(path.join(dir, 'out', PREVIEW_FILE)) as KubeObject[];
   await client.apply(providerCredential(env.operatorNamespace), { fieldManager: GITOPS_MANAGER });

@@ -37,10 +37,10 @@ describe('writeCustomBuild', () => {
       '    spec: { provider: { hostname: api.openai.com, credentialSecretName: k }, models: { declared: [gpt-4o] }, access: { public: true }, endpoints: { internal: { enabled: false } } }\n',
   );
 
-  test('writes the preview into preview/ only when asked, and removes a preview an earlier run left', () => {
-    const withPreview = writeCustomBuild(config, out, { preview: true }).map((f) => path.relative(out, f));
+  test('writes the preview into preview/ only when asked, and removes a preview an earlier run left', async () => {
+    const withPreview = (await writeCustomBuild(config, out, { preview: true })).map((f) => path.relative(out, f));
     expect(withPreview.sort()).toEqual(['manifests.yaml', 'models.yaml', PREVIEW_FILE, 'values.yaml']);
-    const without = writeCustomBuild(config, out).map((f) => path.relative(out, f));
+    const without = (await writeCustomBuild(config, out)).map((f) => path.relative(out, f));
     expect(without.sort()).toEqual(['manifests.yaml', 'models.yaml', 'values.yaml']);
     expect(fs.existsSync(path.join(out, PREVIEW_FILE))).toBe(false);
   });
