@@ -11,8 +11,12 @@ import { generatedHeader } from '../generated-file';
 import { manifestStream } from './bundles';
 import { mergeValues } from './merge-values';
 import { DEFAULT_NAMESPACE, DEFAULT_RELEASE_NAME, plainObjects } from './render';
-import { crdObjects } from '../api/kinds';
+import { applyDefaults } from '../api/defaults';
+import { crdObjects, kindDefinition } from '../api/kinds';
 import { ChartValues, defaultValues, ValuesSchema } from './values-schema';
+import type { LLMModel, PassthroughModel } from '../api';
+import { defaultLLMModel } from '../webhook/llmmodel';
+import { defaultPassthroughModel } from '../webhook/passthroughmodel';
 
 export const CustomBuildSchema = Type.Object(
   {
@@ -126,17 +130,67 @@ export async function resolveCustomBuild(config: unknown): Promise<CustomBuild> 
   return { releaseName, namespace, values, models };
 }
 
+/**
+ * Argo CD annotations on each committed model: a wave after the chart's objects (the webhook must
+ * serve before a model can be admitted) and no dry run while the CRDs do not exist yet. Inert for
+ * every other tool. A model's own annotations win.
+ */
+export const GITOPS_ANNOTATIONS: Readonly<Record<string, string>> = {
+  'argocd.argoproj.io/sync-wave': '1',
+  'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true',
+};
+
+/** Where the preview of the derived objects goes, relative to the output directory. */
+export const PREVIEW_FILE = 'preview/derived-objects.yaml';
+
+/**
+ * A model as the API server stores it: the mutating webhook's defaults (tensor parallelism from the
+ * GPU count, the credential type, Anthropic's host) on top of the schema defaults, then the schema
+ * defaults again as the API server re-applies them after mutation. Committing exactly this means
+ * the stored object equals the committed one, so a GitOps diff shows no drift.
+ */
+function storedModel(model: GatewayModel): GatewayModel {
+  const stored = plainCopy(model) as unknown as LLMModel & PassthroughModel;
+  if (model.kind === 'LLMModel') defaultLLMModel(stored);
+  else defaultPassthroughModel(stored);
+  const annotations = { ...GITOPS_ANNOTATIONS, ...(model.metadata.annotations ?? {}) };
+  const defaulted = applyDefaults(kindDefinition(model.kind)!.schema, stored) as unknown as GatewayModel;
+  return { ...defaulted, metadata: { ...defaulted.metadata, annotations } };
+}
+
+const MODELS_HEADER = (build: CustomBuild) =>
+  `# The model objects of release ${build.releaseName} in namespace ${build.namespace}: commit and apply these (after the chart,\n` +
+  '# whose CRDs and webhooks must exist first). The operator derives every gateway object from them and owns those;\n' +
+  '# on these objects it writes only status and its finalizer, which this file does not set. See docs/custom-builds.md.\n';
+
+const PREVIEW_HEADER =
+  '# PREVIEW ONLY - DO NOT APPLY. The gateway objects the operator derives from models.yaml, for review.\n' +
+  '# The operator creates and owns these in the cluster: applying them as well would make a GitOps tool and the\n' +
+  '# operator overwrite each other, and they cannot serve on their own (each <model>-external-auth SecurityPolicy\n' +
+  '# is Deny with no client rules here; the operator fills them from the <model>-api-keys Secret, and adds the\n' +
+  '# owner references to the models). See docs/custom-builds.md.\n';
+
+export interface CustomBuildOptions {
+  /** Also write PREVIEW_FILE with the derived gateway objects. @default false */
+  readonly preview?: boolean;
+}
+
 /** The custom build's files, relative to its output directory. */
-export function customBuildFiles(build: CustomBuild): Record<string, string> {
+export function customBuildFiles(build: CustomBuild, options: CustomBuildOptions = {}): Record<string, string> {
   const header = generatedHeader('npm run synth -- --config');
-  const app = new App();
-  const chart = new Chart(app, 'static-models');
   const gatewayContext = JSON.parse(gatewayContextJson(build.values.platform as unknown as Record<string, unknown>));
-  new StaticModels(chart, 'models', { models: build.models, gatewayContext });
+  const models = build.models.map(storedModel);
+  const render = (derived: boolean) => {
+    const chart = new Chart(new App(), derived ? 'derived-objects' : 'static-models');
+    // Translates every model either way, so a model the operator cannot serve fails the build.
+    new StaticModels(chart, 'models', { models, gatewayContext, includeModels: !derived, includeDerivedObjects: derived });
+    return manifestStream(chart.toJson());
+  };
   const objects = plainObjects(build.values, { releaseName: build.releaseName, namespace: build.namespace });
   return {
     'values.yaml': `${header}# Release ${build.releaseName} (full name ${fullname(build.values, build.releaseName)}) in ${build.namespace}; use with helm -f.\n${stringify(build.values, { lineWidth: 0 })}`,
     'manifests.yaml': `${header}${manifestStream([...crdObjects(), ...objects])}`,
-    'models.yaml': `${header}${manifestStream(chart.toJson())}`,
+    'models.yaml': `${header}${MODELS_HEADER(build)}${render(false)}`,
+    ...(options.preview ? { [PREVIEW_FILE]: `${header}${PREVIEW_HEADER}${render(true)}` } : {}),
   };
 }

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parse, parseAllDocuments } from 'yaml';
-import { type CustomBuild, CustomBuildConfigError, customBuildFiles, resolveCustomBuild } from '../../../src/chart/custom-build';
+import { type CustomBuild, CustomBuildConfigError, customBuildFiles, GITOPS_ANNOTATIONS, PREVIEW_FILE, resolveCustomBuild } from '../../../src/chart/custom-build';
 import { desiredGatewayObjects } from '../../../src/translate/gateway';
 import { loadConfig, parseArgs } from '../../../src/cli/synth';
 
@@ -81,9 +81,23 @@ describe('custom build config', () => {
     expect((await problems({ values: { platform }, models: [model, anthropic] })).join('\n')).toContain(message);
   });
 
+  test('platform host names with upper case or a trailing root dot are accepted and reach the models normalised', async () => {
+    const build = await resolveCustomBuild({ values: { platform: { ...platform, baseDomain: 'Example.COM.', internal: { hostname: 'LLM-Internal.Example.com.' } } }, models: [anthropic] });
+    const preview = parseAllDocuments(customBuildFiles(build, { preview: true })[PREVIEW_FILE]).map((d) => d.toJS());
+    const hosts = preview.filter((o) => o.kind === 'AIGatewayRoute').map((o) => o.spec.hostnames ?? o.spec.parentRefs);
+    expect(JSON.stringify(hosts)).toContain('llm.example.com');
+    expect(JSON.stringify(hosts)).toContain('llm-internal.example.com');
+    expect(JSON.stringify(preview)).not.toMatch(/Example|example\.com\./);
+  });
+
+  test('a value that is no host name is refused naming the key', async () => {
+    expect((await problems({ values: { platform: { baseDomain: 'example_com' } } })).join('\n')).toContain('values.platform.baseDomain');
+    expect((await problems({ values: { platform: { external: { hostname: 'llm.example.com..' } } } })).join('\n')).toContain('values.platform.external.hostname');
+  });
+
   test('a model the translation refuses is reported with its index, kind and field', async () => {
     const build = await resolveCustomBuild({ values: { platform: { baseDomain: 'example.com' } }, models: [anthropic] });
-    expect(() => customBuildFiles(build)).toThrow(/models\[0\] \(PassthroughModel nebari-llm-serving-system\/anthropic\): spec\.endpoints\.internal\.enabled/);
+    expect(() => customBuildFiles(build)).toThrow(/models\[0\] \(PassthroughModel nebari-llm-serving-system\/anthropic\): spec\.endpoints\.internal\.enabled: .*set the chart value platform\.jwt\.issuer/);
   });
 });
 
@@ -95,13 +109,35 @@ describe('custom build output', () => {
     files = customBuildFiles(build);
   });
   const docs = (text: string) => parseAllDocuments(text).map((d) => d.toJS()).filter(Boolean);
+  const context = { ...platform, clientIDHeader: 'x-llm-client-id', external: { gatewayName: 'nebari-gateway', gatewayNamespace: 'envoy-gateway-system', sectionName: 'llm-https' }, internal: { gatewayName: 'nebari-internal-gateway', gatewayNamespace: 'envoy-gateway-system', sectionName: 'llm-internal-https' }, jwt: { ...platform.jwt, groupsClaim: 'groups' }, llmModelRequestTimeout: '600s', modelsOwnedBy: 'nebari-llm-serving', passthroughRequestTimeout: '120s' };
 
-  test('models.yaml holds each model and exactly the objects the translation gives the operator', () => {
+  test('models.yaml holds only the model objects, defaulted as the API server stores them, with the Argo CD ordering annotations', () => {
     const objects = docs(files['models.yaml']);
-    expect(objects[0]).toMatchObject({ kind: 'PassthroughModel', metadata: { name: 'anthropic', namespace: 'llm' } });
-    const expected = desiredGatewayObjects(build.models[0], { ...platform, clientIDHeader: 'x-llm-client-id', external: { gatewayName: 'nebari-gateway', gatewayNamespace: 'envoy-gateway-system', sectionName: 'llm-https' }, internal: { gatewayName: 'nebari-internal-gateway', gatewayNamespace: 'envoy-gateway-system', sectionName: 'llm-internal-https' }, jwt: { ...platform.jwt, groupsClaim: 'groups' }, llmModelRequestTimeout: '600s', modelsOwnedBy: 'nebari-llm-serving', passthroughRequestTimeout: '120s' });
+    expect(objects.map((o) => o.kind)).toEqual(['PassthroughModel']);
+    expect(objects[0]).toMatchObject({ metadata: { name: 'anthropic', namespace: 'llm', annotations: GITOPS_ANNOTATIONS } });
+    // The mutating webhook's defaults (credential type, Anthropic's host) on top of the schema's.
+    expect(objects[0].spec.provider).toMatchObject({ credential: { type: 'APIKey' }, hostname: 'api.anthropic.com', port: 443 });
+    expect(objects[0].status).toBeUndefined();
+    expect(files['models.yaml']).toContain('commit and apply these (after the chart');
+  });
+
+  test('an LLMModel gets the tensor parallelism the webhook would default, and a model keeps its own annotations', async () => {
+    const llm = { apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'LLMModel', metadata: { name: 'qwen', annotations: { 'argocd.argoproj.io/sync-wave': '5', team: 'a' } }, spec: { model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface' }, resources: { gpu: { count: 4, type: 'nvidia' } }, access: { public: true } } };
+    const [stored] = docs(customBuildFiles(await resolveCustomBuild({ values: { platform }, models: [llm] }))['models.yaml']);
+    expect(stored.spec.serving).toMatchObject({ tensorParallelism: 4 });
+    expect(stored.metadata.annotations).toEqual({ ...GITOPS_ANNOTATIONS, 'argocd.argoproj.io/sync-wave': '5', team: 'a' });
+  });
+
+  test('the derived objects are written only with the preview option, to preview/, marked not to apply, and equal the translation', () => {
+    expect(Object.keys(files).sort()).toEqual(['manifests.yaml', 'models.yaml', 'values.yaml']);
+    const withPreview = customBuildFiles(build, { preview: true });
+    expect(PREVIEW_FILE).toBe('preview/derived-objects.yaml');
+    expect(withPreview[PREVIEW_FILE]).toContain('PREVIEW ONLY - DO NOT APPLY');
+    const stored = docs(withPreview['models.yaml'])[0];
+    const expected = desiredGatewayObjects(stored, context);
     expect(expected.errors).toEqual([]);
-    expect(objects.slice(1)).toEqual(JSON.parse(JSON.stringify(expected.objects)));
+    expect(docs(withPreview[PREVIEW_FILE])).toEqual(JSON.parse(JSON.stringify(expected.objects)));
+    expect(docs(withPreview[PREVIEW_FILE]).some((o) => o.kind === 'PassthroughModel')).toBe(false);
   });
 
   test('manifests.yaml is the whole installation for the release, CRDs first', () => {
@@ -113,8 +149,10 @@ describe('custom build output', () => {
 });
 
 describe('synth arguments', () => {
-  test('parses --config, --out and --no-package and refuses anything else', () => {
+  test('parses --config, --out, --preview and --no-package and refuses anything else', () => {
     expect(parseArgs(['--config', 'b.yaml', '--out', 'o', '--no-package'])).toEqual({ config: 'b.yaml', out: 'o', package: false });
+    expect(parseArgs(['--config', 'b.yaml', '--preview'])).toEqual({ config: 'b.yaml', package: true, preview: true });
+    expect(() => parseArgs(['--preview'])).toThrow('--preview: previews the derived objects of a custom build; add --config <file>');
     expect(parseArgs([])).toEqual({ package: true });
     expect(() => parseArgs(['--config'])).toThrow('--config: missing value');
     expect(() => parseArgs(['--values', 'x'])).toThrow('unknown argument --values');
