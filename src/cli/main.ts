@@ -19,6 +19,7 @@ export const commands: Record<string, Command> = {
   upgrade: { summary: 'guarded upgrade of an installation', module: './upgrade', entry: 'runUpgrade' },
   rollback: { summary: 'roll an installation back', module: './rollback', entry: 'runRollback' },
   verify: { summary: 'check an installation', module: './verify', entry: 'runVerify' },
+  validate: { summary: 'admit manifests offline as the cluster would (CI of GitOps repositories)', module: './validate', entry: 'runValidate' },
   'wait-webhooks': { summary: 'wait until the API server reaches the admission webhooks', module: './wait-webhooks', entry: 'runWaitWebhooks' },
 };
 

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { type CustomBuild, CustomBuildConfigError, customBuildFiles, GITOPS_ANNOTATIONS, PREVIEW_FILE, resolveCustomBuild } from '../../../src/chart/custom-build';
 import { desiredGatewayObjects } from '../../../src/translate/gateway';
 import { loadConfig, parseArgs } from '../../../src/cli/synth';
@@ -43,13 +43,42 @@ describe('custom build config', () => {
     ['release name that is not a DNS label', { release: { name: 'Team_LLM' } }, 'release.name: Expected string to match'],
     ['a kind that cannot be static', { values: { platform }, models: [{ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'AgentDeployment', metadata: { name: 'a' } }] }, 'models[0].kind: "AgentDeployment" is not a static model kind'],
     ['a field the CRD does not have', { values: { platform }, models: [{ ...anthropic, spec: { ...anthropic.spec, extra: 1 } }] }, 'models[0].spec.extra: unknown field'],
-    ['a field of the wrong type', { values: { platform }, models: [{ ...anthropic, spec: { ...anthropic.spec, access: { groups: 'llm-users' } } }] }, 'models[0].spec.access.groups: must be array'],
+    ['a field of the wrong type', { values: { platform }, models: [{ ...anthropic, spec: { ...anthropic.spec, access: { groups: 'llm-users' } } }] }, 'models[0].spec.access.groups: Invalid value: "string": spec.access.groups in body must be of type array'],
     ['a model in another namespace', { values: { platform }, models: [{ ...anthropic, metadata: { name: 'a', namespace: 'elsewhere' } }] }, 'models[0].metadata.namespace: "elsewhere" differs from the release namespace'],
     ['models without a base domain', { models: [anthropic] }, 'values.platform.baseDomain: required when models are declared'],
     ['the same model twice', { values: { platform }, models: [anthropic, anthropic] }, 'models[1].metadata.name: PassthroughModel/anthropic is declared twice'],
   ];
   test.each(bad)('%s is refused naming the key', async (_name, config, message) => {
     expect((await problems(config)).join('\n')).toContain(message);
+  });
+
+  test('an example pasted under models passes: defaults come before the schema (gpu.type)', async () => {
+    const example = parse(fs.readFileSync(path.join(__dirname, '../../../examples/llmmodel/vllm-huggingface.yaml'), 'utf8')) as Record<string, unknown>;
+    const build = await resolveCustomBuild({ values: { platform }, models: [example] });
+    expect(build.models[0]).toMatchObject({ spec: { resources: { gpu: { type: 'nvidia' } } } });
+  });
+
+  const llm = (name: string, spec: Record<string, unknown>) => ({
+    apiVersion: 'llm.nebari.dev/v1alpha1',
+    kind: 'LLMModel',
+    metadata: { name },
+    spec: { model: { name: 'Qwen/Qwen3-8B', source: 'huggingface' }, resources: { gpu: { count: 1 } }, access: { public: true }, ...spec },
+  });
+  // What the cluster refuses (CEL rules and webhook checks), synth refuses too.
+  const refusedLikeTheCluster: Array<[string, Record<string, unknown>, string]> = [
+    ['duplicate declared ids', { ...anthropic, spec: { ...anthropic.spec, models: { declared: ['a', 'a'] } } }, 'models[0].spec.models.declared[1]: "a" is already listed'],
+    ['an OCI source without an image', llm('oci', { model: { name: 'm', source: 'oci' } }), 'models[0].spec.model: Invalid value: "object": spec.model.image is required'],
+    ['forbidden override keys', llm('ovr', { provider: { name: 'kaito', overrides: { metadata: { name: 'x' } } } }), 'models[0].spec.provider.overrides: Invalid value'],
+    ['an upper-case subdomain', llm('up', { endpoints: { external: { subdomain: 'Big' } } }), 'models[0].spec.endpoints.external.subdomain'],
+    ['an over-long name without a subdomain', llm(`l${'x'.repeat(63)}`, {}), 'metadata.name is longer than 63 characters'],
+    ['a name with a dot', llm('llama-3.1-8b', {}), 'for example to "llama-3-1-8b"'],
+    ['an id that is only whitespace', { ...anthropic, spec: { ...anthropic.spec, models: { declared: ['  '] } } }, 'models[0].spec.models.declared[0]'],
+    ['a negative storage size', llm('neg', { model: { name: 'm', source: 'huggingface', storage: { size: '-5Gi' } } }), 'models[0].spec.model.storage.size'],
+    ['a provider block that does not fit the backend', { ...anthropic, spec: { ...anthropic.spec, provider: { ...anthropic.spec.provider, backend: { type: 'Anthropic', bedrock: { region: 'us-east-1' } } } } }, 'spec.provider.backend.bedrock is only valid'],
+    ['an LLMModel and a PassthroughModel sharing a name', llm('anthropic', {}), 'models[0].metadata.name: a PassthroughModel named "anthropic" already exists'],
+  ];
+  test.each(refusedLikeTheCluster)('%s is refused as the cluster refuses it', async (_name, model, message) => {
+    expect((await problems({ values: { platform }, models: [model, anthropic] })).join('\n')).toContain(message);
   });
 
   test('platform host names with upper case or a trailing root dot are accepted and reach the models normalised', async () => {
