@@ -11,12 +11,8 @@ import { generatedHeader } from '../generated-file';
 import { manifestStream } from './bundles';
 import { mergeValues } from './merge-values';
 import { DEFAULT_NAMESPACE, DEFAULT_RELEASE_NAME, plainObjects } from './render';
-import { applyDefaults } from '../api/defaults';
-import { crdObjects, kindDefinition } from '../api/kinds';
+import { crdObjects } from '../api/kinds';
 import { ChartValues, defaultValues, ValuesSchema } from './values-schema';
-import type { LLMModel, PassthroughModel } from '../api';
-import { defaultLLMModel } from '../webhook/llmmodel';
-import { defaultPassthroughModel } from '../webhook/passthroughmodel';
 
 export const CustomBuildSchema = Type.Object(
   {
@@ -45,6 +41,7 @@ export interface CustomBuild {
   readonly releaseName: string;
   readonly namespace: string;
   readonly values: ChartValues;
+  /** The admitted models, as the API server would store them (schema and webhook defaults filled in). */
   readonly models: GatewayModel[];
 }
 
@@ -144,18 +141,12 @@ export const GITOPS_ANNOTATIONS: Readonly<Record<string, string>> = {
 export const PREVIEW_FILE = 'preview/derived-objects.yaml';
 
 /**
- * A model as the API server stores it: the mutating webhook's defaults (tensor parallelism from the
- * GPU count, the credential type, Anthropic's host) on top of the schema defaults, then the schema
- * defaults again as the API server re-applies them after mutation. Committing exactly this means
- * the stored object equals the committed one, so a GitOps diff shows no drift.
+ * A committed model: the admitted object (already as the API server stores it, so a GitOps diff
+ * shows no drift) with the Argo CD annotations under its own.
  */
-function storedModel(model: GatewayModel): GatewayModel {
-  const stored = plainCopy(model) as unknown as LLMModel & PassthroughModel;
-  if (model.kind === 'LLMModel') defaultLLMModel(stored);
-  else defaultPassthroughModel(stored);
+function committedModel(model: GatewayModel): GatewayModel {
   const annotations = { ...GITOPS_ANNOTATIONS, ...(model.metadata.annotations ?? {}) };
-  const defaulted = applyDefaults(kindDefinition(model.kind)!.schema, stored) as unknown as GatewayModel;
-  return { ...defaulted, metadata: { ...defaulted.metadata, annotations } };
+  return { ...model, metadata: { ...model.metadata, annotations } };
 }
 
 const MODELS_HEADER = (build: CustomBuild) =>
@@ -179,7 +170,7 @@ export interface CustomBuildOptions {
 export function customBuildFiles(build: CustomBuild, options: CustomBuildOptions = {}): Record<string, string> {
   const header = generatedHeader('npm run synth -- --config');
   const gatewayContext = JSON.parse(gatewayContextJson(build.values.platform as unknown as Record<string, unknown>));
-  const models = build.models.map(storedModel);
+  const models = build.models.map(committedModel);
   const render = (derived: boolean) => {
     const chart = new Chart(new App(), derived ? 'derived-objects' : 'static-models');
     // Translates every model either way, so a model the operator cannot serve fails the build.
