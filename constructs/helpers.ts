@@ -2,6 +2,7 @@
 // `_helpers.tpl` and as a TS function for plain rendering. The chart integration test renders the
 // chart with default values and compares it with the plain bundles, so the twins cannot drift.
 import { version } from '../src/version';
+import { lowerWithoutRootDot } from '../src/translate/gateway/hostname';
 
 export const CHART_NAME = 'nebari-llm-serving';
 /** Longest full name: leaves room for the longest suffix (`-agentdeployment-guard`) in 63 characters. */
@@ -35,17 +36,22 @@ function sortedKeys(value: unknown): unknown {
 
 const isEmpty = (v: unknown) => v === '' || v === undefined || v === null || (Array.isArray(v) && v.length === 0);
 
+/** `platform` values that are DNS names (normalised like provider host names). */
+const HOST_NAME_KEYS = new Set(['baseDomain', 'hostname']);
+const hostValue = (k: string, v: unknown) => (HOST_NAME_KEYS.has(k) && typeof v === 'string' ? lowerWithoutRootDot(v) : v);
+
 /**
  * The operator's gateway context (NLS_GATEWAY_CONTEXT) from `platform` values: empty settings are
  * left out so the translation applies its documented defaults, except `sectionName`, where empty
- * means "every listener". Keys sorted, as Helm's toJson writes them.
+ * means "every listener"; host names (`baseDomain`, `*.hostname`) lower-cased with one trailing
+ * root dot removed. Keys sorted, as Helm's toJson writes them.
  */
 export function gatewayContextJson(platform: Record<string, unknown>): string {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(platform)) {
     if (v && typeof v === 'object' && !Array.isArray(v)) {
-      out[k] = Object.fromEntries(Object.entries(v).filter(([k2, v2]) => k2 === 'sectionName' || !isEmpty(v2)));
-    } else if (!isEmpty(v)) out[k] = v;
+      out[k] = Object.fromEntries(Object.entries(v).filter(([k2, v2]) => k2 === 'sectionName' || !isEmpty(v2)).map(([k2, v2]) => [k2, hostValue(k2, v2)]));
+    } else if (!isEmpty(v)) out[k] = hostValue(k, v);
   }
   return JSON.stringify(sortedKeys(out));
 }
@@ -77,7 +83,7 @@ export function helpersTemplate(): string {
 {{- end -}}
 {{- end -}}
 
-{{/* The operator's gateway context as JSON: empty settings left out (sectionName kept: empty means every listener). */}}
+{{/* The operator's gateway context as JSON: empty settings left out (sectionName kept: empty means every listener); host names lower-cased, one trailing root dot removed. */}}
 {{- define "${c}.gatewayContext" -}}
 {{- $out := dict -}}
 {{- range $k, $v := .Values.platform -}}
@@ -85,11 +91,17 @@ export function helpersTemplate(): string {
 {{- $m := dict -}}
 {{- range $k2, $v2 := $v -}}
 {{- if or $v2 (eq $k2 "sectionName") -}}
+{{- if eq $k2 "hostname" -}}
+{{- $v2 = $v2 | lower | trimSuffix "." -}}
+{{- end -}}
 {{- $_ := set $m $k2 $v2 -}}
 {{- end -}}
 {{- end -}}
 {{- $_ := set $out $k $m -}}
 {{- else if $v -}}
+{{- if eq $k "baseDomain" -}}
+{{- $v = $v | lower | trimSuffix "." -}}
+{{- end -}}
 {{- $_ := set $out $k $v -}}
 {{- end -}}
 {{- end -}}

@@ -1,6 +1,7 @@
-// Static models of a custom build: the LLMModel/PassthroughModel objects and the gateway objects
-// that publish them, from the same translation function the operator calls, so a GitOps repo gets
-// exactly what the operator would apply for the same objects.
+// Static models of a custom build. The LLMModel/PassthroughModel objects are what a GitOps repo
+// commits and applies; the operator then derives their gateway objects. The derived objects come
+// from the same translation function the operator calls, and are rendered only as a preview (the
+// operator owns them in the cluster, and some depend on cluster state such as the API-key Secrets).
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { desiredGatewayObjects, GatewayContext, GatewayModel, TranslationError } from '../src/translate/gateway';
@@ -11,13 +12,19 @@ export interface StaticModelsProps {
   readonly models: readonly GatewayModel[];
   /** Cluster-level gateway settings (the chart's `platform` values). */
   readonly gatewayContext: GatewayContext;
-  /** Also render the model objects themselves. @default true */
+  /** Render the model objects themselves. @default true */
   readonly includeModels?: boolean;
+  /** Render the gateway objects the translation derives from each model (a preview). @default false */
+  readonly includeDerivedObjects?: boolean;
 }
 
 /** Thrown when a model cannot be translated; lists every problem with the model and field. */
 export class StaticModelError extends Error {}
 
+/**
+ * Every model is translated even when only the models are rendered, so a model the operator could
+ * never serve fails the build instead of the cluster.
+ */
 export class StaticModels extends Construct {
   constructor(scope: Construct, id: string, props: StaticModelsProps) {
     super(scope, id);
@@ -30,13 +37,13 @@ export class StaticModels extends Construct {
       const child = new Construct(this, `${model.kind}-${model.metadata.namespace}-${model.metadata.name}`);
       // Our kinds and the translation's objects, typed where they are made (src/api, src/translate/gateway/objects.ts).
       if (props.includeModels ?? true) new ApiObject(child, 'model', plainCopy(model));
-      translation.objects.forEach((o, j) => new ApiObject(child, `gateway-${j}`, plainCopy(o)));
+      if (props.includeDerivedObjects ?? false) translation.objects.forEach((o, j) => new ApiObject(child, `gateway-${j}`, plainCopy(o)));
     });
     if (problems.length > 0) throw new StaticModelError(problems.join('\n'));
   }
 }
 
-/** Cluster settings come from the chart's `platform` values; say so in the message. */
+/** Cluster settings come from the chart's `platform` values, under `values:` in a build config. */
 function formatError(e: TranslationError): string {
-  return e.message.replace(/^context\./, 'values.platform.');
+  return e.message.replace(/^platform\./, 'values.platform.');
 }

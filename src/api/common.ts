@@ -126,6 +126,20 @@ export function modelIdRules(field: string): CelRule[] {
   ];
 }
 
+/**
+ * Rules of a group name: it is matched exactly against the groups claim of a caller's token, so
+ * an empty name, a control character or surrounding whitespace would admit a model nobody can call.
+ */
+export function groupNameRules(field: string): CelRule[] {
+  return [
+    {
+      rule: "!self.matches('[\\\\x00-\\\\x1f\\\\x7f]')",
+      message: `${field}: the group name contains a control character (such as a line break or a tab), which no token's groups claim carries; remove it`,
+    },
+    valueRule("!self.matches('^\\\\s|\\\\s$')", field, 'has leading or trailing whitespace, so no caller\'s groups claim would match it; remove the whitespace'),
+  ];
+}
+
 /** Container resource requests and limits (the shape of core/v1 ResourceRequirements, minus claims). */
 export const ResourceRequirementsSchema = Type.Object(
   {
@@ -245,7 +259,7 @@ export const AccessSchema = Type.Object(
       Type.Boolean({ description: 'public makes the model usable by every authenticated user, whatever their groups.' }),
     ),
     groups: Type.Optional(
-      Type.Array(Type.String({ maxLength: 256 }), {
+      Type.Array(Type.String({ minLength: 1, maxLength: 256, ...cel(...groupNameRules('spec.access.groups')) }), {
         description: 'groups lists the OIDC groups whose members may call the model (ignored when public is true).',
         maxItems: 64,
       }),

@@ -102,7 +102,8 @@ function kindSection(def: KindDefinition): string {
   lines.push('', `### Validation rules`, '');
   lines.push(
     'The API server checks these CEL rules on every create and update; rules that compare with `oldSelf` run on updates only. ' +
-      'Rules that need other objects (Secrets, other models, namespaces) are checked by the admission webhook.',
+      'Rules that need other objects (Secrets, other models, namespaces) are checked by the admission webhook. ' +
+      '`nls validate FILE…` and custom builds run the same defaults, schema, rules and webhook checks offline ([offline validation](offline-validation.md)).',
     '',
   );
   lines.push('| On | Rule | Message |', '|---|---|---|');

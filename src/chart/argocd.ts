@@ -1,4 +1,6 @@
 // examples/argocd-application.yaml: an Argo CD Application installing the chart from OCI.
+// examples/argocd-gitops-application.yaml: the same, with the values and the models of a custom
+// build from a Git repository (docs/custom-builds.md).
 import { stringify } from 'yaml';
 import { CHART_NAME } from '../../constructs';
 import { version } from '../version';
@@ -45,4 +47,35 @@ export function argoCdApplication(): Record<string, unknown> {
 
 export function argoCdApplicationYaml(): string {
   return stringify(argoCdApplication(), { lineWidth: 0 });
+}
+
+/** Where the example GitOps repository keeps one release's custom build (docs/custom-builds.md). */
+export const GITOPS_REPOSITORY = 'https://git.example.com/platform/gitops.git';
+export const GITOPS_RELEASE_PATH = `clusters/prod/${CHART_NAME}`;
+
+/**
+ * The chart plus a custom build's files in one Application (several sources, Argo CD 2.6+): the
+ * chart with the committed values.yaml, and the directory holding models.yaml. One sync installs
+ * the chart (wave 0, CRDs included, so the models' dry run is skipped) and then the models (wave
+ * 1, their annotation), once the operator, and with it the webhook, is healthy.
+ */
+export function argoCdGitOpsApplication(): Record<string, unknown> {
+  const app = argoCdApplication() as { metadata: Record<string, unknown>; spec: Record<string, unknown> & { source: Record<string, unknown> } };
+  const { project, source, ...rest } = app.spec;
+  return {
+    ...app,
+    spec: {
+      project,
+      sources: [
+        { ...source, helm: { ...(source.helm as object), valueFiles: [`$gitops/${GITOPS_RELEASE_PATH}/values.yaml`] } },
+        { repoURL: GITOPS_REPOSITORY, targetRevision: 'main', ref: 'gitops' },
+        { repoURL: GITOPS_REPOSITORY, targetRevision: 'main', path: `${GITOPS_RELEASE_PATH}/models` },
+      ],
+      ...rest,
+    },
+  };
+}
+
+export function argoCdGitOpsApplicationYaml(): string {
+  return stringify(argoCdGitOpsApplication(), { lineWidth: 0 });
 }

@@ -3,12 +3,8 @@
 // config is reported with the key that causes it.
 import { TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import Ajv from 'ajv';
 import { App, Chart } from 'cdk8s';
 import { stringify } from 'yaml';
-import { crdObject } from '../api/crd';
-import { applyDefaults } from '../api/defaults';
-import { kindDefinition } from '../api/kinds';
 import { fullname, gatewayContextJson, plainCopy, StaticModels } from '../../constructs';
 import type { GatewayModel } from '../translate/gateway';
 import { generatedHeader } from '../generated-file';
@@ -45,6 +41,7 @@ export interface CustomBuild {
   readonly releaseName: string;
   readonly namespace: string;
   readonly values: ChartValues;
+  /** The admitted models, as the API server would store them (schema and webhook defaults filled in). */
   readonly models: GatewayModel[];
 }
 
@@ -57,53 +54,58 @@ function typeboxProblems(schema: TSchema, value: unknown, prefix: string): strin
   return [...Value.Errors(schema, value)].map((e) => `${pointerToKey(prefix, e.path)}: ${e.message}`);
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, logger: false });
-const modelValidators = new Map<string, ReturnType<typeof ajv.compile>>();
+/** Static model kinds (AgentDeployments are not rendered by a custom build). */
+const STATIC_KINDS = ['LLMModel', 'PassthroughModel'];
 
-function modelProblems(model: Record<string, unknown>, i: number, namespace: string): string[] {
-  const at = `models[${i}]`;
-  if (model.apiVersion !== 'llm.nebari.dev/v1alpha1') return [`${at}.apiVersion: ${JSON.stringify(model.apiVersion)} is not llm.nebari.dev/v1alpha1`];
-  const def = typeof model.kind === 'string' ? kindDefinition(model.kind) : undefined;
-  if (!def || (model.kind !== 'LLMModel' && model.kind !== 'PassthroughModel')) {
-    return [`${at}.kind: ${JSON.stringify(model.kind)} is not a static model kind; use LLMModel or PassthroughModel`];
+/** Problems of a model's identity that come before admission: group, kind, namespace. */
+function modelIdentityProblem(model: Record<string, unknown>, at: string, namespace: string): string | undefined {
+  if (model.apiVersion !== 'llm.nebari.dev/v1alpha1') return `${at}.apiVersion: ${JSON.stringify(model.apiVersion)} is not llm.nebari.dev/v1alpha1`;
+  if (typeof model.kind !== 'string' || !STATIC_KINDS.includes(model.kind)) {
+    return `${at}.kind: ${JSON.stringify(model.kind)} is not a static model kind; use LLMModel or PassthroughModel`;
   }
   const meta = (model.metadata ?? {}) as { namespace?: string };
   if (meta.namespace && meta.namespace !== namespace) {
-    return [`${at}.metadata.namespace: "${meta.namespace}" differs from the release namespace "${namespace}"; models must live in the operator's namespace, so remove it or set release.namespace`];
+    return `${at}.metadata.namespace: "${meta.namespace}" differs from the release namespace "${namespace}"; models must live in the operator's namespace, so remove it or set release.namespace`;
   }
-  let validate = modelValidators.get(def.kind);
-  if (!validate) {
-    const crd = crdObject(def) as { spec: { versions: { schema: { openAPIV3Schema: object } }[] } };
-    validate = ajv.compile(crd.spec.versions[0].schema.openAPIV3Schema);
-    modelValidators.set(def.kind, validate);
-  }
-  const openAPI = (crdObject(def) as { spec: { versions: { schema: { openAPIV3Schema: Record<string, unknown> } }[] } }).spec.versions[0].schema.openAPIV3Schema;
-  const unknown = unknownFields(openAPI, model, '').map((p) => `${at}.${p}`);
-  if (validate(model)) return unknown;
-  return unknown.concat((validate.errors ?? []).map((e) => {
-    const extra = e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : '';
-    return `${pointerToKey(at, e.instancePath)}: ${e.message}${extra}`;
-  }));
+  return undefined;
 }
 
-/** Fields the CRD schema does not declare (the API server would prune them silently). */
-function unknownFields(schema: Record<string, unknown>, value: unknown, at: string): string[] {
-  if (Array.isArray(value)) {
-    const items = schema.items as Record<string, unknown> | undefined;
-    return items ? value.flatMap((v, i) => unknownFields(items, v, `${at}[${i}]`)) : [];
-  }
-  if (!value || typeof value !== 'object' || schema['x-kubernetes-preserve-unknown-fields'] === true) return [];
-  const props = schema.properties as Record<string, Record<string, unknown>> | undefined;
-  if (!props) return [];
-  return Object.entries(value).flatMap(([k, v]) => {
-    if (at === '' && (k === 'apiVersion' || k === 'kind' || k === 'metadata')) return [];
-    if (!(k in props)) return [`${at ? `${at}.` : ''}${k}: unknown field; remove it (the API server would drop it)`];
-    return unknownFields(props[k], v, at ? `${at}.${k}` : k);
+/**
+ * Admits every static model as the cluster would (defaults, CRD schema, CEL rules, webhook rules;
+ * the other models of the build are the cluster state). Returns the stored (defaulted) objects or
+ * the problems, each prefixed with `models[i]`. Undeclared fields are problems here: the API
+ * server would drop them silently, which in a build is almost always a typo.
+ */
+async function admitModels(models: Record<string, unknown>[], namespace: string): Promise<{ models: GatewayModel[]; problems: string[] }> {
+  const problems: string[] = [];
+  const candidates: Array<{ index: number; object: Record<string, unknown> }> = [];
+  models.forEach((m, index) => {
+    const identity = modelIdentityProblem(m, `models[${index}]`, namespace);
+    if (identity) problems.push(identity);
+    else candidates.push({ index, object: { ...m, metadata: { ...(m.metadata as object), namespace } } });
   });
+  if (candidates.length === 0) return { models: [], problems };
+  // Loaded here so that a build without static models does not load the CEL machinery.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { admit, describeProblem } = require('../admission') as typeof import('../admission');
+  const admitted: GatewayModel[] = [];
+  for (const { index, object } of candidates) {
+    const at = `models[${index}]`;
+    const others = candidates.filter((c) => c.index !== index).map((c) => c.object);
+    const result = await admit(object, { operatorNamespace: namespace, objects: others });
+    const own = [
+      ...result.unknownFields.map((f) => `${at}.${f}: unknown field; remove it (the API server would drop it)`),
+      // A problem with a field reads `models[i].spec.x: …`; one about the whole object `models[i]: …`.
+      ...result.problems.map((p) => (p.field ? `${at}.${describeProblem(p)}` : `${at}: ${describeProblem(p)}`)),
+    ];
+    problems.push(...own);
+    if (own.length === 0) admitted.push(plainCopy(result.object) as unknown as GatewayModel);
+  }
+  return { models: admitted, problems };
 }
 
 /** Checks a parsed config and resolves it into values and defaulted models. */
-export function resolveCustomBuild(config: unknown): CustomBuild {
+export async function resolveCustomBuild(config: unknown): Promise<CustomBuild> {
   const problems = typeboxProblems(CustomBuildSchema, config, '');
   if (problems.length > 0) throw new CustomBuildConfigError(problems.join('\n'));
   const c = config as CustomBuildConfig;
@@ -111,19 +113,13 @@ export function resolveCustomBuild(config: unknown): CustomBuild {
   const namespace = c.release?.namespace ?? DEFAULT_NAMESPACE;
   const values = mergeValues(defaultValues(), c.values ?? {}) as ChartValues;
   problems.push(...typeboxProblems(ValuesSchema, values, 'values'));
-  const models: GatewayModel[] = [];
-  (c.models ?? []).forEach((m, i) => {
-    const p = modelProblems(m, i, namespace);
-    problems.push(...p);
-    if (p.length > 0) return;
-    const def = kindDefinition(m.kind as string)!;
-    const withNamespace = { ...m, metadata: { ...(m.metadata as object), namespace } };
-    models.push(plainCopy(applyDefaults(def.schema, withNamespace)) as unknown as GatewayModel);
-  });
-  if (models.length > 0 && !values.platform.baseDomain) {
+  const admitted = await admitModels(c.models ?? [], namespace);
+  problems.push(...admitted.problems);
+  const models = admitted.models;
+  if ((c.models ?? []).length > 0 && !values.platform.baseDomain) {
     problems.push('values.platform.baseDomain: required when models are declared (endpoint host names derive from it), e.g. example.com');
   }
-  const names = models.map((m) => `${m.kind}/${m.metadata.name}`);
+  const names = (c.models ?? []).map((m) => `${String(m.kind)}/${String((m.metadata as { name?: unknown } | undefined)?.name)}`);
   names.forEach((n, i) => {
     if (names.indexOf(n) !== i) problems.push(`models[${i}].metadata.name: ${n} is declared twice`);
   });
@@ -131,17 +127,61 @@ export function resolveCustomBuild(config: unknown): CustomBuild {
   return { releaseName, namespace, values, models };
 }
 
+/**
+ * Argo CD annotations on each committed model: a wave after the chart's objects (the webhook must
+ * serve before a model can be admitted) and no dry run while the CRDs do not exist yet. Inert for
+ * every other tool. A model's own annotations win.
+ */
+export const GITOPS_ANNOTATIONS: Readonly<Record<string, string>> = {
+  'argocd.argoproj.io/sync-wave': '1',
+  'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true',
+};
+
+/** Where the preview of the derived objects goes, relative to the output directory. */
+export const PREVIEW_FILE = 'preview/derived-objects.yaml';
+
+/**
+ * A committed model: the admitted object (already as the API server stores it, so a GitOps diff
+ * shows no drift) with the Argo CD annotations under its own.
+ */
+function committedModel(model: GatewayModel): GatewayModel {
+  const annotations = { ...GITOPS_ANNOTATIONS, ...(model.metadata.annotations ?? {}) };
+  return { ...model, metadata: { ...model.metadata, annotations } };
+}
+
+const MODELS_HEADER = (build: CustomBuild) =>
+  `# The model objects of release ${build.releaseName} in namespace ${build.namespace}: commit and apply these (after the chart,\n` +
+  '# whose CRDs and webhooks must exist first). The operator derives every gateway object from them and owns those;\n' +
+  '# on these objects it writes only status and its finalizer, which this file does not set. See docs/custom-builds.md.\n';
+
+const PREVIEW_HEADER =
+  '# PREVIEW ONLY - DO NOT APPLY. The gateway objects the operator derives from models.yaml, for review.\n' +
+  '# The operator creates and owns these in the cluster: applying them as well would make a GitOps tool and the\n' +
+  '# operator overwrite each other, and they cannot serve on their own (each <model>-external-auth SecurityPolicy\n' +
+  '# is Deny with no client rules here; the operator fills them from the <model>-api-keys Secret, and adds the\n' +
+  '# owner references to the models). See docs/custom-builds.md.\n';
+
+export interface CustomBuildOptions {
+  /** Also write PREVIEW_FILE with the derived gateway objects. @default false */
+  readonly preview?: boolean;
+}
+
 /** The custom build's files, relative to its output directory. */
-export function customBuildFiles(build: CustomBuild): Record<string, string> {
+export function customBuildFiles(build: CustomBuild, options: CustomBuildOptions = {}): Record<string, string> {
   const header = generatedHeader('npm run synth -- --config');
-  const app = new App();
-  const chart = new Chart(app, 'static-models');
   const gatewayContext = JSON.parse(gatewayContextJson(build.values.platform as unknown as Record<string, unknown>));
-  new StaticModels(chart, 'models', { models: build.models, gatewayContext });
+  const models = build.models.map(committedModel);
+  const render = (derived: boolean) => {
+    const chart = new Chart(new App(), derived ? 'derived-objects' : 'static-models');
+    // Translates every model either way, so a model the operator cannot serve fails the build.
+    new StaticModels(chart, 'models', { models, gatewayContext, includeModels: !derived, includeDerivedObjects: derived });
+    return manifestStream(chart.toJson());
+  };
   const objects = plainObjects(build.values, { releaseName: build.releaseName, namespace: build.namespace });
   return {
     'values.yaml': `${header}# Release ${build.releaseName} (full name ${fullname(build.values, build.releaseName)}) in ${build.namespace}; use with helm -f.\n${stringify(build.values, { lineWidth: 0 })}`,
     'manifests.yaml': `${header}${manifestStream([...crdObjects(), ...objects])}`,
-    'models.yaml': `${header}${manifestStream(chart.toJson())}`,
+    'models.yaml': `${header}${MODELS_HEADER(build)}${render(false)}`,
+    ...(options.preview ? { [PREVIEW_FILE]: `${header}${PREVIEW_HEADER}${render(true)}` } : {}),
   };
 }

@@ -3,7 +3,7 @@ import { crdFiles } from '../api/kinds';
 import type { GeneratedFile } from '../generated-file';
 import { generatedHeader } from '../generated-file';
 import { helpersTemplate, CHART_NAME } from '../../constructs';
-import { argoCdApplicationYaml } from './argocd';
+import { argoCdApplicationYaml, argoCdGitOpsApplicationYaml } from './argocd';
 import { deployBundleFiles } from './bundles';
 import { chartYaml } from './chart-yaml';
 import { CI_VALUES, ciValuesYaml } from './ci-values';
@@ -38,5 +38,10 @@ export function chartFiles(): GeneratedFile[] {
 
 /** Everything this layer contributes to `generatedFiles()`. */
 export function chartGeneratedFiles(): GeneratedFile[] {
-  return [...chartFiles(), ...deployBundleFiles(), { path: 'examples/argocd-application.yaml', content: `${generatedHeader()}${argoCdApplicationYaml()}` }];
+  return [
+    ...chartFiles(),
+    ...deployBundleFiles(),
+    { path: 'examples/argocd-application.yaml', content: `${generatedHeader()}${argoCdApplicationYaml()}` },
+    { path: 'examples/argocd-gitops-application.yaml', content: `${generatedHeader()}${argoCdGitOpsApplicationYaml()}` },
+  ];
 }

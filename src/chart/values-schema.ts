@@ -55,15 +55,22 @@ const image = (repository: string, what: string) =>
 /** A full image reference (`registry/repository:tag` or `@sha256:...`); empty means the built-in default. */
 const imageOrEmpty = (description: string) => Type.String({ default: '', pattern: '^\\S*$', description });
 
+/**
+ * A DNS name as people write it: upper case and one trailing root dot are accepted and normalised
+ * (lower-cased, the dot removed) where the value is used, as provider host names are.
+ */
+const HOST_NAME_OR_EMPTY = '^([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*\\.?)?$';
+const NORMALISED = 'Upper case and one trailing root dot are accepted: the name is lower-cased and the dot removed.';
+
 const endpoint = (name: string, auth: string, section: string, gateway: string) =>
   closed(
     {
       hostname: Type.String({
         default: '',
-        pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$',
-        description: `Host name clients call; empty means \`${name === 'external' ? 'llm' : 'llm-internal'}.<baseDomain>\`.`,
+        pattern: HOST_NAME_OR_EMPTY,
+        description: `Host name clients call; empty means \`${name === 'external' ? 'llm' : 'llm-internal'}.<baseDomain>\`. ${NORMALISED}`,
       }),
-      gatewayName: Type.String({ default: gateway, minLength: 1, description: 'Gateway the model routes attach to.' }),
+      gatewayName: Type.String({ default: gateway, minLength: 1, description: `Gateway the model routes attach to. Keep the external and internal endpoints on different Gateways: on one Envoy listener, AI Gateway 1.1.0 runs each endpoint picker twice per request, and one certificate for both host names limits clients to HTTP/1.1 (docs/compatibility-gateway.md).` }),
       gatewayNamespace: Type.String({ default: 'envoy-gateway-system', minLength: 1, description: 'Namespace of that Gateway.' }),
       sectionName: Type.String({ default: section, description: 'Listener of the Gateway; empty attaches to every listener.' }),
     },
@@ -103,8 +110,8 @@ export const ValuesSchema = closed(
       {
         baseDomain: Type.String({
           default: '',
-          pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$',
-          description: 'Base DNS domain of the platform (e.g. `example.com`); endpoint host names derive from it. Required for the operator to serve models.',
+          pattern: HOST_NAME_OR_EMPTY,
+          description: `Base DNS domain of the platform (e.g. \`example.com\`); endpoint host names derive from it. Required for the operator to serve models. ${NORMALISED}`,
         }),
         external: endpoint('external', 'API keys', 'llm-https', 'nebari-gateway'),
         internal: endpoint('internal', 'OIDC JWT + groups', 'llm-internal-https', 'nebari-internal-gateway'),
@@ -303,7 +310,7 @@ export const ValuesSchema = closed(
         ),
         gateway: closed(
           {
-            create: Type.Boolean({ default: false, description: 'Create the Gateway models attach to, in the release namespace.' }),
+            create: Type.Boolean({ default: false, description: 'Create a Gateway in the release namespace with the listeners below. Models attach to it only where `platform.external.gatewayName` or `platform.internal.gatewayName` names it; point at most one endpoint at it (see platform.external.gatewayName).' }),
             name: Type.String({ default: '', description: 'Gateway name; empty means the full name.' }),
             className: Type.String({ default: '', description: 'GatewayClass of the Gateway; empty means the class above.' }),
             listeners: Type.Array(Type.Object({}, { additionalProperties: true }), {

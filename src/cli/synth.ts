@@ -1,7 +1,9 @@
 // `npm run synth`: writes every generated file (CRDs, chart, bundles, docs) into the work tree and
 // packages the chart into dist/nebari-llm-serving-<version>.tgz with real helm.
 //   npm run synth -- --config my-build.yaml [--out dir]   also renders a custom build (values
-//   overrides and static models) into dist/custom/<release>/ (or --out), for a GitOps repository.
+//   overrides and static models) into dist/custom/<release>/ (or --out), for a GitOps repository:
+//   values.yaml, manifests.yaml and models.yaml (the model objects to commit and apply).
+//   --preview also writes preview/derived-objects.yaml (the operator's gateway objects; never applied).
 //   --no-package skips the .tgz.
 // Under `npx cdk8s synth` (cdk8s.yaml) the files go into $CDK8S_OUTDIR instead of the work tree.
 import { execFileSync } from 'child_process';
@@ -10,7 +12,7 @@ import * as path from 'path';
 import { parse } from 'yaml';
 import { StaticModelError } from '../../constructs/models';
 import { CHART_DIR } from '../chart/files';
-import { CustomBuildConfigError, customBuildFiles, resolveCustomBuild } from '../chart/custom-build';
+import { CustomBuildConfigError, customBuildFiles, PREVIEW_FILE, resolveCustomBuild } from '../chart/custom-build';
 import { generatedFiles } from '../generate';
 import { version } from '../version';
 
@@ -87,13 +89,16 @@ export function loadConfig(file: string): unknown {
 }
 
 /** Renders a custom build into outDir; returns the written paths. */
-export function writeCustomBuild(configFile: string, outDir?: string): string[] {
-  const build = resolveCustomBuild(loadConfig(configFile));
-  const files = customBuildFiles(build); // may throw: nothing is written for a bad config
+export async function writeCustomBuild(configFile: string, outDir?: string, options: { preview?: boolean } = {}): Promise<string[]> {
+  const build = await resolveCustomBuild(loadConfig(configFile));
+  const files = customBuildFiles(build, options); // may throw: nothing is written for a bad config
   const dir = path.resolve(outDir ?? path.join(root, 'dist', 'custom', build.releaseName));
   fs.mkdirSync(dir, { recursive: true });
+  // A preview left from an earlier --preview run would look current; remove it when none is written.
+  if (!files[PREVIEW_FILE]) fs.rmSync(path.join(dir, PREVIEW_FILE), { force: true });
   return Object.entries(files).map(([name, content]) => {
     const target = path.join(dir, name);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.writeFileSync(target, content);
     return target;
   });
@@ -103,6 +108,7 @@ interface SynthArgs {
   config?: string;
   out?: string;
   package: boolean;
+  preview?: boolean;
 }
 
 export function parseArgs(argv: readonly string[]): SynthArgs {
@@ -117,12 +123,14 @@ export function parseArgs(argv: readonly string[]): SynthArgs {
     if (a === '--config') args.config = value();
     else if (a === '--out') args.out = value();
     else if (a === '--no-package') args.package = false;
-    else throw new Error(`unknown argument ${a}; use --config <file>, --out <dir>, --no-package`);
+    else if (a === '--preview') args.preview = true;
+    else throw new Error(`unknown argument ${a}; use --config <file>, --out <dir>, --preview, --no-package`);
   }
+  if (args.preview && !args.config) throw new Error('--preview: previews the derived objects of a custom build; add --config <file>');
   return args;
 }
 
-function main(): number {
+async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   const outRoot = process.env.CDK8S_OUTDIR ? path.resolve(process.env.CDK8S_OUTDIR) : root;
   const written = writeGeneratedFiles(outRoot);
@@ -138,7 +146,7 @@ function main(): number {
   }
   if (args.config) {
     try {
-      for (const f of writeCustomBuild(args.config, args.out)) console.log(`synth: custom build wrote ${path.relative(process.cwd(), f)}`);
+      for (const f of await writeCustomBuild(args.config, args.out, { preview: args.preview })) console.log(`synth: custom build wrote ${path.relative(process.cwd(), f)}`);
     } catch (err) {
       if (err instanceof CustomBuildConfigError || err instanceof StaticModelError) {
         console.error(`synth: ${args.config} is not a valid build config:\n${(err as Error).message.replace(/^/gm, '  ')}`);
@@ -151,10 +159,13 @@ function main(): number {
 }
 
 if (require.main === module) {
-  try {
-    process.exitCode = main();
-  } catch (err) {
-    console.error(`synth: ${(err as Error).message}`);
-    process.exitCode = 1;
-  }
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: Error) => {
+      console.error(`synth: ${err.message}`);
+      process.exitCode = 1;
+    },
+  );
 }

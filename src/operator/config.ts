@@ -3,6 +3,8 @@
 // NLS_WEBHOOK_* settings in src/webhook/settings.ts). Parsing is pure so it can be tested; errors name the
 // variable and the fix.
 import type { GatewayContext } from '../translate/gateway';
+import type { EndpointSettings } from '../translate/gateway/context';
+import { lowerWithoutRootDot } from '../translate/gateway/hostname';
 import type { ProviderContext } from '../translate/providers';
 import { leaderTimingProblem } from './runtime/leader';
 import { LogLevel, parseLogLevel } from './runtime/log';
@@ -100,7 +102,9 @@ export function gatewayContextFromEnv(env: NodeJS.ProcessEnv): GatewayContext {
       throw new Error(`NLS_GATEWAY_CONTEXT: not valid JSON (${(err as Error).message}); set it to the gateway settings object, e.g. {"baseDomain":"example.com"}`);
     }
   }
-  const baseDomain = env.NLS_BASE_DOMAIN || ctx.baseDomain;
+  // Normalised like every host name (the chart already does it; NLS_BASE_DOMAIN may be set by hand).
+  const rawBaseDomain = env.NLS_BASE_DOMAIN || ctx.baseDomain;
+  const baseDomain = rawBaseDomain ? lowerWithoutRootDot(rawBaseDomain) : rawBaseDomain;
   if (!baseDomain) {
     throw new Error(
       'the platform base domain is not set: set the chart value platform.baseDomain ' +
@@ -108,7 +112,9 @@ export function gatewayContextFromEnv(env: NodeJS.ProcessEnv): GatewayContext {
     );
   }
   const issuer = env.NLS_OIDC_ISSUER_URL || ctx.jwt?.issuer;
-  return { ...ctx, baseDomain, ...(issuer ? { jwt: { ...ctx.jwt, issuer } } : {}) };
+  const endpoint = (e: EndpointSettings | undefined) => (e?.hostname ? { ...e, hostname: lowerWithoutRootDot(e.hostname) } : e);
+  const endpoints = { ...(ctx.external ? { external: endpoint(ctx.external) } : {}), ...(ctx.internal ? { internal: endpoint(ctx.internal) } : {}) };
+  return { ...ctx, ...endpoints, baseDomain, ...(issuer ? { jwt: { ...ctx.jwt, issuer } } : {}) };
 }
 
 /** The gateway context, or the problem that keeps the reconcilers from publishing models. */

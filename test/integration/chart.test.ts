@@ -55,6 +55,8 @@ const EXTRA_VARIANTS: Variant[] = [
     },
   },
   { file: 'release-contains-chart-name', values: {}, release: 'team-nebari-llm-serving' },
+  // Host names as people write them: upper case and a trailing root dot, normalised where used.
+  { file: 'host-names-as-written', values: { platform: { baseDomain: 'Example.COM.', external: { hostname: 'API.Example.com.' }, internal: { hostname: 'LLM-Internal.Example.COM' } } } },
 ];
 const variants: Variant[] = [{ file: 'defaults', values: {} }, ...CI_VALUES.map((c) => ({ file: c.file, values: c.values })), ...EXTRA_VARIANTS];
 
@@ -156,6 +158,8 @@ describe('bad values are rejected by values.schema.json, naming the key', () => 
     ['digest that is not sha256', { operator: { image: { digest: 'latest' } } }, /operator\.image\.digest/, /\/operator\/image\/digest/],
     ['string for a boolean', { webhook: { upgradeGuard: { enabled: 'sure' } } }, /webhook\.upgradeGuard\.enabled/, /\/webhook\/upgradeGuard\/enabled/],
     ['plain-http OIDC issuer', { platform: { jwt: { issuer: 'http://keycloak' } } }, /platform\.jwt\.issuer/, /\/platform\/jwt\/issuer/],
+    ['base domain with two trailing dots', { platform: { baseDomain: 'example.com..' } }, /platform\.baseDomain/, /\/platform\/baseDomain/],
+    ['endpoint host name with an underscore', { platform: { internal: { hostname: 'llm_internal.example.com' } } }, /platform\.internal\.hostname/, /\/platform\/internal\/hostname/],
     ['unknown top-level key', { webhooks: { enabled: true } }, /Additional property webhooks is not allowed/, /additional properties 'webhooks' not allowed/],
     ['a label the chart sets itself', { commonLabels: { 'app.kubernetes.io/name': 'x' } }, /commonLabels: Property name of "app\.kubernetes\.io\/name"/, /invalid propertyName 'app\.kubernetes\.io\/name'/],
     ['pull secret without a name', { imagePullSecrets: [{ secret: 'x' }] }, /imagePullSecrets\.0/, /\/imagePullSecrets\/0/],
@@ -177,6 +181,33 @@ describe('bad values are rejected by values.schema.json, naming the key', () => 
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(/replica/);
     }
+  });
+});
+
+describe('platform host names as people write them', () => {
+  const values = { platform: { baseDomain: 'Example.COM.', external: { hostname: 'API.Example.com.' }, internal: { gatewayName: 'nebari-gateway' } } };
+  const valuesFile = () => {
+    const file = path.join(tmp, 'host-names.yaml');
+    fs.writeFileSync(file, stringify(values));
+    return file;
+  };
+
+  test.each([3, 4] as const)('helm v%i passes them to the operator lower-cased without the root dot', async (version) => {
+    const r = await helm(version, ['template', 'hosts', chartDir, '-f', valuesFile()]);
+    expect(r.stderr).toBe('');
+    const deployment = docs(r.stdout).find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: { env: { name: string; value: string }[] }[] } } } };
+    const context = JSON.parse(deployment.spec.template.spec.containers[0].env.find((e) => e.name === 'NLS_GATEWAY_CONTEXT')!.value);
+    expect({ baseDomain: context.baseDomain, external: context.external.hostname }).toEqual({ baseDomain: 'example.com', external: 'api.example.com' });
+  });
+
+  test.each([3, 4] as const)('helm v%i NOTES name the normalised endpoints and warn when both endpoints share a Gateway', async (version) => {
+    const r = await helm(version, ['install', 'hosts', chartDir, '--dry-run=client', '-n', 'hosts', '-f', valuesFile()], { kubeconfig: plane.kubeconfigPath });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('Endpoints: external https://api.example.com (API keys), internal https://llm-internal.example.com (OIDC)');
+    expect(r.stdout).toContain('WARNING: platform.external and platform.internal attach to the same Gateway (envoy-gateway-system/nebari-gateway).');
+    const separate = await helm(version, ['install', 'hosts', chartDir, '--dry-run=client', '-n', 'hosts', '--set', 'platform.baseDomain=example.com'], { kubeconfig: plane.kubeconfigPath });
+    expect(separate.stdout).toContain('Endpoints: external https://llm.example.com');
+    expect(separate.stdout).not.toContain('attach to the same Gateway');
   });
 });
 
@@ -216,14 +247,36 @@ describe('deploy/ bundles for kubectl users, applied in the guarded-upgrade orde
 });
 
 describe('examples/argocd-application.yaml', () => {
+  /** The Argo CD v3.5.1 Application CRD and the argocd namespace (idempotent). */
+  const argoCd = async () => {
+    await installCRDs([path.join(upstreamCrdPaths()[0], '..', '..', 'argo-cd', 'v3.5.1', 'application-crd.yaml')], plane.kubeConfig());
+    await applyObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'argocd' } }, { kubeConfig: plane.kubeConfig() });
+  };
+
   test('is admitted by the Argo CD v3.5.1 Application CRD and stored unpruned', async () => {
     const kc = plane.kubeConfig();
-    await installCRDs([path.join(upstreamCrdPaths()[0], '..', '..', 'argo-cd', 'v3.5.1', 'application-crd.yaml')], kc);
+    await argoCd();
     const [app] = docs(fs.readFileSync(path.join(repoRoot, 'examples', 'argocd-application.yaml'), 'utf8'));
     expect(app.spec).toMatchObject({ source: { chart: 'nebari-llm-serving', targetRevision: JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).version }, syncPolicy: { syncOptions: expect.arrayContaining(['ServerSideApply=true', 'CreateNamespace=true']) } });
     expect(app.metadata).toMatchObject({ annotations: { 'argocd.argoproj.io/sync-wave': expect.any(String) } });
     await applyObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: app.metadata.namespace! } }, { kubeConfig: kc });
     const stored = await applyObject(app, { kubeConfig: kc });
     expect(prunedOrChanged(app, stored, 'Application')).toEqual([]);
+  });
+
+  test('examples/argocd-gitops-application.yaml (chart, values and models from Git) is admitted and stored unpruned, and matches the plain example', async () => {
+    const kc = plane.kubeConfig();
+    await argoCd();
+    const read = (file: string) => docs(fs.readFileSync(path.join(repoRoot, 'examples', file), 'utf8'))[0] as Obj & { spec: Record<string, unknown> };
+    const plain = read('argocd-application.yaml');
+    const gitops = read('argocd-gitops-application.yaml');
+    const { source, ...plainRest } = plain.spec;
+    const { sources, ...gitopsRest } = gitops.spec as { sources: Array<Record<string, unknown>> };
+    // The same install, only the sources differ: the chart (with the committed values), the Git ref, the models directory.
+    expect(gitopsRest).toEqual(plainRest);
+    expect(sources[0]).toEqual({ ...(source as object), helm: { ...((source as { helm: object }).helm), valueFiles: ['$gitops/clusters/prod/nebari-llm-serving/values.yaml'] } });
+    expect(sources.slice(1)).toEqual([expect.objectContaining({ ref: 'gitops' }), expect.objectContaining({ path: 'clusters/prod/nebari-llm-serving/models' })]);
+    const stored = await applyObject({ ...gitops, metadata: { ...gitops.metadata, name: 'nebari-llm-serving-gitops' } }, { kubeConfig: kc });
+    expect(prunedOrChanged(gitops.spec, stored.spec, 'Application.spec')).toEqual([]);
   });
 });

@@ -86,4 +86,7 @@ it('npm pack builds a package whose global install gives a working nls', async (
   const nls = path.join(prefix, 'bin', 'nls');
   expect((await run(nls, ['version'])).stdout.trim()).toBe(pkg.version);
   expect((await run(nls, ['--help'])).stdout).toContain('Usage: nls <command> [arguments]');
+  // The offline admission (CEL evaluator and all) works from the compiled package.
+  const validated = await run(nls, ['validate', path.join(repoRoot, 'examples')]);
+  expect(validated.stdout).toMatch(/(\d+) object\(s\) checked: \1 admitted, 0 rejected/);
 }, 300_000);

@@ -5,6 +5,7 @@
 import * as https from 'node:https';
 import * as k8s from '@kubernetes/client-node';
 import { installCRDs, kubeConfig, uniqueName } from '../support/cluster';
+import { fuzzSeeds } from '../support/webhook/fuzz-seeds';
 import { admissionReview, isWellFormedAnswer, post } from '../support/webhook/tls-client';
 import { type WebhookEnvironment, crdDirectory, startWebhookEnvironment } from '../support/webhook/webhook-env';
 
@@ -51,30 +52,7 @@ interface Case {
 function fuzzCases(count: number, rand: () => number): Case[] {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)];
   const namespace = env.operatorNamespace;
-  const seeds: Record<string, unknown>[] = [
-    {
-      apiVersion: 'llm.nebari.dev/v1alpha1',
-      kind: 'LLMModel',
-      metadata: { name: 'fuzz', namespace },
-      spec: { model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface', storage: { type: 'emptyDir' }, preload: true }, resources: { gpu: { count: 2 } }, access: { public: true, groups: ['a'] } },
-    },
-    {
-      apiVersion: 'llm.nebari.dev/v1alpha1',
-      kind: 'PassthroughModel',
-      metadata: { name: 'fuzz', namespace },
-      spec: { provider: { hostname: 'API.OpenAI.com.', credentialSecretName: 'k', backend: { type: 'OpenAI' } }, models: { declared: ['a', 'a'] }, access: { groups: ['x'] } },
-    },
-    {
-      apiVersion: 'llm.nebari.dev/v1alpha1',
-      kind: 'AgentDeployment',
-      metadata: { name: 'fuzz', namespace },
-      spec: {
-        image: 'x',
-        env: [{ name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }],
-        model: { externalAPI: { type: 'openai', baseURL: 'https://api.openai.com/v1', modelName: 'm', credentialsRef: { name: 'c' } }, modelRef: { kind: 'LLMModel', name: 'fuzz' } },
-      },
-    },
-  ];
+  const seeds = fuzzSeeds(namespace);
   const randomValue = (depth = 0): unknown => {
     const kinds = depth > 3 ? 5 : 8;
     switch (Math.floor(rand() * kinds)) {

@@ -23,7 +23,7 @@
 {{- end -}}
 {{- end -}}
 
-{{/* The operator's gateway context as JSON: empty settings left out (sectionName kept: empty means every listener). */}}
+{{/* The operator's gateway context as JSON: empty settings left out (sectionName kept: empty means every listener); host names lower-cased, one trailing root dot removed. */}}
 {{- define "nebari-llm-serving.gatewayContext" -}}
 {{- $out := dict -}}
 {{- range $k, $v := .Values.platform -}}
@@ -31,11 +31,17 @@
 {{- $m := dict -}}
 {{- range $k2, $v2 := $v -}}
 {{- if or $v2 (eq $k2 "sectionName") -}}
+{{- if eq $k2 "hostname" -}}
+{{- $v2 = $v2 | lower | trimSuffix "." -}}
+{{- end -}}
 {{- $_ := set $m $k2 $v2 -}}
 {{- end -}}
 {{- end -}}
 {{- $_ := set $out $k $m -}}
 {{- else if $v -}}
+{{- if eq $k "baseDomain" -}}
+{{- $v = $v | lower | trimSuffix "." -}}
+{{- end -}}
 {{- $_ := set $out $k $v -}}
 {{- end -}}
 {{- end -}}

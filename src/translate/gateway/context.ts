@@ -108,13 +108,16 @@ const ENDPOINT_DEFAULTS: Record<EndpointName, { host: string; gatewayName: strin
   internal: { host: 'llm-internal', gatewayName: 'nebari-internal-gateway', sectionName: 'llm-internal-https' },
 };
 
-/** Applies every default and checks the settings; problems are reported against `context.…`. */
+/**
+ * Applies every default and checks the settings. Problems name the chart value the setting comes
+ * from (`platform.…`; the operator gets them as NLS_GATEWAY_CONTEXT), so the fix is findable.
+ */
 export function resolveGatewayContext(context: GatewayContext): { context: ResolvedGatewayContext; errors: TranslationError[] } {
   const errors: TranslationError[] = [];
   const endpoint = (name: EndpointName): ResolvedEndpoint => {
     const settings = context[name] ?? {};
     const defaults = ENDPOINT_DEFAULTS[name];
-    const field = settings.hostname !== undefined ? `context.${name}.hostname` : 'context.baseDomain';
+    const field = settings.hostname !== undefined ? `platform.${name}.hostname` : 'platform.baseDomain';
     const raw = settings.hostname ?? `${defaults.host}.${context.baseDomain}`;
     const host = normalizeHostname(raw, field, { example: `${defaults.host}.example.com` });
     if (!host.ok) errors.push(...host.errors);
@@ -130,15 +133,15 @@ export function resolveGatewayContext(context: GatewayContext): { context: Resol
   const endpoints = { external: endpoint('external'), internal: endpoint('internal') };
   const issuer = context.jwt?.issuer?.replace(/\/+$/, '');
   if (context.jwt?.issuer !== undefined && !/^https:\/\/[^\s/]+/.test(context.jwt.issuer)) {
-    errors.push(translationError('context.jwt.issuer', `${JSON.stringify(context.jwt.issuer)} is not an https URL; set the OIDC issuer URL, e.g. https://keycloak.example.com/realms/nebari`));
+    errors.push(translationError('platform.jwt.issuer', `${JSON.stringify(context.jwt.issuer)} is not an https URL; set the chart value platform.jwt.issuer to the OIDC issuer URL, e.g. https://keycloak.example.com/realms/nebari`));
   }
   const jwksUri = context.jwt?.jwksUri ?? (issuer ? `${issuer}/protocol/openid-connect/certs` : undefined);
   if (jwksUri !== undefined && !/^https:\/\//.test(jwksUri)) {
-    errors.push(translationError('context.jwt.jwksUri', `${JSON.stringify(jwksUri)} is not an https URL; Envoy fetches signing keys over HTTPS only`));
+    errors.push(translationError('platform.jwt.jwksUri', `${JSON.stringify(jwksUri)} is not an https URL; Envoy fetches signing keys over HTTPS only`));
   }
   for (const [field, value] of [
-    ['context.passthroughRequestTimeout', context.passthroughRequestTimeout],
-    ['context.llmModelRequestTimeout', context.llmModelRequestTimeout],
+    ['platform.passthroughRequestTimeout', context.passthroughRequestTimeout],
+    ['platform.llmModelRequestTimeout', context.llmModelRequestTimeout],
   ] as const) {
     if (value !== undefined && !DURATION_PATTERN.test(value)) {
       errors.push(translationError(field, `${JSON.stringify(value)} is not a duration; use a Gateway API duration such as 120s, 10m or 1h`));

@@ -3,7 +3,7 @@
 
 /** One reason a model cannot be translated into gateway objects. */
 export interface TranslationError {
-  /** Path of the offending field, e.g. `spec.provider.hostname` (or `context.…` for cluster settings). */
+  /** Path of the offending field, e.g. `spec.provider.hostname` (or the chart value `platform.…` for cluster settings). */
   readonly field: string;
   /** A complete sentence for the user, starting with the field path and ending with the fix. */
   readonly message: string;

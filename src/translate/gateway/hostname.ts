@@ -21,6 +21,16 @@ export interface HostnameHints {
 const PROVIDER_HINTS: HostnameHints = { portField: 'spec.provider.port', pathField: 'spec.provider.schemaVersion', example: 'api.openai.com' };
 
 /**
+ * The one normalisation host names get everywhere (provider hosts, the chart's `platform` host
+ * values): lower case, and a single trailing DNS root dot removed ("host.." keeps one dot and
+ * fails the checks below).
+ */
+export function lowerWithoutRootDot(raw: string): string {
+  const lower = raw.toLowerCase();
+  return lower.endsWith('.') ? lower.slice(0, -1) : lower;
+}
+
+/**
  * Returns the effective hostname for `raw`: lower-cased, with a single trailing DNS root dot
  * removed, and then required to be a DNS-1123 subdomain. `field` names the field in errors;
  * `hints` say where a port or path belongs (by default the PassthroughModel provider fields).
@@ -44,9 +54,8 @@ export function normalizeHostname(raw: string, field: string, hints: HostnameHin
   if (raw.includes(':')) return fail(`has a port; ${portFix}`);
   if (raw.includes('_')) return fail('contains an underscore, which DNS names cannot have; use "-" or the provider\'s real host name');
 
-  const lower = raw.toLowerCase();
   // Only one root dot is accepted: "host.." still ends in an empty label after removing it.
-  const hostname = lower.endsWith('.') ? lower.slice(0, -1) : lower;
+  const hostname = lowerWithoutRootDot(raw);
   const labels = hostname.split('.');
   if (labels.some((label) => label.length === 0)) {
     return fail('has an empty label (two dots in a row, or a leading dot); remove the extra dot');

@@ -68,7 +68,7 @@ function checkEndpoints(enabled: readonly EndpointName[], access: ModelAccess, c
     errors.push(
       translationError(
         'spec.endpoints.internal.enabled',
-        'the internal endpoint checks OIDC tokens, but the platform has no issuer configured; set the chart value for the OIDC issuer URL or set spec.endpoints.internal.enabled: false',
+        'the internal endpoint checks OIDC tokens, but the platform has no issuer configured; set the chart value platform.jwt.issuer to the OIDC issuer URL (e.g. https://keycloak.example.com/realms/nebari) or set spec.endpoints.internal.enabled: false',
       ),
     );
   }

@@ -1,8 +1,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { parseAllDocuments } from 'yaml';
-import { CustomBuildConfigError, customBuildFiles, resolveCustomBuild } from '../../../src/chart/custom-build';
+import { parse, parseAllDocuments } from 'yaml';
+import { type CustomBuild, CustomBuildConfigError, customBuildFiles, GITOPS_ANNOTATIONS, PREVIEW_FILE, resolveCustomBuild } from '../../../src/chart/custom-build';
 import { desiredGatewayObjects } from '../../../src/translate/gateway';
 import { loadConfig, parseArgs } from '../../../src/cli/synth';
 
@@ -18,9 +18,9 @@ const anthropic = {
 };
 const platform = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari' } };
 
-function problems(config: unknown): string[] {
+async function problems(config: unknown): Promise<string[]> {
   try {
-    resolveCustomBuild(config);
+    await resolveCustomBuild(config);
   } catch (err) {
     if (err instanceof CustomBuildConfigError) return err.message.split('\n');
     throw err;
@@ -29,8 +29,8 @@ function problems(config: unknown): string[] {
 }
 
 describe('custom build config', () => {
-  test('values override the defaults and models land in the release namespace with defaults applied', () => {
-    const build = resolveCustomBuild({ release: { name: 'team', namespace: 'llm' }, values: { platform, operator: { replicas: 2 } }, models: [anthropic] });
+  test('values override the defaults and models land in the release namespace with defaults applied', async () => {
+    const build = await resolveCustomBuild({ release: { name: 'team', namespace: 'llm' }, values: { platform, operator: { replicas: 2 } }, models: [anthropic] });
     expect(build.values.operator.replicas).toBe(2);
     expect(build.values.operator.logLevel).toBe('info');
     expect(build.models[0].metadata.namespace).toBe('llm');
@@ -43,32 +43,101 @@ describe('custom build config', () => {
     ['release name that is not a DNS label', { release: { name: 'Team_LLM' } }, 'release.name: Expected string to match'],
     ['a kind that cannot be static', { values: { platform }, models: [{ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'AgentDeployment', metadata: { name: 'a' } }] }, 'models[0].kind: "AgentDeployment" is not a static model kind'],
     ['a field the CRD does not have', { values: { platform }, models: [{ ...anthropic, spec: { ...anthropic.spec, extra: 1 } }] }, 'models[0].spec.extra: unknown field'],
-    ['a field of the wrong type', { values: { platform }, models: [{ ...anthropic, spec: { ...anthropic.spec, access: { groups: 'llm-users' } } }] }, 'models[0].spec.access.groups: must be array'],
+    ['a field of the wrong type', { values: { platform }, models: [{ ...anthropic, spec: { ...anthropic.spec, access: { groups: 'llm-users' } } }] }, 'models[0].spec.access.groups: Invalid value: "string": spec.access.groups in body must be of type array'],
     ['a model in another namespace', { values: { platform }, models: [{ ...anthropic, metadata: { name: 'a', namespace: 'elsewhere' } }] }, 'models[0].metadata.namespace: "elsewhere" differs from the release namespace'],
     ['models without a base domain', { models: [anthropic] }, 'values.platform.baseDomain: required when models are declared'],
     ['the same model twice', { values: { platform }, models: [anthropic, anthropic] }, 'models[1].metadata.name: PassthroughModel/anthropic is declared twice'],
   ];
-  test.each(bad)('%s is refused naming the key', (_name, config, message) => {
-    expect(problems(config).join('\n')).toContain(message);
+  test.each(bad)('%s is refused naming the key', async (_name, config, message) => {
+    expect((await problems(config)).join('\n')).toContain(message);
   });
 
-  test('a model the translation refuses is reported with its index, kind and field', () => {
-    const build = resolveCustomBuild({ values: { platform: { baseDomain: 'example.com' } }, models: [anthropic] });
-    expect(() => customBuildFiles(build)).toThrow(/models\[0\] \(PassthroughModel nebari-llm-serving-system\/anthropic\): spec\.endpoints\.internal\.enabled/);
+  test('an example pasted under models passes: defaults come before the schema (gpu.type)', async () => {
+    const example = parse(fs.readFileSync(path.join(__dirname, '../../../examples/llmmodel/vllm-huggingface.yaml'), 'utf8')) as Record<string, unknown>;
+    const build = await resolveCustomBuild({ values: { platform }, models: [example] });
+    expect(build.models[0]).toMatchObject({ spec: { resources: { gpu: { type: 'nvidia' } } } });
+  });
+
+  const llm = (name: string, spec: Record<string, unknown>) => ({
+    apiVersion: 'llm.nebari.dev/v1alpha1',
+    kind: 'LLMModel',
+    metadata: { name },
+    spec: { model: { name: 'Qwen/Qwen3-8B', source: 'huggingface' }, resources: { gpu: { count: 1 } }, access: { public: true }, ...spec },
+  });
+  // What the cluster refuses (CEL rules and webhook checks), synth refuses too.
+  const refusedLikeTheCluster: Array<[string, Record<string, unknown>, string]> = [
+    ['duplicate declared ids', { ...anthropic, spec: { ...anthropic.spec, models: { declared: ['a', 'a'] } } }, 'models[0].spec.models.declared[1]: "a" is already listed'],
+    ['an OCI source without an image', llm('oci', { model: { name: 'm', source: 'oci' } }), 'models[0].spec.model: Invalid value: "object": spec.model.image is required'],
+    ['forbidden override keys', llm('ovr', { provider: { name: 'kaito', overrides: { metadata: { name: 'x' } } } }), 'models[0].spec.provider.overrides: Invalid value'],
+    ['an upper-case subdomain', llm('up', { endpoints: { external: { subdomain: 'Big' } } }), 'models[0].spec.endpoints.external.subdomain'],
+    ['an over-long name without a subdomain', llm(`l${'x'.repeat(63)}`, {}), 'metadata.name is longer than 63 characters'],
+    ['a name with a dot', llm('llama-3.1-8b', {}), 'for example to "llama-3-1-8b"'],
+    ['an id that is only whitespace', { ...anthropic, spec: { ...anthropic.spec, models: { declared: ['  '] } } }, 'models[0].spec.models.declared[0]'],
+    ['a negative storage size', llm('neg', { model: { name: 'm', source: 'huggingface', storage: { size: '-5Gi' } } }), 'models[0].spec.model.storage.size'],
+    ['a provider block that does not fit the backend', { ...anthropic, spec: { ...anthropic.spec, provider: { ...anthropic.spec.provider, backend: { type: 'Anthropic', bedrock: { region: 'us-east-1' } } } } }, 'spec.provider.backend.bedrock is only valid'],
+    ['an LLMModel and a PassthroughModel sharing a name', llm('anthropic', {}), 'models[0].metadata.name: a PassthroughModel named "anthropic" already exists'],
+  ];
+  test.each(refusedLikeTheCluster)('%s is refused as the cluster refuses it', async (_name, model, message) => {
+    expect((await problems({ values: { platform }, models: [model, anthropic] })).join('\n')).toContain(message);
+  });
+
+  test('platform host names with upper case or a trailing root dot are accepted and reach the models normalised', async () => {
+    const build = await resolveCustomBuild({ values: { platform: { ...platform, baseDomain: 'Example.COM.', internal: { hostname: 'LLM-Internal.Example.com.' } } }, models: [anthropic] });
+    const preview = parseAllDocuments(customBuildFiles(build, { preview: true })[PREVIEW_FILE]).map((d) => d.toJS());
+    const hosts = preview.filter((o) => o.kind === 'AIGatewayRoute').map((o) => o.spec.hostnames ?? o.spec.parentRefs);
+    expect(JSON.stringify(hosts)).toContain('llm.example.com');
+    expect(JSON.stringify(hosts)).toContain('llm-internal.example.com');
+    expect(JSON.stringify(preview)).not.toMatch(/Example|example\.com\./);
+  });
+
+  test('a value that is no host name is refused naming the key', async () => {
+    expect((await problems({ values: { platform: { baseDomain: 'example_com' } } })).join('\n')).toContain('values.platform.baseDomain');
+    expect((await problems({ values: { platform: { external: { hostname: 'llm.example.com..' } } } })).join('\n')).toContain('values.platform.external.hostname');
+  });
+
+  test('a model the translation refuses is reported with its index, kind and field', async () => {
+    const build = await resolveCustomBuild({ values: { platform: { baseDomain: 'example.com' } }, models: [anthropic] });
+    expect(() => customBuildFiles(build)).toThrow(/models\[0\] \(PassthroughModel nebari-llm-serving-system\/anthropic\): spec\.endpoints\.internal\.enabled: .*set the chart value platform\.jwt\.issuer/);
   });
 });
 
 describe('custom build output', () => {
-  const build = resolveCustomBuild({ release: { name: 'team', namespace: 'llm' }, values: { platform }, models: [anthropic] });
-  const files = customBuildFiles(build);
+  let build: CustomBuild;
+  let files: Record<string, string>;
+  beforeAll(async () => {
+    build = await resolveCustomBuild({ release: { name: 'team', namespace: 'llm' }, values: { platform }, models: [anthropic] });
+    files = customBuildFiles(build);
+  });
   const docs = (text: string) => parseAllDocuments(text).map((d) => d.toJS()).filter(Boolean);
+  const context = { ...platform, clientIDHeader: 'x-llm-client-id', external: { gatewayName: 'nebari-gateway', gatewayNamespace: 'envoy-gateway-system', sectionName: 'llm-https' }, internal: { gatewayName: 'nebari-internal-gateway', gatewayNamespace: 'envoy-gateway-system', sectionName: 'llm-internal-https' }, jwt: { ...platform.jwt, groupsClaim: 'groups' }, llmModelRequestTimeout: '600s', modelsOwnedBy: 'nebari-llm-serving', passthroughRequestTimeout: '120s' };
 
-  test('models.yaml holds each model and exactly the objects the translation gives the operator', () => {
+  test('models.yaml holds only the model objects, defaulted as the API server stores them, with the Argo CD ordering annotations', () => {
     const objects = docs(files['models.yaml']);
-    expect(objects[0]).toMatchObject({ kind: 'PassthroughModel', metadata: { name: 'anthropic', namespace: 'llm' } });
-    const expected = desiredGatewayObjects(build.models[0], { ...platform, clientIDHeader: 'x-llm-client-id', external: { gatewayName: 'nebari-gateway', gatewayNamespace: 'envoy-gateway-system', sectionName: 'llm-https' }, internal: { gatewayName: 'nebari-internal-gateway', gatewayNamespace: 'envoy-gateway-system', sectionName: 'llm-internal-https' }, jwt: { ...platform.jwt, groupsClaim: 'groups' }, llmModelRequestTimeout: '600s', modelsOwnedBy: 'nebari-llm-serving', passthroughRequestTimeout: '120s' });
+    expect(objects.map((o) => o.kind)).toEqual(['PassthroughModel']);
+    expect(objects[0]).toMatchObject({ metadata: { name: 'anthropic', namespace: 'llm', annotations: GITOPS_ANNOTATIONS } });
+    // The mutating webhook's defaults (credential type, Anthropic's host) on top of the schema's.
+    expect(objects[0].spec.provider).toMatchObject({ credential: { type: 'APIKey' }, hostname: 'api.anthropic.com', port: 443 });
+    expect(objects[0].status).toBeUndefined();
+    expect(files['models.yaml']).toContain('commit and apply these (after the chart');
+  });
+
+  test('an LLMModel gets the tensor parallelism the webhook would default, and a model keeps its own annotations', async () => {
+    const llm = { apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'LLMModel', metadata: { name: 'qwen', annotations: { 'argocd.argoproj.io/sync-wave': '5', team: 'a' } }, spec: { model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface' }, resources: { gpu: { count: 4, type: 'nvidia' } }, access: { public: true } } };
+    const [stored] = docs(customBuildFiles(await resolveCustomBuild({ values: { platform }, models: [llm] }))['models.yaml']);
+    expect(stored.spec.serving).toMatchObject({ tensorParallelism: 4 });
+    expect(stored.metadata.annotations).toEqual({ ...GITOPS_ANNOTATIONS, 'argocd.argoproj.io/sync-wave': '5', team: 'a' });
+  });
+
+  test('the derived objects are written only with the preview option, to preview/, marked not to apply, and equal the translation', () => {
+    expect(Object.keys(files).sort()).toEqual(['manifests.yaml', 'models.yaml', 'values.yaml']);
+    const withPreview = customBuildFiles(build, { preview: true });
+    expect(PREVIEW_FILE).toBe('preview/derived-objects.yaml');
+    expect(withPreview[PREVIEW_FILE]).toContain('PREVIEW ONLY - DO NOT APPLY');
+    const stored = docs(withPreview['models.yaml'])[0];
+    const expected = desiredGatewayObjects(stored, context);
     expect(expected.errors).toEqual([]);
-    expect(objects.slice(1)).toEqual(JSON.parse(JSON.stringify(expected.objects)));
+    expect(docs(withPreview[PREVIEW_FILE])).toEqual(JSON.parse(JSON.stringify(expected.objects)));
+    expect(docs(withPreview[PREVIEW_FILE]).some((o) => o.kind === 'PassthroughModel')).toBe(false);
   });
 
   test('manifests.yaml is the whole installation for the release, CRDs first', () => {
@@ -80,8 +149,10 @@ describe('custom build output', () => {
 });
 
 describe('synth arguments', () => {
-  test('parses --config, --out and --no-package and refuses anything else', () => {
+  test('parses --config, --out, --preview and --no-package and refuses anything else', () => {
     expect(parseArgs(['--config', 'b.yaml', '--out', 'o', '--no-package'])).toEqual({ config: 'b.yaml', out: 'o', package: false });
+    expect(parseArgs(['--config', 'b.yaml', '--preview'])).toEqual({ config: 'b.yaml', package: true, preview: true });
+    expect(() => parseArgs(['--preview'])).toThrow('--preview: previews the derived objects of a custom build; add --config <file>');
     expect(parseArgs([])).toEqual({ package: true });
     expect(() => parseArgs(['--config'])).toThrow('--config: missing value');
     expect(() => parseArgs(['--values', 'x'])).toThrow('unknown argument --values');

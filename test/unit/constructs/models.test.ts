@@ -16,15 +16,22 @@ const model = {
 const context = { baseDomain: 'example.com' };
 
 describe('StaticModels', () => {
-  test('renders the model and exactly the translation’s objects, in its order', () => {
+  test('renders the model only, by default', () => {
     const chart = new Chart(new App(), 'c');
     new StaticModels(chart, 'models', { models: [model], gatewayContext: context });
-    const expected = desiredGatewayObjects(model, context);
-    expect(expected.errors).toEqual([]);
-    expect(chart.toJson()).toEqual([model, ...expected.objects].map((o) => JSON.parse(JSON.stringify(o))));
+    expect(chart.toJson()).toEqual([JSON.parse(JSON.stringify(model))]);
   });
 
-  test('a model the translation refuses fails the build naming the model and field', () => {
+  test('renders exactly the translation’s objects, in its order, when asked for the derived objects', () => {
+    const chart = new Chart(new App(), 'c');
+    new StaticModels(chart, 'models', { models: [model], gatewayContext: context, includeModels: false, includeDerivedObjects: true });
+    const expected = desiredGatewayObjects(model, context);
+    expect(expected.errors).toEqual([]);
+    expect(expected.objects.length).toBeGreaterThan(0);
+    expect(chart.toJson()).toEqual(expected.objects.map((o) => JSON.parse(JSON.stringify(o))));
+  });
+
+  test('a model the translation refuses fails the build naming the model and field, also when only models are rendered', () => {
     const chart = new Chart(new App(), 'c');
     const bad = { ...model, spec: { ...(model as unknown as { spec: object }).spec, access: { public: false } } } as unknown as GatewayModel;
     expect(() => new StaticModels(chart, 'models', { models: [bad], gatewayContext: context })).toThrow(StaticModelError);

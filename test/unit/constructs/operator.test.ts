@@ -87,6 +87,11 @@ describe('operator Deployment', () => {
     expect(ctx.jwt).toEqual({ groupsClaim: 'groups' });
   });
 
+  test('host names in the gateway settings are lower-cased with one trailing root dot removed', () => {
+    const ctx = JSON.parse(env(find(render((v) => { v.platform.baseDomain = 'Example.COM.'; v.platform.external.hostname = 'API.Example.com.'; v.platform.internal.hostname = 'Internal.Example.com'; }), 'Deployment')).NLS_GATEWAY_CONTEXT);
+    expect([ctx.baseDomain, ctx.external.hostname, ctx.internal.hostname]).toEqual(['example.com', 'api.example.com', 'internal.example.com']);
+  });
+
   test('optional pod settings appear only when set', () => {
     const plain = find(render(), 'Deployment').spec.template.spec;
     expect(plain).not.toHaveProperty('imagePullSecrets');

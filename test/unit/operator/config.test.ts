@@ -34,6 +34,16 @@ describe('operator configuration from the environment', () => {
     });
   });
 
+  it('normalises the host names like provider host names: lower case, one trailing root dot removed', () => {
+    const ctx = { baseDomain: 'Example.ORG.', external: { hostname: 'API.Example.org.', gatewayName: 'gw' }, internal: { hostname: 'Internal.Example.org' } };
+    expect(gatewayContextFromEnv({ NLS_GATEWAY_CONTEXT: JSON.stringify(ctx) })).toEqual({
+      baseDomain: 'example.org',
+      external: { hostname: 'api.example.org', gatewayName: 'gw' },
+      internal: { hostname: 'internal.example.org' },
+    });
+    expect(gatewayContextFromEnv({ NLS_BASE_DOMAIN: 'Example.COM.' }).baseDomain).toBe('example.com');
+  });
+
   it.each([
     [{}, 'the platform base domain is not set: set the chart value platform.baseDomain'],
     [{ NLS_BASE_DOMAIN: '' }, '--set platform.baseDomain=example.com'],

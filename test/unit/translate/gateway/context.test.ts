@@ -43,8 +43,8 @@ test('bad settings are reported against context fields', () => {
     passthroughRequestTimeout: '2 minutes',
   });
   expect(errors.map((e) => e.message)).toEqual([
-    'context.external.hostname: "llm.example.com:443" has a port; remove it',
-    'context.jwt.jwksUri: "http://id.example.org/keys" is not an https URL; Envoy fetches signing keys over HTTPS only',
-    'context.passthroughRequestTimeout: "2 minutes" is not a duration; use a Gateway API duration such as 120s, 10m or 1h',
+    'platform.external.hostname: "llm.example.com:443" has a port; remove it',
+    'platform.jwt.jwksUri: "http://id.example.org/keys" is not an https URL; Envoy fetches signing keys over HTTPS only',
+    'platform.passthroughRequestTimeout: "2 minutes" is not a duration; use a Gateway API duration such as 120s, 10m or 1h',
   ]);
 });

@@ -1,4 +1,4 @@
-import { normalizeHostname, hostnameHasLabel } from '../../../../src/translate/gateway/hostname';
+import { normalizeHostname, hostnameHasLabel, lowerWithoutRootDot } from '../../../../src/translate/gateway/hostname';
 
 const FIELD = 'spec.provider.hostname';
 
@@ -57,8 +57,8 @@ describe('normalizeHostname rejects what is not a DNS name, naming the field and
   });
 
   test('the field name in errors is the one passed in', () => {
-    const result = normalizeHostname('bad_host', 'context.external.hostname');
-    expect(result.ok || result.errors[0].field).toBe('context.external.hostname');
+    const result = normalizeHostname('bad_host', 'platform.external.hostname');
+    expect(result.ok || result.errors[0].field).toBe('platform.external.hostname');
   });
 });
 
@@ -66,4 +66,13 @@ test('hostnameHasLabel matches whole labels only', () => {
   expect(hostnameHasLabel('bedrock-runtime.us-east-1.amazonaws.com', 'us-east-1')).toBe(true);
   expect(hostnameHasLabel('bedrock-runtime.us-east-10.amazonaws.com', 'us-east-1')).toBe(false);
   expect(hostnameHasLabel('us-east-1', 'us-east-1')).toBe(true);
+});
+
+test.each([
+  ['Example.COM.', 'example.com'],
+  ['example.com', 'example.com'],
+  ['example.com..', 'example.com.'],
+  ['', ''],
+])('lowerWithoutRootDot(%j) is %j (one root dot only; the rest is left to the checks)', (raw, expected) => {
+  expect(lowerWithoutRootDot(raw)).toBe(expected);
 });

@@ -233,8 +233,8 @@ describe('errors are values: no objects, no deletions, every message names its f
     ['internal endpoint without issuer', llmModel('l'), { baseDomain: 'example.com' }, ['spec.endpoints.internal.enabled']],
     ['bad timeout', llmModel('l', { endpoints: { requestTimeout: '10 minutes' } }), context, ['spec.endpoints.requestTimeout']],
     ['no models', passthroughModel('p', { provider: { hostname: 'api.openai.com', credentialSecretName: 'k' }, models: {} }), context, ['spec.models']],
-    ['bad base domain', llmModel('l'), { ...context, baseDomain: 'Example_Domain' }, ['context.baseDomain', 'context.baseDomain']],
-    ['bad issuer', llmModel('l'), { baseDomain: 'example.com', jwt: { issuer: 'http://insecure' } }, ['context.jwt.issuer', 'context.jwt.jwksUri']],
+    ['bad base domain', llmModel('l'), { ...context, baseDomain: 'Example_Domain' }, ['platform.baseDomain', 'platform.baseDomain']],
+    ['bad issuer', llmModel('l'), { baseDomain: 'example.com', jwt: { issuer: 'http://insecure' } }, ['platform.jwt.issuer', 'platform.jwt.jwksUri']],
     ['no namespace', { ...llmModel('l'), metadata: { name: 'l' } }, context, ['metadata.namespace']],
   ] as const)('%s', (_why, model, ctx, fields) => {
     const result = desiredGatewayObjects(model, ctx);

@@ -1,0 +1,192 @@
+// One admission of one object, offline, in the API server's order: the schema's defaults, the
+// mutating webhook's defaults (and the schema's again, as the API server re-defaults a patched
+// object), pruning of undeclared fields, the metadata and OpenAPI checks, the CRD's CEL rules
+// (skipped, as the API server skips them, when a blocking schema error was found) and finally the
+// validating webhook's rules, which the API server calls only for an object that passed all that.
+import { API_GROUP_VERSION } from '../api/common';
+import type { JsonSchema, KindDefinition } from '../api/crd';
+import { crdObject } from '../api/crd';
+import type { AdmissionContext, KindAdmission } from '../webhook/admission';
+import type { ClusterLookups } from '../webhook/lookups';
+import { type AdmissionRequest, type KubernetesObject, isRecord } from '../webhook/review';
+import { celRuleProblems } from './cel-rules';
+import { leadingField } from './field-path';
+import { offlineLookups } from './offline-lookups';
+import type { AdmissionResult, Problem } from './result';
+import { blocksCelRules, defaultAndPrune, schemaProblems } from './structural-schema';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export interface OfflineContext {
+  /** The operator namespace; models must live there, and objects without a namespace are put there. */
+  readonly operatorNamespace: string;
+  /** Namespaces whose AgentDeployments are reconciled (the operator namespace is added when missing). */
+  readonly agentNamespaces?: readonly string[];
+  /** The cluster as the admission sees it: the other objects of the same input, with namespaces. */
+  readonly objects?: readonly KubernetesObject[];
+  /** Replaces the lookups over `objects` (tests). */
+  readonly lookups?: ClusterLookups;
+}
+
+/** Who the offline admission acts as; secret reviews are not made offline (see offline-lookups). */
+const offlineUser = { username: 'nls-validate' };
+
+const schemas = new Map<string, JsonSchema>();
+
+/** The kind's openAPIV3Schema from its generated CRD object, built once. */
+export function kindSchema(def: KindDefinition): JsonSchema {
+  let schema = schemas.get(def.kind);
+  if (!schema) {
+    schema = crdObject(def).spec.versions[0].schema.openAPIV3Schema as JsonSchema;
+    schemas.set(def.kind, schema);
+  }
+  return schema;
+}
+
+// A lowercase RFC 1123 subdomain: what the API server requires of a custom resource's name.
+const dnsSubdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+function metadataProblems(object: Record<string, unknown>): Problem[] {
+  const metadata = isRecord(object.metadata) ? object.metadata : {};
+  const name = metadata.name;
+  const problems: Problem[] = [];
+  const add = (field: string, message: string) => problems.push({ field, message, source: 'metadata' });
+  if (typeof name !== 'string' || name === '') add('metadata.name', 'Required value: name or generateName is required');
+  else if (name.length > 253) add('metadata.name', `Invalid value: "${name}": must be no more than 253 characters`);
+  else if (!dnsSubdomain.test(name)) {
+    add(
+      'metadata.name',
+      `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+    );
+  }
+  if (typeof metadata.namespace !== 'string' || metadata.namespace === '') add('metadata.namespace', 'Required value');
+  for (const [which, map] of [['labels', metadata.labels], ['annotations', metadata.annotations]] as const) {
+    if (!isRecord(map)) continue;
+    for (const [key, value] of Object.entries(map)) {
+      // Annotation keys are checked in lower case (the API server lower-cases them first).
+      const keyProblem = qualifiedNameProblem(which === 'annotations' ? key.toLowerCase() : key);
+      if (keyProblem) add(`metadata.${which}`, `Invalid value: "${key}": ${keyProblem}`);
+      if (which === 'labels' && typeof value === 'string' && (value.length > 63 || !labelValue.test(value))) {
+        add(
+          `metadata.${which}`,
+          `Invalid value: "${value}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63 characters)`,
+        );
+      }
+    }
+  }
+  return problems;
+}
+
+// Label values and the name part of label and annotation keys (Kubernetes' qualified names).
+const labelValue = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const qualifiedNamePart = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+
+/** Why `key` is not a qualified name (`[prefix/]name`), or undefined. */
+function qualifiedNameProblem(key: string): string | undefined {
+  const parts = key.split('/');
+  if (parts.length > 2) return "a qualified name must consist of an optional DNS subdomain prefix and '/' and a name";
+  const [prefix, name] = parts.length === 2 ? parts : [undefined, parts[0]];
+  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !dnsSubdomain.test(prefix))) return 'prefix part must be a lowercase RFC 1123 subdomain';
+  if (name.length === 0 || name.length > 63 || !qualifiedNamePart.test(name)) {
+    return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63 characters)";
+  }
+  return undefined;
+}
+
+/** What the mutating and validating webhooks would be sent. */
+function request<T>(kind: string, object: KubernetesObject, old: KubernetesObject | undefined): AdmissionRequest<T> {
+  return {
+    uid: 'offline',
+    kind: { group: 'llm.nebari.dev', version: 'v1alpha1', kind },
+    operation: old ? 'UPDATE' : 'CREATE',
+    name: object.metadata?.name,
+    namespace: object.metadata?.namespace,
+    userInfo: offlineUser,
+    object: object as T,
+    oldObject: old as T | undefined,
+    dryRun: true,
+  };
+}
+
+/** Defaults (schema, webhook, schema again) and pruning, in place; returns the pruned paths. */
+async function defaulted<T>(
+  def: KindDefinition,
+  rules: KindAdmission<T>,
+  object: Record<string, unknown>,
+  old: KubernetesObject | undefined,
+  context: AdmissionContext,
+): Promise<string[]> {
+  const schema = kindSchema(def);
+  const pruned = defaultAndPrune(schema, object as Json);
+  if (isRecord(object.spec)) {
+    try {
+      await rules.applyDefaults(object as T, request<T>(def.kind, object, old), context);
+    } catch (error) {
+      // As the mutating webhook: a malformed object is left to the schema's messages.
+      if (!(error instanceof TypeError)) throw error;
+    }
+    pruned.push(...defaultAndPrune(schema, object as Json));
+  }
+  return [...new Set(pruned)];
+}
+
+/**
+ * Admits `object` (a CREATE, or an UPDATE of `oldObject`) as the API server with this project's
+ * CRDs and webhooks would. Never throws for bad input: every problem is in the result.
+ */
+export async function admitWith<T>(
+  def: KindDefinition,
+  rules: KindAdmission<T>,
+  input: Record<string, unknown>,
+  offline: OfflineContext,
+  oldObject?: Record<string, unknown>,
+): Promise<AdmissionResult> {
+  const agentNamespaces = [offline.operatorNamespace, ...(offline.agentNamespaces ?? []).filter((n) => n !== offline.operatorNamespace)];
+  const context: AdmissionContext = {
+    operatorNamespace: offline.operatorNamespace,
+    agentNamespaces,
+    lookups: offline.lookups ?? offlineLookups(offline.objects ?? []),
+  };
+  const withNamespace = (o: Record<string, unknown>) => {
+    // As the API server sees it: plain JSON (no undefined, no holes in lists).
+    const copy = JSON.parse(JSON.stringify(o)) as Record<string, unknown>;
+    const metadata = isRecord(copy.metadata) ? copy.metadata : {};
+    copy.metadata = { ...metadata, namespace: typeof metadata.namespace === 'string' && metadata.namespace ? metadata.namespace : offline.operatorNamespace };
+    // The status subresource owns status: the main resource never writes it.
+    delete copy.status;
+    return copy;
+  };
+  const object = withNamespace(input);
+  const done = (problems: Problem[], warnings: string[], unknownFields: string[]): AdmissionResult => ({
+    admitted: problems.length === 0,
+    object,
+    problems,
+    warnings: [...unknownFields.map((f) => `unknown field "${f}"`), ...warnings],
+    unknownFields,
+  });
+
+  if (object.apiVersion !== API_GROUP_VERSION || object.kind !== def.kind) {
+    return done([{ field: 'apiVersion', message: `Invalid value: this admission is for ${def.kind} ${API_GROUP_VERSION}, not ${String(object.kind)} ${String(object.apiVersion)}`, source: 'schema' }], [], []);
+  }
+  // The mutating webhook refuses an object without a spec object before anything else runs.
+  if (!isRecord(object.spec)) {
+    return done([{ field: 'spec', message: `spec: the ${def.kind} has no spec object; add one`, source: 'webhook' }], [], []);
+  }
+  let old: Record<string, unknown> | undefined;
+  if (oldObject) {
+    old = withNamespace(oldObject);
+    await defaulted(def, rules, old, undefined, context);
+  }
+  const unknownFields = await defaulted(def, rules, object, old, context);
+
+  const schema = kindSchema(def);
+  const structural = schemaProblems(schema, object as Json, [], old as Json | undefined);
+  const problems: Problem[] = [...metadataProblems(object), ...structural];
+  if (!blocksCelRules(structural)) problems.push(...celRuleProblems(schema, object as Json, old as Json | undefined));
+  else problems.push({ field: '', message: 'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation', source: 'schema' });
+  if (problems.length > 0) return done(problems.map(({ field, message, source }) => ({ field, message, source })), [], unknownFields);
+
+  const verdict = await rules.validate(request<T>(def.kind, object, old), context);
+  const denials = verdict.denials.map((message): Problem => ({ field: leadingField(message) ?? '', message, source: 'webhook' }));
+  return done(denials, [...verdict.warnings], unknownFields);
+}
