@@ -26,9 +26,9 @@ import { KubeRest, KubeObject } from '../../src/kube/rest';
 import { desiredGatewayObjects } from '../../src/translate/gateway';
 import { desiredApiKeyMetadataConfigMap, desiredApiKeySecret } from '../../src/translate/keys/api-keys';
 import type { PassthroughModel } from '../../src/api/passthroughmodel';
+import { diffCounts, perModel, requestCounts, totalOf } from '../support/apiserver-requests';
 import { installGatewayCRDs, installOwnCRDs, type OperatorProcess, passthroughModel, providerCredential, repoRoot, startOperator } from '../integration/operator-support';
 
-const MODELS = Number(process.env.NLS_BENCH_MODELS ?? 1000);
 const CONCURRENCY = 16;
 const gateway = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari' } };
 
@@ -90,16 +90,41 @@ function generatedObjects(model: KubeObject): KubeObject[] {
   return [model, desiredApiKeySecret(ref), desiredApiKeyMetadataConfigMap(ref), ...(translation.objects as unknown as KubeObject[])];
 }
 
-export async function run(): Promise<Record<string, number | string>> {
+export interface OperatorBenchOptions {
+  /** Model counts, one fresh control plane each. @default NLS_BENCH_MODELS, else 100 and 1,000 (add 5,000 with NLS_BENCH_MODELS=100,1000,5000) */
+  sizes?: number[];
+  /** `image`: the operator image's Node binary (production); `current`: this process's Node (the smoke test). @default image */
+  node?: 'image' | 'current';
+}
+
+const defaultSizes = () => (process.env.NLS_BENCH_MODELS ?? '100,1000').split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
+
+export async function run(options: OperatorBenchOptions = {}): Promise<Record<string, number | string>> {
   // Before the control plane: a failed build or a missing Node binary fails in seconds.
   const main = buildLib();
   const nodeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-bench-node-'));
+  try {
+    const node = options.node === 'current' ? process.execPath : imageNode(nodeDir);
+    const figures: Record<string, number | string> = {
+      'operator: Node (`node --version`)': execFileSync(node, ['--version'], { encoding: 'utf8' }).trim(),
+      'operator: runs': `${path.relative(repoRoot, main)} (npm run build), NODE_ENV=production`,
+    };
+    const sizes = options.sizes ?? defaultSizes();
+    for (const models of sizes) {
+      for (const [key, value] of Object.entries(await runSize(models, node, main))) figures[sizes.length > 1 ? `[${models}] ${key}` : key] = value;
+    }
+    return figures;
+  } finally {
+    fs.rmSync(nodeDir, { recursive: true, force: true });
+  }
+}
+
+/** One size on a fresh control plane: the plain client, then the operator, side by side. */
+async function runSize(MODELS: number, node: string, main: string): Promise<Record<string, number | string>> {
   let plane: Awaited<ReturnType<typeof startControlPlane>> | undefined;
   let client: KubeRest | undefined;
   let operator: OperatorProcess | undefined;
   try {
-    const node = imageNode(nodeDir);
-    const nodeVersion = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
     const loadAtStart = loadAverage();
     plane = await startControlPlane({ mode: 'apiserver' });
     client = new KubeRest(plane.kubeConfig());
@@ -116,11 +141,14 @@ export async function run(): Promise<Record<string, number | string>> {
 
     // Plain client: server-side apply of the same objects, CONCURRENCY models at a time.
     const baselineObjects = names.map((n) => generatedObjects(passthroughModel('baseline', n)));
+    const baselineBefore = await requestCounts(client);
     const t0 = Date.now();
     await pool(baselineObjects, CONCURRENCY, async (objects) => {
       for (const obj of objects) await client!.apply(obj, { fieldManager: 'bench-baseline', force: true });
     });
     const baselineSeconds = (Date.now() - t0) / 1000;
+    const baselineRequests = diffCounts(baselineBefore, await requestCounts(client));
+    baselineRequests.set('GET ', (baselineRequests.get('GET ') ?? 0) - 1); // the /metrics read itself
     // The operator watches every namespace: without this it would first reconcile the plain
     // client's (and the warm-up's) models, and the clock would measure twice the work. They have
     // no finalizer yet, so the collection delete removes them at once.
@@ -156,21 +184,26 @@ export async function run(): Promise<Record<string, number | string>> {
     const pid = operator.child.pid!;
     const idleRssMiB = rssKiB(pid, 'VmRSS') / 1024;
     const startupHwmMiB = rssKiB(pid, 'VmHWM') / 1024;
+    const operatorBefore = await requestCounts(client);
     const t1 = Date.now();
     await pool(names, CONCURRENCY * 2, async (n) => {
       await client!.create(passthroughModel('operator', n), { fieldManager: 'bench-user' });
     });
     const createdSeconds = (Date.now() - t1) / 1000;
-    const deadline = Date.now() + 15 * 60_000;
+    // Bounded: 15 minutes per 1,000 models (at least 15).
+    const boundMinutes = 15 * Math.max(1, MODELS / 1000);
+    const deadline = Date.now() + boundMinutes * 60_000;
     let ready = 0;
+    let polls = 0;
     const failedPolls: string[] = [];
     while (ready < MODELS) {
-      if (Date.now() > deadline) throw new Error(`only ${ready}/${MODELS} models Ready after 15 minutes; ${failedPolls.length} status polls failed (${failedPolls.slice(-3).join('; ')}); operator's last lines:\n${operator.lines.slice(-10).join('\n')}`);
+      if (Date.now() > deadline) throw new Error(`only ${ready}/${MODELS} models Ready after ${boundMinutes} minutes; ${failedPolls.length} status polls failed (${failedPolls.slice(-3).join('; ')}); operator's last lines:\n${operator.lines.slice(-10).join('\n')}`);
       if (operator.child.exitCode !== null) throw new Error(`operator exited: ${operator.lines.slice(-10).join('\n')}`);
       await new Promise((r) => setTimeout(r, 500));
       // A list that fails (the API server, busy with the operator's writes, can take over a minute
       // to answer on a loaded machine) is counted and retried: the bench's own poll must not end the run.
       let items: Array<KubeObject & { status?: { phase?: string; observedGeneration?: number } }>;
+      polls++;
       try {
         ({ items } = await client.list('llm.nebari.dev/v1alpha1', 'PassthroughModel', { namespace: 'operator' }));
       } catch (err) {
@@ -182,19 +215,29 @@ export async function run(): Promise<Record<string, number | string>> {
     const operatorSeconds = (Date.now() - t1) / 1000;
     const peakRssMiB = rssKiB(pid, 'VmHWM') / 1024;
     const readyRssMiB = rssKiB(pid, 'VmRSS') / 1024;
+    // What the operator sent, without the benchmark's own creates, polls and this read of /metrics.
+    const operatorRequests = diffCounts(operatorBefore, await requestCounts(client));
+    const subtract = (key: string, n: number) => operatorRequests.set(key, (operatorRequests.get(key) ?? 0) - n);
+    subtract('POST passthroughmodels', MODELS);
+    subtract('LIST passthroughmodels', polls);
+    subtract('GET ', 1);
+    for (const [key, n] of operatorRequests) if (n <= 0) operatorRequests.delete(key);
     await new Promise((r) => setTimeout(r, 10_000));
     const settledRssMiB = rssKiB(pid, 'VmRSS') / 1024;
     const perThousand = 1000 / MODELS;
+    for (const [key, n] of baselineRequests) if (n <= 0) baselineRequests.delete(key);
     return {
       models: MODELS,
       'objects per model (model + keys Secret/ConfigMap + gateway)': objectsPerModel,
       'plain client SSA of the same objects, s': baselineSeconds,
       'plain client objects/s': (MODELS * objectsPerModel) / baselineSeconds,
-      'operator: Node (image binary, `node --version`)': nodeVersion,
-      'operator: runs': `${path.relative(repoRoot, main)} (npm run build), NODE_ENV=production`,
+      'plain client requests per model': totalOf(baselineRequests) / MODELS,
+      'plain client requests per model, by verb and resource': perModel(baselineRequests, MODELS),
       'operator: create all models, s': createdSeconds,
       'operator: until all Ready, s': operatorSeconds,
       'ratio operator / plain client': operatorSeconds / baselineSeconds,
+      'operator requests per model (without the benchmark\'s create and polls)': totalOf(operatorRequests) / MODELS,
+      'operator requests per model, by verb and resource': perModel(operatorRequests, MODELS),
       'operator idle RSS (VmRSS, leading, no model), MiB': idleRssMiB,
       'operator VmHWM before any model (start-up peak), MiB': startupHwmMiB,
       'operator peak RSS (VmHWM) through convergence, MiB': peakRssMiB,
@@ -212,7 +255,6 @@ export async function run(): Promise<Record<string, number | string>> {
     if (operator) await operator.kill();
     client?.close();
     await plane?.stop();
-    fs.rmSync(nodeDir, { recursive: true, force: true });
   }
 }
 

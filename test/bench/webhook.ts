@@ -44,6 +44,7 @@ async function serve(kind: ServerKind, certificates: Certificates): Promise<numb
 }
 
 if (process.argv[2] === '--serve') {
+  process.once('SIGINT', () => process.exit(0));
   process.once('message', (message: { kind: ServerKind; certificates: Certificates }) => {
     serve(message.kind, message.certificates).then(
       (port) => process.send?.({ port }),
@@ -59,7 +60,9 @@ if (process.argv[2] === '--serve') {
 
 function startServer(kind: ServerKind, certificates: Certificates): Promise<{ port: number; child: ChildProcess }> {
   const child = fork(__filename, ['--serve', kind], {
-    execArgv: ['-r', 'ts-node/register/transpile-only'],
+    // NLS_BENCH_PROFILE=<dir>: the webhook server writes a V8 CPU profile there when it exits
+    // (docs/performance.md reads it with scripts/cpu-profile-summary.ts).
+    execArgv: ['-r', 'ts-node/register/transpile-only', ...(kind === 'webhook' && process.env.NLS_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.NLS_BENCH_PROFILE}`] : [])],
     env: { ...process.env, TS_NODE_PROJECT: path.resolve(__dirname, '../../tsconfig.json') },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -137,8 +140,12 @@ export async function run(requests = 8000, secondsPerRun = 6): Promise<Record<st
       figures[`c${concurrency}_throughput_ratio_webhook_to_baseline`] = webhook.requestsPerSecond / baseline.requestsPerSecond;
     }
   } finally {
-    servers.webhook.child.kill();
-    servers.baseline.child.kill();
+    // SIGINT lets a profiling child write its profile on the way out.
+    for (const { child } of Object.values(servers)) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGINT');
+      await exited;
+    }
   }
   return figures;
 }
