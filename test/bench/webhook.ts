@@ -80,6 +80,10 @@ interface Measurement {
   requests: number;
 }
 
+function meanOf(a: Measurement, b: Measurement): Measurement {
+  return { p50Ms: (a.p50Ms + b.p50Ms) / 2, p99Ms: (a.p99Ms + b.p99Ms) / 2, requestsPerSecond: (a.requestsPerSecond + b.requestsPerSecond) / 2, requests: a.requests + b.requests };
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
@@ -128,9 +132,13 @@ export async function run(requests = 8000, secondsPerRun = 6): Promise<Record<st
   const figures: Record<string, number | string> = { path: '/validate-llmmodel (CREATE, in-memory lookups)' };
   try {
     for (const concurrency of [1, 16, 64]) {
-      // Alternate the two servers so background load on the machine hits both alike.
-      const webhook = await measure(servers.webhook.port, ca.certPem, body, concurrency, requests, secondsPerRun);
-      const baseline = await measure(servers.baseline.port, ca.certPem, body, concurrency, requests, secondsPerRun);
+      // Twice each in the order webhook, baseline, baseline, webhook (ABBA) and averaged, so
+      // drifting background load on the machine and the load generator's own warm-up (the first
+      // measurement of a run pays for its JIT) hit both servers alike.
+      const m = (kind: 'webhook' | 'baseline') => measure(servers[kind].port, ca.certPem, body, concurrency, requests, secondsPerRun);
+      const [w1, b1, b2, w2] = [await m('webhook'), await m('baseline'), await m('baseline'), await m('webhook')];
+      const webhook = meanOf(w1, w2);
+      const baseline = meanOf(b1, b2);
       for (const [name, m] of [['webhook', webhook], ['baseline', baseline]] as const) {
         figures[`c${concurrency}_${name}_p50_ms`] = m.p50Ms;
         figures[`c${concurrency}_${name}_p99_ms`] = m.p99Ms;
