@@ -60,9 +60,9 @@ if (process.argv[2] === '--serve') {
 
 function startServer(kind: ServerKind, certificates: Certificates): Promise<{ port: number; child: ChildProcess }> {
   const child = fork(__filename, ['--serve', kind], {
-    // NLS_BENCH_PROFILE=<dir>: the webhook server writes a V8 CPU profile there when it exits
+    // NLS_BENCH_PROFILE=<dir>: each server (webhook and baseline) writes a V8 CPU profile there when it exits
     // (docs/performance.md reads it with scripts/cpu-profile-summary.ts).
-    execArgv: ['-r', 'ts-node/register/transpile-only', ...(kind === 'webhook' && process.env.NLS_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.NLS_BENCH_PROFILE}`] : [])],
+    execArgv: ['-r', 'ts-node/register/transpile-only', ...(process.env.NLS_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.NLS_BENCH_PROFILE}`] : [])],
     env: { ...process.env, TS_NODE_PROJECT: path.resolve(__dirname, '../../tsconfig.json') },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
