@@ -118,7 +118,7 @@ export async function run(options: OperatorBenchOptions = {}): Promise<Record<st
     const node = options.node === 'current' ? process.execPath : imageNode(nodeDir);
     const figures: Record<string, number | string> = {
       'operator: Node (`node --version`)': execFileSync(node, ['--version'], { encoding: 'utf8' }).trim(),
-      'operator: runs': `${path.relative(repoRoot, main)} (npm run build), NODE_ENV=production`,
+      'operator: runs': `${path.relative(repoRoot, main)} (npm run build), NODE_ENV=production${process.env.NLS_BENCH_NODE_FLAGS ? `, node flags ${process.env.NLS_BENCH_NODE_FLAGS}` : ''}`,
     };
     const sizes = options.sizes ?? defaultSizes();
     for (const models of sizes) {
@@ -134,14 +134,14 @@ export async function run(options: OperatorBenchOptions = {}): Promise<Record<st
 async function runSize(MODELS: number, node: string, main: string): Promise<Record<string, number | string>> {
   let plane: Awaited<ReturnType<typeof startControlPlane>> | undefined;
   let client: KubeRest | undefined;
-  let operator: OperatorProcess | undefined;
+  const running = new Set<OperatorProcess>();
   try {
     const loadAtStart = loadAverage();
     plane = await startControlPlane({ mode: 'apiserver' });
     client = new KubeRest(plane.kubeConfig());
     await installOwnCRDs(plane.kubeConfig());
     await installGatewayCRDs(plane.kubeConfig());
-    for (const ns of ['warmup', 'baseline', 'operator']) {
+    for (const ns of ['warmup', 'baseline']) {
       await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, { fieldManager: 'bench' });
       await client.create(providerCredential(ns), { fieldManager: 'bench' });
     }
@@ -183,94 +183,109 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
     }
     const objectsPerModel = baseline.objectsPerModel;
 
-    // The operator: started, leading (it holds the Lease) and idle; then the models are created
-    // at once and the clock stops when all are Ready.
-    // The compiled build on the image's Node, with NODE_ENV as in the image.
-    operator = startOperator({
-      kubeconfigPath: plane.kubeconfigPath,
-      namespace: 'operator',
-      name: 'bench',
-      leaderElection: true,
-      command: { binary: node, args: [main] },
-      env: { NODE_ENV: 'production', NLS_LOG_LEVEL: 'warn', NLS_WORKERS: String(CONCURRENCY) },
-    });
-    const leaseDeadline = Date.now() + 60_000;
-    for (;;) {
-      if (operator.child.exitCode !== null) throw new Error(`operator exited (${operator.child.exitCode}): ${operator.lines.slice(-10).join('\n')}`);
-      const lease = await client.get<KubeObject & { spec?: { holderIdentity?: string } }>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'nls-test-operator-leader', namespace: 'operator' } });
-      if (lease?.spec?.holderIdentity === 'bench') break;
-      if (Date.now() > leaseDeadline) throw new Error(`the operator did not take the leader Lease within 60 s; last lines:\n${operator.lines.slice(-20).join('\n')}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    await new Promise((r) => setTimeout(r, 3000)); // informers listed (nothing yet), start-up garbage settled
-    const pid = operator.child.pid!;
-    const idleRssMiB = rssKiB(pid, 'VmRSS') / 1024;
-    const startupHwmMiB = rssKiB(pid, 'VmHWM') / 1024;
-    // Readiness is followed through a watch, not by listing every model twice a second: at 1,000
-    // models such polls made the API server serialise more objects than the operator wrote. A
-    // list every 15 s (and every 2 s if the watch ends) confirms the count.
-    type ModelStatus = KubeObject & { status?: { phase?: string; observedGeneration?: number } };
-    const isReady = (m: ModelStatus) => m.status?.phase === 'Ready' && m.status.observedGeneration === m.metadata.generation;
-    const readyNames = new Set<string>();
-    let watchEnded = false;
-    const modelsWatch = await watch(client, '/apis/llm.nebari.dev/v1alpha1/namespaces/operator/passthroughmodels', { watch: true, allowWatchBookmarks: false }, (e) => {
-      const m = e.object as ModelStatus;
-      if (e.type === 'DELETED' || !isReady(m)) readyNames.delete(m.metadata.name);
-      else readyNames.add(m.metadata.name);
-    });
-    modelsWatch.done.then(() => (watchEnded = true), () => (watchEnded = true));
-    const operatorBefore = await requestCounts(client);
-    const operatorCpuBefore = cpuSeconds(pid);
-    const planeCpuBefore = controlPlaneCpu();
-    const t1 = Date.now();
-    await pool(names, CONCURRENCY * 2, async (n) => {
-      await client!.create(passthroughModel('operator', n), { fieldManager: 'bench-user' });
-    });
-    const createdSeconds = (Date.now() - t1) / 1000;
-    // Bounded: 15 minutes per 1,000 models (at least 15).
-    const boundMinutes = 15 * Math.max(1, MODELS / 1000);
-    const deadline = Date.now() + boundMinutes * 60_000;
-    let ready = 0;
-    let polls = 0;
-    let lastPoll = Date.now();
-    const failedPolls: string[] = [];
-    while (ready < MODELS) {
-      if (Date.now() > deadline) throw new Error(`only ${ready}/${MODELS} models Ready after ${boundMinutes} minutes; ${failedPolls.length} status polls failed (${failedPolls.slice(-3).join('; ')}); operator's last lines:\n${operator.lines.slice(-10).join('\n')}`);
-      if (operator.child.exitCode !== null) throw new Error(`operator exited: ${operator.lines.slice(-10).join('\n')}`);
-      await new Promise((r) => setTimeout(r, 100));
-      ready = readyNames.size;
-      if (ready < MODELS && Date.now() - lastPoll < (watchEnded ? 2_000 : 15_000)) continue;
-      // A list that fails (the API server, busy with the operator's writes, can take over a minute
-      // to answer on a loaded machine) is counted and retried: the bench's own poll must not end the run.
-      lastPoll = Date.now();
-      polls++;
-      try {
-        const { items } = await client.list<ModelStatus>('llm.nebari.dev/v1alpha1', 'PassthroughModel', { namespace: 'operator' });
-        ready = items.filter(isReady).length;
-      } catch (err) {
-        failedPolls.push(`${((Date.now() - t1) / 1000).toFixed(0)} s: ${(err as Error).message}`);
-        ready = 0;
+    // One operator phase in its own namespace: the operator started, leading (it holds the Lease)
+    // and idle; then the models are created at once and the clock stops when all are Ready.
+    const operatorPhase = async (namespace: string, mainJs: string) => {
+      await client!.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { fieldManager: 'bench' });
+      await client!.create(providerCredential(namespace), { fieldManager: 'bench' });
+      // The compiled build on the image's Node, with NODE_ENV as in the image.
+      const operator = startOperator({
+        kubeconfigPath: plane!.kubeconfigPath,
+        namespace,
+        name: 'bench',
+        leaderElection: true,
+        // NLS_BENCH_NODE_FLAGS: V8/Node flags for the operator process (heap-sizing experiments, docs/performance.md).
+        command: { binary: node, args: [...(process.env.NLS_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), mainJs] },
+        env: { NODE_ENV: 'production', NLS_LOG_LEVEL: 'warn', NLS_WORKERS: String(CONCURRENCY) },
+      });
+      running.add(operator);
+      const leaseDeadline = Date.now() + 60_000;
+      for (;;) {
+        if (operator.child.exitCode !== null) throw new Error(`operator exited (${operator.child.exitCode}): ${operator.lines.slice(-10).join('\n')}`);
+        const lease = await client!.get<KubeObject & { spec?: { holderIdentity?: string } }>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'nls-test-operator-leader', namespace } });
+        if (lease?.spec?.holderIdentity === 'bench') break;
+        if (Date.now() > leaseDeadline) throw new Error(`the operator did not take the leader Lease within 60 s; last lines:\n${operator.lines.slice(-20).join('\n')}`);
+        await new Promise((r) => setTimeout(r, 200));
       }
-    }
-    modelsWatch.abort();
-    const operatorSeconds = (Date.now() - t1) / 1000;
-    const operatorCpu = cpuSeconds(pid) - operatorCpuBefore;
-    const operatorPlaneCpu = controlPlaneCpu() - planeCpuBefore;
-    const peakRssMiB = rssKiB(pid, 'VmHWM') / 1024;
-    const readyRssMiB = rssKiB(pid, 'VmRSS') / 1024;
-    // What the operator sent, without the benchmark's own creates, polls and this read of /metrics.
-    const operatorRequests = diffCounts(operatorBefore, await requestCounts(client));
-    const subtract = (key: string, n: number) => operatorRequests.set(key, (operatorRequests.get(key) ?? 0) - n);
-    subtract('POST passthroughmodels', MODELS);
-    subtract('LIST passthroughmodels', polls);
-    subtract('GET ', 1);
-    subtract('WATCH passthroughmodels', 1);
-    for (const [key, n] of operatorRequests) if (n <= 0) operatorRequests.delete(key);
-    await new Promise((r) => setTimeout(r, 10_000));
-    const settledRssMiB = rssKiB(pid, 'VmRSS') / 1024;
-    const operatorLines = operator.lines.filter((l) => l.trim()).length;
-    await operator.kill();
-    operator = undefined;
+      await new Promise((r) => setTimeout(r, 3000)); // informers listed (nothing yet), start-up garbage settled
+      const pid = operator.child.pid!;
+      const idleRssMiB = rssKiB(pid, 'VmRSS') / 1024;
+      const startupHwmMiB = rssKiB(pid, 'VmHWM') / 1024;
+      // Readiness is followed through a watch, not by listing every model twice a second: at 1,000
+      // models such polls made the API server serialise more objects than the operator wrote. A
+      // list every 15 s (and every 2 s if the watch ends) confirms the count.
+      type ModelStatus = KubeObject & { status?: { phase?: string; observedGeneration?: number } };
+      const isReady = (m: ModelStatus) => m.status?.phase === 'Ready' && m.status.observedGeneration === m.metadata.generation;
+      const readyNames = new Set<string>();
+      let watchEnded = false;
+      const modelsWatch = await watch(client!, `/apis/llm.nebari.dev/v1alpha1/namespaces/${namespace}/passthroughmodels`, { watch: true, allowWatchBookmarks: false }, (e) => {
+        const m = e.object as ModelStatus;
+        if (e.type === 'DELETED' || !isReady(m)) readyNames.delete(m.metadata.name);
+        else readyNames.add(m.metadata.name);
+      });
+      modelsWatch.done.then(() => (watchEnded = true), () => (watchEnded = true));
+      const operatorBefore = await requestCounts(client!);
+      const operatorCpuBefore = cpuSeconds(pid);
+      const planeCpuBefore = controlPlaneCpu();
+      const t1 = Date.now();
+      await pool(names, CONCURRENCY * 2, async (n) => {
+        await client!.create(passthroughModel(namespace, n), { fieldManager: 'bench-user' });
+      });
+      const createdSeconds = (Date.now() - t1) / 1000;
+      // Bounded: 15 minutes per 1,000 models (at least 15).
+      const boundMinutes = 15 * Math.max(1, MODELS / 1000);
+      const deadline = Date.now() + boundMinutes * 60_000;
+      let ready = 0;
+      let polls = 0;
+      let lastPoll = Date.now();
+      const failedPolls: string[] = [];
+      while (ready < MODELS) {
+        if (Date.now() > deadline) throw new Error(`only ${ready}/${MODELS} models Ready after ${boundMinutes} minutes; ${failedPolls.length} status polls failed (${failedPolls.slice(-3).join('; ')}); operator's last lines:\n${operator.lines.slice(-10).join('\n')}`);
+        if (operator.child.exitCode !== null) throw new Error(`operator exited: ${operator.lines.slice(-10).join('\n')}`);
+        await new Promise((r) => setTimeout(r, 100));
+        ready = readyNames.size;
+        if (ready < MODELS && Date.now() - lastPoll < (watchEnded ? 2_000 : 15_000)) continue;
+        // A list that fails (the API server, busy with the operator's writes, can take over a minute
+        // to answer on a loaded machine) is counted and retried: the bench's own poll must not end the run.
+        lastPoll = Date.now();
+        polls++;
+        try {
+          const { items } = await client!.list<ModelStatus>('llm.nebari.dev/v1alpha1', 'PassthroughModel', { namespace });
+          ready = items.filter(isReady).length;
+        } catch (err) {
+          failedPolls.push(`${((Date.now() - t1) / 1000).toFixed(0)} s: ${(err as Error).message}`);
+          ready = 0;
+        }
+      }
+      modelsWatch.abort();
+      const operatorSeconds = (Date.now() - t1) / 1000;
+      const operatorCpu = cpuSeconds(pid) - operatorCpuBefore;
+      const operatorPlaneCpu = controlPlaneCpu() - planeCpuBefore;
+      const peakRssMiB = rssKiB(pid, 'VmHWM') / 1024;
+      const readyRssMiB = rssKiB(pid, 'VmRSS') / 1024;
+      // What the operator sent, without the benchmark's own creates, polls and this read of /metrics.
+      const operatorRequests = diffCounts(operatorBefore, await requestCounts(client!));
+      const subtract = (key: string, n: number) => operatorRequests.set(key, (operatorRequests.get(key) ?? 0) - n);
+      subtract('POST passthroughmodels', MODELS);
+      subtract('LIST passthroughmodels', polls);
+      subtract('GET ', 1);
+      subtract('WATCH passthroughmodels', 1);
+      for (const [key, n] of operatorRequests) if (n <= 0) operatorRequests.delete(key);
+      await new Promise((r) => setTimeout(r, 10_000));
+      const settledRssMiB = rssKiB(pid, 'VmRSS') / 1024;
+      const operatorLines = operator.lines.filter((l) => l.trim()).length;
+      await operator.kill();
+      running.delete(operator);
+      return { createdSeconds, operatorSeconds, operatorRequests, operatorCpu, operatorPlaneCpu, idleRssMiB, startupHwmMiB, peakRssMiB, readyRssMiB, settledRssMiB, operatorLines, failedPolls };
+    };
+    // NLS_BENCH_COMPARE=<another build's lib/src/operator/main.js> (e.g. main's, built in a
+    // separate work tree): that operator runs first, on the same API server in its own namespace,
+    // so before and after are measured side by side in one run.
+    const compareJs = process.env.NLS_BENCH_COMPARE;
+    const compared = compareJs ? await operatorPhase('operator-compared', compareJs) : undefined;
+    const {
+      createdSeconds, operatorSeconds, operatorRequests, operatorCpu, operatorPlaneCpu, idleRssMiB, startupHwmMiB, peakRssMiB, readyRssMiB, settledRssMiB, operatorLines, failedPolls,
+    } = await operatorPhase('operator', main);
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'baseline-again' } }, { fieldManager: 'bench' });
     await client.create(providerCredential('baseline-again'), { fieldManager: 'bench' });
     const again = await plainClient('baseline-again');
@@ -301,11 +316,22 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
       concurrency: `${CONCURRENCY} (client) / ${CONCURRENCY} workers (operator)`,
       'operator log lines (level warn and above) during the run': operatorLines,
       'bench status polls that failed (retried)': failedPolls.length ? `${failedPolls.length}: ${failedPolls.join('; ')}` : 0,
+      ...(compared
+        ? {
+            'compared build (NLS_BENCH_COMPARE)': compareJs!,
+            'compared: until all Ready, s': compared.operatorSeconds,
+            'compared: ratio to plain client': compared.operatorSeconds / baselineSeconds,
+            'compared: requests per model': totalOf(compared.operatorRequests) / MODELS,
+            'compared: requests per model, by verb and resource': perModel(compared.operatorRequests, MODELS),
+            'compared: CPU per model, kube-apiserver + etcd / its own, ms': `${((compared.operatorPlaneCpu / MODELS) * 1000).toFixed(1)} / ${((compared.operatorCpu / MODELS) * 1000).toFixed(1)}`,
+            'compared: idle / peak RSS, MiB': `${compared.idleRssMiB.toFixed(1)} / ${compared.peakRssMiB.toFixed(1)}`,
+          }
+        : {}),
       'load average 1/5/15 min at start': loadAtStart,
       'load average 1/5/15 min at end': loadAverage(),
     };
   } finally {
-    if (operator) await operator.kill();
+    for (const operator of running) await operator.kill();
     client?.close();
     await plane?.stop();
   }
