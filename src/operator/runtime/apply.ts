@@ -2,6 +2,8 @@
 // rule: the operator writes only objects it created. An object of the desired name that someone
 // else created is reported as a conflict, never taken over (SSA with force would silently do so).
 import { KubeRest, KubeObject, OwnerReference, objectRef } from '../../kube/rest';
+import { createHash } from 'node:crypto';
+import { cachedLookup } from './cached-lookups';
 import { controllerOf } from './object-key';
 
 /** The one field manager every operator write uses, so SSA can tell our fields from others'. */
@@ -58,7 +60,9 @@ async function checkNotAdopting(client: KubeRest, obj: KubeObject): Promise<void
   if (!owner) return;
   const key = checkedKey(obj);
   if (checkedBy(client).get(key) === owner.uid) return;
-  const existing = await client.get(objectRef(obj.apiVersion, obj.kind, obj.metadata.name, obj.metadata.namespace));
+  // A whole-kind informer's cache answers without a request (a miss there means absent).
+  const cached = cachedLookup(client, obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);
+  const existing = cached ? cached.object : await client.get(objectRef(obj.apiVersion, obj.kind, obj.metadata.name, obj.metadata.namespace));
   if (existing && !createdFor(existing, owner)) {
     const managers = [...new Set(managersOf(existing))];
     throw new AdoptionConflict(existing, owner, managers);
@@ -83,17 +87,42 @@ async function withoutAutoscaledReplicas(client: KubeRest, obj: KubeObject): Pro
   return { ...obj, spec: rest };
 }
 
+// What this process last applied, by object: a digest of the body and the resourceVersion the
+// API server answered with. While the informer's copy still has that resourceVersion nobody has
+// written the object since, so applying the same body again would change nothing.
+const lastApplied = new WeakMap<KubeRest, Map<string, { digest: string; resourceVersion: string }>>();
+const lastAppliedBy = (client: KubeRest) => {
+  let map = lastApplied.get(client);
+  if (!map) lastApplied.set(client, (map = new Map()));
+  return map;
+};
+
 /**
  * Server-side apply as the operator, taking over conflicting fields of an object it created (a
  * hand edit is drift and is put back), never an object someone else created (AdoptionConflict).
+ * Skipped when the informer's copy is still the one our last apply of this same body produced;
+ * the cached copy (metadata only) is returned then.
  */
 export async function applyObject<T extends KubeObject = KubeObject>(client: KubeRest, obj: KubeObject): Promise<T> {
   const body = await withoutAutoscaledReplicas(client, stripServerFields(obj));
+  const key = checkedKey(body);
+  const digest = createHash('sha256').update(JSON.stringify(body)).digest('base64');
+  const last = lastAppliedBy(client).get(key);
+  if (last?.digest === digest) {
+    const cached = cachedLookup(client, body.apiVersion, body.kind, body.metadata.namespace, body.metadata.name)?.object;
+    if (cached && cached.metadata.resourceVersion === last.resourceVersion && !cached.metadata.deletionTimestamp) return cached as T;
+  }
   await checkNotAdopting(client, body);
   const applied = await client.apply<T>(body, { fieldManager, force: true });
   const owner = controllerOf(body);
-  if (owner) checkedBy(client).set(checkedKey(body), owner.uid);
+  if (owner) checkedBy(client).set(key, owner.uid);
+  if (applied?.metadata?.resourceVersion) lastAppliedBy(client).set(key, { digest, resourceVersion: applied.metadata.resourceVersion });
   return applied;
+}
+
+/** Forget what was applied to an object (it is being deleted), so the map does not grow with churn. */
+export function forgetApplied(client: KubeRest, ref: { apiVersion: string; kind: string; namespace?: string; name: string }): void {
+  lastAppliedBy(client).delete(`${ref.apiVersion}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`);
 }
 
 /** One object that failed to apply; `conflict` when it is someone else's object. */
