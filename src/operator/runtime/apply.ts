@@ -1,7 +1,7 @@
 // Server-side apply with the operator's single field manager, owner references, and the adoption
 // rule: the operator writes only objects it created. An object of the desired name that someone
 // else created is reported as a conflict, never taken over (SSA with force would silently do so).
-import { KubeRest, KubeObject, OwnerReference, objectRef } from '../../kube/rest';
+import { KubeRest, KubeObject, OwnerReference, isConflict, objectRef } from '../../kube/rest';
 import { createHash } from 'node:crypto';
 import { cachedLookup } from './cached-lookups';
 import { controllerOf } from './object-key';
@@ -54,19 +54,25 @@ const checkedBy = (client: KubeRest) => {
 };
 const checkedKey = (o: KubeObject) => `${o.apiVersion}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 
-/** Refuses (AdoptionConflict) when `obj`'s name is taken by an object not created for its owner. */
-async function checkNotAdopting(client: KubeRest, obj: KubeObject): Promise<void> {
+/**
+ * Refuses (AdoptionConflict) when `obj`'s name is taken by an object not created for its owner.
+ * Answers `unverified` when only an informer's cache said the name is free: the cache can lag a
+ * create by someone else, so the caller must not force its apply (see applyObject).
+ */
+async function checkNotAdopting(client: KubeRest, obj: KubeObject, useCache = true): Promise<'verified' | 'unverified'> {
   const owner = controllerOf(obj);
-  if (!owner) return;
+  if (!owner) return 'verified';
   const key = checkedKey(obj);
-  if (checkedBy(client).get(key) === owner.uid) return;
-  // A whole-kind informer's cache answers without a request (a miss there means absent).
-  const cached = cachedLookup(client, obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);
+  if (checkedBy(client).get(key) === owner.uid) return 'verified';
+  // A whole-kind informer's cache answers without a request.
+  const cached = useCache ? cachedLookup(client, obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name) : undefined;
+  if (cached && !cached.object) return 'unverified';
   const existing = cached ? cached.object : await client.get(objectRef(obj.apiVersion, obj.kind, obj.metadata.name, obj.metadata.namespace));
   if (existing && !createdFor(existing, owner)) {
     const managers = [...new Set(managersOf(existing))];
     throw new AdoptionConflict(existing, owner, managers);
   }
+  return 'verified';
 }
 
 interface HorizontalPodAutoscaler extends KubeObject {
@@ -112,12 +118,26 @@ export async function applyObject<T extends KubeObject = KubeObject>(client: Kub
     const cached = cachedLookup(client, body.apiVersion, body.kind, body.metadata.namespace, body.metadata.name)?.object;
     if (cached && cached.metadata.resourceVersion === last.resourceVersion && !cached.metadata.deletionTimestamp) return cached as T;
   }
-  await checkNotAdopting(client, body);
-  const applied = await client.apply<T>(body, { fieldManager, force: true });
+  const applied = await applyChecked<T>(client, body);
   const owner = controllerOf(body);
   if (owner) checkedBy(client).set(key, owner.uid);
   if (applied?.metadata?.resourceVersion) lastAppliedBy(client).set(key, { digest, resourceVersion: applied.metadata.resourceVersion });
   return applied;
+}
+
+// Applies after the adoption check. When only the cache said the name is free, the first apply is
+// not forced: a new object is created as usual, while an object someone created since the cache
+// last heard (with fields of its own) answers 409 Conflict instead of being taken over; then the
+// server is asked, and the apply is forced only for an object created for this owner.
+async function applyChecked<T extends KubeObject>(client: KubeRest, body: KubeObject): Promise<T> {
+  if ((await checkNotAdopting(client, body)) === 'verified') return client.apply<T>(body, { fieldManager, force: true });
+  try {
+    return await client.apply<T>(body, { fieldManager, force: false });
+  } catch (error) {
+    if (!isConflict(error)) throw error;
+  }
+  await checkNotAdopting(client, body, false);
+  return client.apply<T>(body, { fieldManager, force: true });
 }
 
 /** Forget what was applied to an object (it is being deleted), so the map does not grow with churn. */
