@@ -9,7 +9,7 @@
 // request is not affordable.
 import * as https from 'https';
 import * as http from 'http';
-import { KubeConfig } from '@kubernetes/client-node';
+import { type KubeConnection, loadConnection } from './connection';
 import type { ObjectMeta as ApiObjectMeta } from '../api/common';
 import { BackoffPolicy, jitteredBackoff } from './backoff';
 
@@ -39,11 +39,9 @@ export function objectRef(apiVersion: string, kind: string, name: string, namesp
   return { apiVersion, kind, metadata: { name, namespace } };
 }
 
-/** Load the kubeconfig the way kubectl does (KUBECONFIG, ~/.kube/config, then in-cluster). */
-export function loadKubeConfig(): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromDefault();
-  return kc;
+/** Load the kubeconfig the way kubectl does (KUBECONFIG, ~/.kube/config, then in-cluster); see connection.ts. */
+export function loadKubeConfig(): KubeConnection {
+  return loadConnection();
 }
 
 /** A failed request; `code` and `body` match client-node's ApiException so callers can treat both alike. */
@@ -197,7 +195,7 @@ export class KubeRest {
    */
   retry: RetryPolicy = { maxAttempts: 5, throttledAttempts: 10, baseDelayMs: 250, maxDelayMs: 5000 };
 
-  constructor(readonly kubeConfig: KubeConfig) {}
+  constructor(readonly kubeConfig: KubeConnection) {}
 
   /**
    * One HTTP request to the API server; JSON in and out; throws KubeApiError on status >= 400.

@@ -3,7 +3,8 @@
 // crash), apply the desired objects in the translation's order, and carry out its ordered
 // deletions (route first; an auth policy only once the generated HTTPRoute is gone).
 import type { DeletionStep, GeneratedGatewayObject, TranslationError } from '../translate/gateway';
-import { AdoptionConflict, type ApplyFailure, applyObject } from './runtime/apply';
+import { AdoptionConflict, type ApplyFailure, applyObject, forgetApplied } from './runtime/apply';
+import { cachedLookup } from './runtime/cached-lookups';
 import { controllerOf } from './runtime/object-key';
 import { KindNotServedError, KubeRest, KubeObject, objectRef } from '../kube/rest';
 
@@ -36,7 +37,8 @@ export async function unservedKinds(client: KubeRest, refs: ReadonlyArray<{ apiV
 export async function deleteIfControlled(client: KubeRest, ref: { apiVersion: string; kind: string; name: string; namespace: string }, ownerUid: string | undefined, propagationPolicy?: 'Foreground'): Promise<boolean> {
   let existing: KubeObject | undefined;
   try {
-    existing = await client.get(objectRef(ref.apiVersion, ref.kind, ref.name, ref.namespace));
+    const cached = cachedLookup(client, ref.apiVersion, ref.kind, ref.namespace, ref.name);
+    existing = cached ? cached.object : await client.get(objectRef(ref.apiVersion, ref.kind, ref.name, ref.namespace));
   } catch (err) {
     if (err instanceof KindNotServedError) return true;
     throw err;
@@ -45,6 +47,7 @@ export async function deleteIfControlled(client: KubeRest, ref: { apiVersion: st
   const controller = controllerOf(existing);
   if (!controller || controller.uid !== ownerUid) return false;
   if (existing.metadata.deletionTimestamp) return true;
+  forgetApplied(client, ref);
   await client.delete(existing, { preconditions: { uid: existing.metadata.uid, resourceVersion: existing.metadata.resourceVersion }, propagationPolicy: propagationPolicy ?? 'Background' });
   return true;
 }

@@ -59,7 +59,8 @@ async function observeWorkload(deps: ReconcileDeps, model: LLMModelObject, workl
 
 export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileRequest, log: Logger): Promise<ReconcileResult> {
   const ref = objectRef(API_GROUP_VERSION, LLMMODEL_KIND, req.name, req.namespace);
-  let model = await deps.client.get<LLMModelObject>(ref);
+  // The informer's copy when it has one (no GET per pass); a miss is asked of the server.
+  let model = (req.cached as LLMModelObject | undefined) ?? (await deps.client.get<LLMModelObject>(ref));
   if (!model) return {};
   model = { ...model, apiVersion: API_GROUP_VERSION, kind: LLMMODEL_KIND };
   const d = { ...deps, log };

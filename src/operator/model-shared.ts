@@ -140,22 +140,43 @@ export async function publishModel(deps: ReconcileDeps, model: ModelObject, extr
   };
 }
 
-/** Only metadata of generated objects is cached: enough to map an event to its model. */
-export function metadataOnly(obj: KubeObject): KubeObject {
-  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: obj.metadata };
+/**
+ * What is cached of a generated object: the metadata the event mapping, the adoption check and
+ * the unchanged-apply skip read (identity, resourceVersion, deletion, the controller owner, who
+ * manages its fields), nothing of its spec, labels, annotations or field sets.
+ */
+export function lookupMetadata(obj: KubeObject): KubeObject {
+  const m = obj.metadata;
+  const controller = m.ownerReferences?.filter((o) => o.controller);
+  const managers = [...new Set(((m.managedFields ?? []) as { manager?: string; subresource?: string }[]).filter((f) => f.subresource !== 'status').map((f) => f.manager ?? 'unknown'))];
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      ...(m.deletionTimestamp ? { deletionTimestamp: m.deletionTimestamp } : {}),
+      ...(controller?.length ? { ownerReferences: controller } : {}),
+      ...(managers.length ? { managedFields: managers.map((manager) => ({ manager })) } : {}),
+    },
+  };
 }
 
 /**
- * Watches on the gateway objects generated for `modelKind`: deleting one out of band (or by
- * another tool) re-reconciles its model at once, instead of at the next resync. Other events are
- * our own writes and need no reaction.
+ * Watches on the gateway objects generated for `modelKind`, every object of those kinds in the
+ * namespace (not only ours): the cache then also answers "does an object of this name exist?",
+ * so the adoption check needs no GET. Deleting one of ours out of band (or by another tool)
+ * re-reconciles its model at once, instead of at the next resync. Other events are our own
+ * writes and need no reaction.
  */
 export function generatedObjectWatches(modelKind: 'LLMModel' | 'PassthroughModel', kinds: ReadonlyArray<{ apiVersion: string; kind: string }>): SecondaryWatch[] {
   return kinds.map(({ apiVersion, kind }) => ({
     apiVersion,
     kind,
-    labelSelector: `llm.nebari.dev/model-kind=${modelKind}`,
-    transform: metadataOnly,
+    transform: lookupMetadata,
+    keepManagedFields: true,
     map: (obj: KubeObject, event: string) => {
       return event === 'delete' ? controllerOwnerKey(obj, modelKind) : [];
     },

@@ -37,7 +37,8 @@ async function credentialCondition(deps: ReconcileDeps, model: PassthroughModelO
 
 export async function reconcilePassthroughModel(deps: ReconcileDeps, req: ReconcileRequest, log: Logger): Promise<ReconcileResult> {
   const ref = objectRef(API_GROUP_VERSION, PASSTHROUGHMODEL_KIND, req.name, req.namespace);
-  let model = await deps.client.get<PassthroughModelObject>(ref);
+  // The informer's copy when it has one (no GET per pass); a miss is asked of the server.
+  let model = (req.cached as PassthroughModelObject | undefined) ?? (await deps.client.get<PassthroughModelObject>(ref));
   if (!model) return {};
   model = { ...model, apiVersion: API_GROUP_VERSION, kind: PASSTHROUGHMODEL_KIND };
   const d = { ...deps, log };

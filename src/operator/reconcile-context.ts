@@ -79,12 +79,22 @@ function pick(obj: Record<string, unknown>, keys: string[]): Record<string, unkn
 /** Condition types that report a problem when True (the others report one when False). */
 const PROBLEM_WHEN_TRUE = new Set(['CleanupBlocked']);
 
-/** One Event per condition that changed (Warning when it turned to the problem state). */
+/**
+ * Events for the conditions that changed: one Warning per condition that turned to its problem
+ * state (each is worth its own line in `kubectl describe`), and the good news of one pass folded
+ * into a single Normal Event (a new model's first pass would otherwise cost one write per
+ * condition: four of a PassthroughModel's requests).
+ */
 export async function recordTransitions(events: EventRecorder, obj: KubeObject, changed: ConditionInput[]): Promise<void> {
+  const good: ConditionInput[] = [];
   for (const c of changed) {
     const ok = (c.status === true || c.status === 'True') !== PROBLEM_WHEN_TRUE.has(c.type);
-    await events.record(obj, ok ? 'Normal' : 'Warning', c.reason, `${c.type}: ${c.message ?? c.reason}`);
+    if (ok) good.push(c);
+    else await events.record(obj, 'Warning', c.reason, `${c.type}: ${c.message ?? c.reason}`);
   }
+  if (good.length === 0) return;
+  const reason = good.length === 1 ? good[0].reason : 'Reconciled';
+  await events.record(obj, 'Normal', reason, good.map((c) => `${c.type}: ${c.message ?? c.reason}`).join('; '));
 }
 
 /**

@@ -1,8 +1,8 @@
 // The webhook server as the operator starts it: one call that reads the environment contract,
 // obtains a serving certificate (self-managed or mounted from cert-manager), listens, and keeps
 // certificates, CA injection and readiness up to date until closed.
-import type * as k8s from '@kubernetes/client-node';
 import { CONVERSION_WEBHOOK_PATH } from '../api/crd';
+import type { KubeConnection } from '../kube/connection';
 import { admissionRoutes } from './admission';
 import { combinedConfigurations, kubernetesConversionCrds } from './conversion-crds';
 import { agentDeploymentAdmission } from './agentdeployment';
@@ -28,7 +28,7 @@ export const admittedKinds = [llmModelAdmission, passthroughModelAdmission, agen
 
 export interface WebhookServerOptions {
   /** Credentials for lookups, the Secret and the webhook configurations. */
-  readonly kubeConfig: k8s.KubeConfig;
+  readonly kubeConfig: KubeConnection;
   /** The environment contract (POD_NAMESPACE, NLS_*). @default process.env */
   readonly env?: NodeJS.ProcessEnv;
   /** Overrides of what the environment says (tests use port 0 and loopback). */

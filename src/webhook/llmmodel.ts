@@ -24,12 +24,15 @@ export function effectiveSubdomain(model: Pick<LLMModel, 'metadata' | 'spec'>): 
   return { value: (model.metadata?.name ?? '').replace(/\./g, '-'), field: 'metadata.name' };
 }
 
+// Compiled once, not on every admission request.
+const llmModelName = new RegExp(LLMMODEL_NAME_PATTERN);
+
 /**
  * The CRD's rule on metadata.name, with the same message: the name becomes part of Service names
  * (DNS-1035 labels), so a dot or a leading digit would give a model the operator can never serve.
  */
 export function llmModelNameProblem(name: string): string | undefined {
-  if (new RegExp(LLMMODEL_NAME_PATTERN).test(name)) return undefined;
+  if (llmModelName.test(name)) return undefined;
   const suggestion = `${/^[0-9]/.test(name) ? 'm-' : ''}${name.replace(/\./g, '-')}`;
   return (
     `metadata.name: "${name}" becomes part of the model's Service names (<name>-vllm, <name>-epp), which must be DNS-1035 labels: ` +

@@ -4,18 +4,21 @@
 // integrity checked against the lock) with NODE_ENV=production, as the image's entrypoint
 // `/nodejs/bin/node /app/lib/src/operator/main.js` does. No ts-node, no TypeScript compiler in
 // the process.
-// 1,000 PassthroughModels (NLS_BENCH_MODELS) are created at once; the clock runs until the
-// operator reports every one Ready, side by side with a plain client that server-side applies the
-// same objects the operator generates (model, API-key Secret and ConfigMap, eight gateway objects
-// each) at the same concurrency: the API server's own limit here. Reports the ratio, and the
-// operator's memory from /proc/<pid>/status: idle VmRSS before any model exists, peak VmHWM (the
-// process's high-water mark, i.e. the peak over its whole life, which is the convergence), the
-// VmRSS 10 s after all are Ready, and growth per 1,000 models computed two ways from one run:
-// (peak − idle) and (settled − idle), each scaled linearly by 1000 / models. One run, one
-// model count: linear scaling is an assumption, not a measured slope. The Node version is
+// For each size (NLS_BENCH_MODELS, comma-separated; default 100 and 1,000; 5,000 is opt-in:
+// NLS_BENCH_MODELS=100,1000,5000), on a fresh control plane: that many PassthroughModels are
+// created at once and the clock runs until the operator reports every one Ready, side by side
+// with a plain client that server-side applies the same objects the operator generates (model,
+// API-key Secret and ConfigMap, eight gateway objects each) at the same concurrency: the API
+// server's own limit here. Reports the ratio; the requests each side sent per model, by verb and
+// resource (the API server's apiserver_request_total, read before and after each phase; the
+// benchmark's own creates and status polls are taken out); and the operator's memory from
+// /proc/<pid>/status: idle VmRSS before any model exists, peak VmHWM (the process's high-water
+// mark, i.e. the peak over its whole life, which is the convergence), the VmRSS 10 s after all
+// are Ready, and growth per 1,000 models computed two ways: (peak − idle) and (settled − idle),
+// each scaled by 1000 / models. The sizes together give the scaling curve. The Node version is
 // `<node> --version` of the binary the operator runs on; the load average is printed so that
 // figures taken next to other work can be judged.
-// Bounded: a private control plane (apiserver mode), 1,000 models, at most 15 minutes.
+// Bounded: a private control plane (apiserver mode) per size, at most 15 minutes per 1,000 models.
 import { execFileSync } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
@@ -23,12 +26,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { startControlPlane } from '../support/control-plane';
 import { KubeRest, KubeObject } from '../../src/kube/rest';
+import { watch } from '../../src/kube/watch';
 import { desiredGatewayObjects } from '../../src/translate/gateway';
 import { desiredApiKeyMetadataConfigMap, desiredApiKeySecret } from '../../src/translate/keys/api-keys';
 import type { PassthroughModel } from '../../src/api/passthroughmodel';
+import { diffCounts, perModel, requestCounts, totalOf } from '../support/apiserver-requests';
 import { installGatewayCRDs, installOwnCRDs, type OperatorProcess, passthroughModel, providerCredential, repoRoot, startOperator } from '../integration/operator-support';
 
-const MODELS = Number(process.env.NLS_BENCH_MODELS ?? 1000);
 const CONCURRENCY = 16;
 const gateway = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari' } };
 
@@ -80,6 +84,13 @@ function imageNode(dir: string): string {
   return path.join(dir, 'package/bin/node');
 }
 
+const clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+/** User + system CPU seconds a process has used so far (/proc/<pid>/stat). */
+function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+}
+
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' / ');
 
 /** What the operator ends up applying for one model, applied by a plain client. */
@@ -90,22 +101,47 @@ function generatedObjects(model: KubeObject): KubeObject[] {
   return [model, desiredApiKeySecret(ref), desiredApiKeyMetadataConfigMap(ref), ...(translation.objects as unknown as KubeObject[])];
 }
 
-export async function run(): Promise<Record<string, number | string>> {
+export interface OperatorBenchOptions {
+  /** Model counts, one fresh control plane each. @default NLS_BENCH_MODELS, else 100 and 1,000 (add 5,000 with NLS_BENCH_MODELS=100,1000,5000) */
+  sizes?: number[];
+  /** `image`: the operator image's Node binary (production); `current`: this process's Node (the smoke test). @default image */
+  node?: 'image' | 'current';
+}
+
+const defaultSizes = () => (process.env.NLS_BENCH_MODELS ?? '100,1000').split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
+
+export async function run(options: OperatorBenchOptions = {}): Promise<Record<string, number | string>> {
   // Before the control plane: a failed build or a missing Node binary fails in seconds.
   const main = buildLib();
   const nodeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-bench-node-'));
+  try {
+    const node = options.node === 'current' ? process.execPath : imageNode(nodeDir);
+    const figures: Record<string, number | string> = {
+      'operator: Node (`node --version`)': execFileSync(node, ['--version'], { encoding: 'utf8' }).trim(),
+      'operator: runs': `${path.relative(repoRoot, main)} (npm run build), NODE_ENV=production${process.env.NLS_BENCH_NODE_FLAGS ? `, node flags ${process.env.NLS_BENCH_NODE_FLAGS}` : ''}`,
+    };
+    const sizes = options.sizes ?? defaultSizes();
+    for (const models of sizes) {
+      for (const [key, value] of Object.entries(await runSize(models, node, main))) figures[sizes.length > 1 ? `[${models}] ${key}` : key] = value;
+    }
+    return figures;
+  } finally {
+    fs.rmSync(nodeDir, { recursive: true, force: true });
+  }
+}
+
+/** One size on a fresh control plane: the plain client, then the operator, side by side. */
+async function runSize(MODELS: number, node: string, main: string): Promise<Record<string, number | string>> {
   let plane: Awaited<ReturnType<typeof startControlPlane>> | undefined;
   let client: KubeRest | undefined;
-  let operator: OperatorProcess | undefined;
+  const running = new Set<OperatorProcess>();
   try {
-    const node = imageNode(nodeDir);
-    const nodeVersion = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
     const loadAtStart = loadAverage();
     plane = await startControlPlane({ mode: 'apiserver' });
     client = new KubeRest(plane.kubeConfig());
     await installOwnCRDs(plane.kubeConfig());
     await installGatewayCRDs(plane.kubeConfig());
-    for (const ns of ['warmup', 'baseline', 'operator']) {
+    for (const ns of ['warmup', 'baseline']) {
       await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, { fieldManager: 'bench' });
       await client.create(providerCredential(ns), { fieldManager: 'bench' });
     }
@@ -114,13 +150,27 @@ export async function run(): Promise<Record<string, number | string>> {
     // Warm-up: the first write of each kind compiles its schema in the API server; neither side pays for it.
     for (let i = 0; i < 20; i++) for (const obj of generatedObjects(passthroughModel('warmup', `w${i}`))) await client.apply(obj, { fieldManager: 'bench-warmup', force: true });
 
-    // Plain client: server-side apply of the same objects, CONCURRENCY models at a time.
-    const baselineObjects = names.map((n) => generatedObjects(passthroughModel('baseline', n)));
-    const t0 = Date.now();
-    await pool(baselineObjects, CONCURRENCY, async (objects) => {
-      for (const obj of objects) await client!.apply(obj, { fieldManager: 'bench-baseline', force: true });
-    });
-    const baselineSeconds = (Date.now() - t0) / 1000;
+    // Plain client: server-side apply of the same objects, CONCURRENCY models at a time. Run
+    // before the operator and again after it (in a fresh namespace, the operator stopped), and
+    // averaged: the machine's background load drifts over minutes and must hit both sides alike.
+    const controlPlaneCpu = () => cpuSeconds(plane!.pids().apiserver) + cpuSeconds(plane!.pids().etcd);
+    const plainClient = async (namespace: string) => {
+      const objects = names.map((n) => generatedObjects(passthroughModel(namespace, n)));
+      const before = await requestCounts(client!);
+      const cpuBefore = controlPlaneCpu();
+      const started = Date.now();
+      await pool(objects, CONCURRENCY, async (each) => {
+        for (const obj of each) await client!.apply(obj, { fieldManager: 'bench-baseline', force: true });
+      });
+      const seconds = (Date.now() - started) / 1000;
+      const cpu = controlPlaneCpu() - cpuBefore;
+      const requests = diffCounts(before, await requestCounts(client!));
+      requests.set('GET ', (requests.get('GET ') ?? 0) - 1); // the /metrics read itself
+      for (const [key, n] of requests) if (n <= 0) requests.delete(key);
+      return { seconds, cpu, requests, objectsPerModel: objects[0].length };
+    };
+    const baseline = await plainClient('baseline');
+    const baselineRequests = baseline.requests;
     // The operator watches every namespace: without this it would first reconcile the plain
     // client's (and the warm-up's) models, and the clock would measure twice the work. They have
     // no finalizer yet, so the collection delete removes them at once.
@@ -131,70 +181,131 @@ export async function run(): Promise<Record<string, number | string>> {
         await new Promise((r) => setTimeout(r, 200));
       }
     }
-    const objectsPerModel = baselineObjects[0].length;
+    const objectsPerModel = baseline.objectsPerModel;
 
-    // The operator: started, leading (it holds the Lease) and idle; then the models are created
-    // at once and the clock stops when all are Ready.
-    // The compiled build on the image's Node, with NODE_ENV as in the image.
-    operator = startOperator({
-      kubeconfigPath: plane.kubeconfigPath,
-      namespace: 'operator',
-      name: 'bench',
-      leaderElection: true,
-      command: { binary: node, args: [main] },
-      env: { NODE_ENV: 'production', NLS_LOG_LEVEL: 'warn', NLS_WORKERS: String(CONCURRENCY) },
-    });
-    const leaseDeadline = Date.now() + 60_000;
-    for (;;) {
-      if (operator.child.exitCode !== null) throw new Error(`operator exited (${operator.child.exitCode}): ${operator.lines.slice(-10).join('\n')}`);
-      const lease = await client.get<KubeObject & { spec?: { holderIdentity?: string } }>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'nls-test-operator-leader', namespace: 'operator' } });
-      if (lease?.spec?.holderIdentity === 'bench') break;
-      if (Date.now() > leaseDeadline) throw new Error(`the operator did not take the leader Lease within 60 s; last lines:\n${operator.lines.slice(-20).join('\n')}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    await new Promise((r) => setTimeout(r, 3000)); // informers listed (nothing yet), start-up garbage settled
-    const pid = operator.child.pid!;
-    const idleRssMiB = rssKiB(pid, 'VmRSS') / 1024;
-    const startupHwmMiB = rssKiB(pid, 'VmHWM') / 1024;
-    const t1 = Date.now();
-    await pool(names, CONCURRENCY * 2, async (n) => {
-      await client!.create(passthroughModel('operator', n), { fieldManager: 'bench-user' });
-    });
-    const createdSeconds = (Date.now() - t1) / 1000;
-    const deadline = Date.now() + 15 * 60_000;
-    let ready = 0;
-    const failedPolls: string[] = [];
-    while (ready < MODELS) {
-      if (Date.now() > deadline) throw new Error(`only ${ready}/${MODELS} models Ready after 15 minutes; ${failedPolls.length} status polls failed (${failedPolls.slice(-3).join('; ')}); operator's last lines:\n${operator.lines.slice(-10).join('\n')}`);
-      if (operator.child.exitCode !== null) throw new Error(`operator exited: ${operator.lines.slice(-10).join('\n')}`);
-      await new Promise((r) => setTimeout(r, 500));
-      // A list that fails (the API server, busy with the operator's writes, can take over a minute
-      // to answer on a loaded machine) is counted and retried: the bench's own poll must not end the run.
-      let items: Array<KubeObject & { status?: { phase?: string; observedGeneration?: number } }>;
-      try {
-        ({ items } = await client.list('llm.nebari.dev/v1alpha1', 'PassthroughModel', { namespace: 'operator' }));
-      } catch (err) {
-        failedPolls.push(`${((Date.now() - t1) / 1000).toFixed(0)} s: ${(err as Error).message}`);
-        continue;
+    // One operator phase in its own namespace: the operator started, leading (it holds the Lease)
+    // and idle; then the models are created at once and the clock stops when all are Ready.
+    const operatorPhase = async (namespace: string, mainJs: string) => {
+      await client!.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { fieldManager: 'bench' });
+      await client!.create(providerCredential(namespace), { fieldManager: 'bench' });
+      // The compiled build on the image's Node, with NODE_ENV as in the image.
+      const operator = startOperator({
+        kubeconfigPath: plane!.kubeconfigPath,
+        namespace,
+        name: 'bench',
+        leaderElection: true,
+        // NLS_BENCH_NODE_FLAGS: V8/Node flags for the operator process (heap-sizing experiments, docs/performance.md).
+        command: { binary: node, args: [...(process.env.NLS_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), mainJs] },
+        env: { NODE_ENV: 'production', NLS_LOG_LEVEL: 'warn', NLS_WORKERS: String(CONCURRENCY) },
+      });
+      running.add(operator);
+      const leaseDeadline = Date.now() + 60_000;
+      for (;;) {
+        if (operator.child.exitCode !== null) throw new Error(`operator exited (${operator.child.exitCode}): ${operator.lines.slice(-10).join('\n')}`);
+        const lease = await client!.get<KubeObject & { spec?: { holderIdentity?: string } }>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'nls-test-operator-leader', namespace } });
+        if (lease?.spec?.holderIdentity === 'bench') break;
+        if (Date.now() > leaseDeadline) throw new Error(`the operator did not take the leader Lease within 60 s; last lines:\n${operator.lines.slice(-20).join('\n')}`);
+        await new Promise((r) => setTimeout(r, 200));
       }
-      ready = items.filter((m) => m.status?.phase === 'Ready' && m.status.observedGeneration === m.metadata.generation).length;
-    }
-    const operatorSeconds = (Date.now() - t1) / 1000;
-    const peakRssMiB = rssKiB(pid, 'VmHWM') / 1024;
-    const readyRssMiB = rssKiB(pid, 'VmRSS') / 1024;
-    await new Promise((r) => setTimeout(r, 10_000));
-    const settledRssMiB = rssKiB(pid, 'VmRSS') / 1024;
+      await new Promise((r) => setTimeout(r, 3000)); // informers listed (nothing yet), start-up garbage settled
+      const pid = operator.child.pid!;
+      const idleRssMiB = rssKiB(pid, 'VmRSS') / 1024;
+      const startupHwmMiB = rssKiB(pid, 'VmHWM') / 1024;
+      // Readiness is followed through a watch, not by listing every model twice a second: at 1,000
+      // models such polls made the API server serialise more objects than the operator wrote. A
+      // list every 15 s (and every 2 s if the watch ends) confirms the count.
+      type ModelStatus = KubeObject & { status?: { phase?: string; observedGeneration?: number } };
+      const isReady = (m: ModelStatus) => m.status?.phase === 'Ready' && m.status.observedGeneration === m.metadata.generation;
+      const readyNames = new Set<string>();
+      let watchEnded = false;
+      const modelsWatch = await watch(client!, `/apis/llm.nebari.dev/v1alpha1/namespaces/${namespace}/passthroughmodels`, { watch: true, allowWatchBookmarks: false }, (e) => {
+        const m = e.object as ModelStatus;
+        if (e.type === 'DELETED' || !isReady(m)) readyNames.delete(m.metadata.name);
+        else readyNames.add(m.metadata.name);
+      });
+      modelsWatch.done.then(() => (watchEnded = true), () => (watchEnded = true));
+      const operatorBefore = await requestCounts(client!);
+      const operatorCpuBefore = cpuSeconds(pid);
+      const planeCpuBefore = controlPlaneCpu();
+      const t1 = Date.now();
+      await pool(names, CONCURRENCY * 2, async (n) => {
+        await client!.create(passthroughModel(namespace, n), { fieldManager: 'bench-user' });
+      });
+      const createdSeconds = (Date.now() - t1) / 1000;
+      // Bounded: 15 minutes per 1,000 models (at least 15).
+      const boundMinutes = 15 * Math.max(1, MODELS / 1000);
+      const deadline = Date.now() + boundMinutes * 60_000;
+      let ready = 0;
+      let polls = 0;
+      let lastPoll = Date.now();
+      const failedPolls: string[] = [];
+      while (ready < MODELS) {
+        if (Date.now() > deadline) throw new Error(`only ${ready}/${MODELS} models Ready after ${boundMinutes} minutes; ${failedPolls.length} status polls failed (${failedPolls.slice(-3).join('; ')}); operator's last lines:\n${operator.lines.slice(-10).join('\n')}`);
+        if (operator.child.exitCode !== null) throw new Error(`operator exited: ${operator.lines.slice(-10).join('\n')}`);
+        await new Promise((r) => setTimeout(r, 100));
+        ready = readyNames.size;
+        if (ready < MODELS && Date.now() - lastPoll < (watchEnded ? 2_000 : 15_000)) continue;
+        // A list that fails (the API server, busy with the operator's writes, can take over a minute
+        // to answer on a loaded machine) is counted and retried: the bench's own poll must not end the run.
+        lastPoll = Date.now();
+        polls++;
+        try {
+          const { items } = await client!.list<ModelStatus>('llm.nebari.dev/v1alpha1', 'PassthroughModel', { namespace });
+          ready = items.filter(isReady).length;
+        } catch (err) {
+          failedPolls.push(`${((Date.now() - t1) / 1000).toFixed(0)} s: ${(err as Error).message}`);
+          ready = 0;
+        }
+      }
+      modelsWatch.abort();
+      const operatorSeconds = (Date.now() - t1) / 1000;
+      const operatorCpu = cpuSeconds(pid) - operatorCpuBefore;
+      const operatorPlaneCpu = controlPlaneCpu() - planeCpuBefore;
+      const peakRssMiB = rssKiB(pid, 'VmHWM') / 1024;
+      const readyRssMiB = rssKiB(pid, 'VmRSS') / 1024;
+      // What the operator sent, without the benchmark's own creates, polls and this read of /metrics.
+      const operatorRequests = diffCounts(operatorBefore, await requestCounts(client!));
+      const subtract = (key: string, n: number) => operatorRequests.set(key, (operatorRequests.get(key) ?? 0) - n);
+      subtract('POST passthroughmodels', MODELS);
+      subtract('LIST passthroughmodels', polls);
+      subtract('GET ', 1);
+      subtract('WATCH passthroughmodels', 1);
+      for (const [key, n] of operatorRequests) if (n <= 0) operatorRequests.delete(key);
+      await new Promise((r) => setTimeout(r, 10_000));
+      const settledRssMiB = rssKiB(pid, 'VmRSS') / 1024;
+      const operatorLines = operator.lines.filter((l) => l.trim()).length;
+      await operator.kill();
+      running.delete(operator);
+      return { createdSeconds, operatorSeconds, operatorRequests, operatorCpu, operatorPlaneCpu, idleRssMiB, startupHwmMiB, peakRssMiB, readyRssMiB, settledRssMiB, operatorLines, failedPolls };
+    };
+    // NLS_BENCH_COMPARE=<another build's lib/src/operator/main.js> (e.g. main's, built in a
+    // separate work tree): that operator runs first, on the same API server in its own namespace,
+    // so before and after are measured side by side in one run.
+    const compareJs = process.env.NLS_BENCH_COMPARE;
+    const compared = compareJs ? await operatorPhase('operator-compared', compareJs) : undefined;
+    const {
+      createdSeconds, operatorSeconds, operatorRequests, operatorCpu, operatorPlaneCpu, idleRssMiB, startupHwmMiB, peakRssMiB, readyRssMiB, settledRssMiB, operatorLines, failedPolls,
+    } = await operatorPhase('operator', main);
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'baseline-again' } }, { fieldManager: 'bench' });
+    await client.create(providerCredential('baseline-again'), { fieldManager: 'bench' });
+    const again = await plainClient('baseline-again');
+    const baselineSeconds = (baseline.seconds + again.seconds) / 2;
     const perThousand = 1000 / MODELS;
     return {
       models: MODELS,
       'objects per model (model + keys Secret/ConfigMap + gateway)': objectsPerModel,
-      'plain client SSA of the same objects, s': baselineSeconds,
+      'plain client SSA of the same objects, s (mean of the runs before and after the operator)': baselineSeconds,
+      'plain client runs before / after the operator, s': `${baseline.seconds.toFixed(1)} / ${again.seconds.toFixed(1)}`,
       'plain client objects/s': (MODELS * objectsPerModel) / baselineSeconds,
-      'operator: Node (image binary, `node --version`)': nodeVersion,
-      'operator: runs': `${path.relative(repoRoot, main)} (npm run build), NODE_ENV=production`,
+      'plain client requests per model': totalOf(baselineRequests) / MODELS,
+      'plain client requests per model, by verb and resource': perModel(baselineRequests, MODELS),
       'operator: create all models, s': createdSeconds,
       'operator: until all Ready, s': operatorSeconds,
       'ratio operator / plain client': operatorSeconds / baselineSeconds,
+      'operator requests per model (without the benchmark\'s create and polls)': totalOf(operatorRequests) / MODELS,
+      'operator requests per model, by verb and resource': perModel(operatorRequests, MODELS),
+      'CPU seconds per model: kube-apiserver + etcd, plain client / operator': `${((baseline.cpu + again.cpu) / 2 / MODELS * 1000).toFixed(1)} ms / ${(operatorPlaneCpu / MODELS * 1000).toFixed(1)} ms`,
+      'CPU seconds per model: the operator process itself, ms': (operatorCpu / MODELS) * 1000,
       'operator idle RSS (VmRSS, leading, no model), MiB': idleRssMiB,
       'operator VmHWM before any model (start-up peak), MiB': startupHwmMiB,
       'operator peak RSS (VmHWM) through convergence, MiB': peakRssMiB,
@@ -203,16 +314,26 @@ export async function run(): Promise<Record<string, number | string>> {
       'RSS growth per 1,000 models, peak − idle, MiB': (peakRssMiB - idleRssMiB) * perThousand,
       'RSS growth per 1,000 models, settled − idle, MiB': (settledRssMiB - idleRssMiB) * perThousand,
       concurrency: `${CONCURRENCY} (client) / ${CONCURRENCY} workers (operator)`,
-      'operator log lines (level warn and above) during the run': operator.lines.filter((l) => l.trim()).length,
+      'operator log lines (level warn and above) during the run': operatorLines,
       'bench status polls that failed (retried)': failedPolls.length ? `${failedPolls.length}: ${failedPolls.join('; ')}` : 0,
+      ...(compared
+        ? {
+            'compared build (NLS_BENCH_COMPARE)': compareJs!,
+            'compared: until all Ready, s': compared.operatorSeconds,
+            'compared: ratio to plain client': compared.operatorSeconds / baselineSeconds,
+            'compared: requests per model': totalOf(compared.operatorRequests) / MODELS,
+            'compared: requests per model, by verb and resource': perModel(compared.operatorRequests, MODELS),
+            'compared: CPU per model, kube-apiserver + etcd / its own, ms': `${((compared.operatorPlaneCpu / MODELS) * 1000).toFixed(1)} / ${((compared.operatorCpu / MODELS) * 1000).toFixed(1)}`,
+            'compared: idle / peak RSS, MiB': `${compared.idleRssMiB.toFixed(1)} / ${compared.peakRssMiB.toFixed(1)}`,
+          }
+        : {}),
       'load average 1/5/15 min at start': loadAtStart,
       'load average 1/5/15 min at end': loadAverage(),
     };
   } finally {
-    if (operator) await operator.kill();
+    for (const operator of running) await operator.kill();
     client?.close();
     await plane?.stop();
-    fs.rmSync(nodeDir, { recursive: true, force: true });
   }
 }
 

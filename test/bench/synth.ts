@@ -66,20 +66,20 @@ function timeSynth(args: string[], runs: number): { wall: number; cpu: number } 
   return { wall: median(wall), cpu: median(cpu) };
 }
 
-export async function run(runs = 3): Promise<Record<string, number>> {
+export async function run(runs = 3, models = 1000): Promise<Record<string, number>> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-bench-synth-'));
   try {
     const config = path.join(dir, 'build.yaml');
-    fs.writeFileSync(config, stringify(staticModelsConfig(1000), { aliasDuplicateObjects: false }));
+    fs.writeFileSync(config, stringify(staticModelsConfig(models), { aliasDuplicateObjects: false }));
     const none = timeSynth([], runs);
     const thousand = timeSynth(['--config', config, '--out', path.join(dir, 'out')], runs);
     const modelsBytes = fs.statSync(path.join(dir, 'out', 'models.yaml')).size;
     return {
       'npm run synth, 0 static models, median wall s': none.wall,
       'npm run synth, 0 static models, median CPU s': none.cpu,
-      'npm run synth, 1,000 static models, median wall s': thousand.wall,
-      'npm run synth, 1,000 static models, median CPU s': thousand.cpu,
-      'models.yaml for 1,000 models, MiB': modelsBytes / 1048576,
+      [`npm run synth, ${models} static models, median wall s`]: thousand.wall,
+      [`npm run synth, ${models} static models, median CPU s`]: thousand.cpu,
+      [`models.yaml for ${models} models, MiB`]: modelsBytes / 1048576,
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -44,6 +44,7 @@ async function serve(kind: ServerKind, certificates: Certificates): Promise<numb
 }
 
 if (process.argv[2] === '--serve') {
+  process.once('SIGINT', () => process.exit(0));
   process.once('message', (message: { kind: ServerKind; certificates: Certificates }) => {
     serve(message.kind, message.certificates).then(
       (port) => process.send?.({ port }),
@@ -59,7 +60,9 @@ if (process.argv[2] === '--serve') {
 
 function startServer(kind: ServerKind, certificates: Certificates): Promise<{ port: number; child: ChildProcess }> {
   const child = fork(__filename, ['--serve', kind], {
-    execArgv: ['-r', 'ts-node/register/transpile-only'],
+    // NLS_BENCH_PROFILE=<dir>: each server (webhook and baseline) writes a V8 CPU profile there when it exits
+    // (docs/performance.md reads it with scripts/cpu-profile-summary.ts).
+    execArgv: ['-r', 'ts-node/register/transpile-only', ...(process.env.NLS_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.NLS_BENCH_PROFILE}`] : [])],
     env: { ...process.env, TS_NODE_PROJECT: path.resolve(__dirname, '../../tsconfig.json') },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -75,6 +78,10 @@ interface Measurement {
   p99Ms: number;
   requestsPerSecond: number;
   requests: number;
+}
+
+function meanOf(a: Measurement, b: Measurement): Measurement {
+  return { p50Ms: (a.p50Ms + b.p50Ms) / 2, p99Ms: (a.p99Ms + b.p99Ms) / 2, requestsPerSecond: (a.requestsPerSecond + b.requestsPerSecond) / 2, requests: a.requests + b.requests };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -125,9 +132,13 @@ export async function run(requests = 8000, secondsPerRun = 6): Promise<Record<st
   const figures: Record<string, number | string> = { path: '/validate-llmmodel (CREATE, in-memory lookups)' };
   try {
     for (const concurrency of [1, 16, 64]) {
-      // Alternate the two servers so background load on the machine hits both alike.
-      const webhook = await measure(servers.webhook.port, ca.certPem, body, concurrency, requests, secondsPerRun);
-      const baseline = await measure(servers.baseline.port, ca.certPem, body, concurrency, requests, secondsPerRun);
+      // Twice each in the order webhook, baseline, baseline, webhook (ABBA) and averaged, so
+      // drifting background load on the machine and the load generator's own warm-up (the first
+      // measurement of a run pays for its JIT) hit both servers alike.
+      const m = (kind: 'webhook' | 'baseline') => measure(servers[kind].port, ca.certPem, body, concurrency, requests, secondsPerRun);
+      const [w1, b1, b2, w2] = [await m('webhook'), await m('baseline'), await m('baseline'), await m('webhook')];
+      const webhook = meanOf(w1, w2);
+      const baseline = meanOf(b1, b2);
       for (const [name, m] of [['webhook', webhook], ['baseline', baseline]] as const) {
         figures[`c${concurrency}_${name}_p50_ms`] = m.p50Ms;
         figures[`c${concurrency}_${name}_p99_ms`] = m.p99Ms;
@@ -137,8 +148,12 @@ export async function run(requests = 8000, secondsPerRun = 6): Promise<Record<st
       figures[`c${concurrency}_throughput_ratio_webhook_to_baseline`] = webhook.requestsPerSecond / baseline.requestsPerSecond;
     }
   } finally {
-    servers.webhook.child.kill();
-    servers.baseline.child.kill();
+    // SIGINT lets a profiling child write its profile on the way out.
+    for (const { child } of Object.values(servers)) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGINT');
+      await exited;
+    }
   }
   return figures;
 }

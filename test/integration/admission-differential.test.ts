@@ -18,6 +18,7 @@ import { collectionPath, kubeRequest } from '../support/webhook/kube-raw';
 import { fuzzSeeds } from '../support/webhook/fuzz-seeds';
 import { type WebhookEnvironment, crdDirectory, createNamespace, selectorLabel, startWebhookEnvironment } from '../support/webhook/webhook-env';
 import { ACCEPTED_HOSTNAMES, INVALID_CASES, OBJECTS_AT_BOUNDS, UPSTREAM_OBJECTS, agentDeployment, llmModel, passthroughModel } from './crds-cases';
+import { seededRandom } from '../support/seeded-random';
 
 type Obj = Record<string, unknown>;
 
@@ -61,18 +62,6 @@ function exampleObjects(): Obj[] {
   );
 }
 
-// mulberry32: small and seedable, so the mutation set is the same on every run.
-function random(seedValue: number): () => number {
-  let state = seedValue >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const valuePool: unknown[] = [
   '', ' ', 'a', 'A', 'x.y', 'a_b', '-a', 'a\n', ' a', 'https://h.example.com/v1', 'ftp://x', 'h:1', 'api.openai.com', 'us-east-1',
   '5Gi', '-5Gi', '0', '10m', '2024-10-21', 'x'.repeat(64), 0, 1, -1, 2, 65, 1.5, 70000, true, false, null, {}, [], ['a'], ['a', 'a'], { a: 1 },
@@ -105,7 +94,7 @@ function setPath(object: Obj, pathSteps: Array<string | number>, value: unknown)
 
 /** Valid objects changed at one or two schema fields each, to any value or a value of the field's enum. */
 function mutationCases(seeds: Obj[], count: number, seed: number): Case[] {
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)];
   const cases: Case[] = [];
   for (let i = 0; i < count; i++) {

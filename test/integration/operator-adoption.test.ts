@@ -1,10 +1,13 @@
 // The adoption rule on a real API server: the operator never takes over an object of the desired
 // name that someone else created (it reports a Conflict naming the object and its manager, and
 // proceeds once that object is gone), and it gives `spec.replicas` up to a HorizontalPodAutoscaler
-// that targets its Deployment, while still putting back a hand edit when no autoscaler does.
+// that targets its Deployment, while still putting back a hand edit when no autoscaler does; a
+// cache that lags someone else's create does not turn into a takeover.
 import { applyObject, createNamespace, deleteObject, getObject, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';
-import { KubeObject, KubeRest } from '../../src/kube/rest';
+import { KubeObject, KubeRest, type OwnerReference } from '../../src/kube/rest';
+import { AdoptionConflict, applyObject as operatorApply } from '../../src/operator/runtime/apply';
+import { registerCachedKind } from '../../src/operator/runtime/cached-lookups';
 import { OperatorProcess, condition, installGatewayCRDs, installOwnCRDs, startOperator } from './operator-support';
 
 const GROUP = 'llm.nebari.dev/v1alpha1';
@@ -102,4 +105,34 @@ it('puts back a hand-scaled replica count, but leaves replicas to an autoscaler 
   await waitFor('round 2 applied', async () => hasEnv(await getDeployment('scaled'), 'ROUND2'));
   expect((await getDeployment('scaled'))!.spec.replicas).toBe(4);
   expect(operator.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
+});
+
+it('a cache that has not yet seen someone else\'s new object does not let the apply take it over', async () => {
+  // The informer cache lags a create by someone else: it still says the name is free. The first
+  // apply is then not forced, so the foreign object's own fields make the API server refuse it.
+  const route = (labels: Record<string, string>, backend: string, owner?: OwnerReference): KubeObject => ({
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'HTTPRoute',
+    metadata: { name: 'lagged', namespace: ns, labels, ...(owner ? { ownerReferences: [owner] } : {}) },
+    spec: { rules: [{ backendRefs: [{ name: backend, port: 8000 }] }] },
+  } as unknown as KubeObject);
+  const stale = new KubeRest(kubeConfig());
+  registerCachedKind(stale, 'gateway.networking.k8s.io/v1', 'HTTPRoute', ns, { get: () => undefined, hasSynced: true });
+  try {
+    await client.create(route({ app: 'theirs' }, 'theirs'), { fieldManager: 'someone-else' });
+    const before = (await getObject<KubeObject>(route({}, '')))!;
+    const owner: OwnerReference = { apiVersion: GROUP, kind: 'PassthroughModel', name: 'lagged', uid: '00000000-0000-0000-0000-00000000a11e', controller: true, blockOwnerDeletion: true };
+
+    await expect(operatorApply(stale, route({ app: 'ours' }, 'ours', owner))).rejects.toThrow(AdoptionConflict);
+    const after = (await getObject<KubeObject>(route({}, '')))!;
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    expect(after.metadata.ownerReferences).toBeUndefined();
+
+    // A name that is really free is created by the same unforced apply.
+    const fresh = { ...route({ app: 'ours' }, 'ours', owner), metadata: { ...route({ app: 'ours' }, 'ours', owner).metadata, name: 'lagged-free' } };
+    const created = await operatorApply(stale, fresh);
+    expect(created.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'PassthroughModel', uid: owner.uid });
+  } finally {
+    stale.close();
+  }
 });

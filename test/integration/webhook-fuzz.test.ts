@@ -8,6 +8,7 @@ import { installCRDs, kubeConfig, uniqueName } from '../support/cluster';
 import { fuzzSeeds } from '../support/webhook/fuzz-seeds';
 import { admissionReview, isWellFormedAnswer, post } from '../support/webhook/tls-client';
 import { type WebhookEnvironment, crdDirectory, startWebhookEnvironment } from '../support/webhook/webhook-env';
+import { seededRandom } from '../support/seeded-random';
 
 const admin = kubeConfig();
 const bodies = Number(process.env.NLS_FUZZ_BODIES ?? 5000);
@@ -24,18 +25,6 @@ beforeAll(async () => {
   ca = Buffer.from(secret.data!['ca.crt'], 'base64').toString('utf8');
 });
 afterAll(() => env?.close());
-
-// mulberry32: small, seedable, good enough to pick mutations.
-function random(seedValue: number): () => number {
-  let state = seedValue >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const paths = ['/validate-llmmodel', '/mutate-llmmodel', '/validate-passthroughmodel', '/mutate-passthroughmodel', '/validate-agentdeployment', '/mutate-agentdeployment'];
 
@@ -146,7 +135,7 @@ function fuzzCases(count: number, rand: () => number): Case[] {
 
 describe('fuzzing the webhook server', () => {
   it(`answers ${bodies} random and mutated bodies well-formed, without crashing`, async () => {
-    const rand = random(seed);
+    const rand = seededRandom(seed);
     const cases = fuzzCases(bodies, rand);
     const agent = new https.Agent({ keepAlive: true, maxSockets: 16 });
     const started = Date.now();

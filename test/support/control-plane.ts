@@ -54,6 +54,8 @@ export interface ControlPlane {
   readonly auditLog?: string;
   /** Stops kube-apiserver and starts it again on the same port and etcd (a restart mid-run). */
   restartApiServer(): Promise<void>;
+  /** Process ids of etcd and kube-apiserver now (the benchmarks read their CPU time). */
+  pids(): { etcd: number; apiserver: number };
   stop(): Promise<void>;
 }
 
@@ -267,6 +269,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       kubeConfig,
       userKubeConfig,
       restartApiServer,
+      pids: () => ({ etcd: etcd.child.pid!, apiserver: apiserver.child.pid! }),
       stop: async () => {
         await node?.stop();
         await stopAll();

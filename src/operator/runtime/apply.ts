@@ -1,7 +1,9 @@
 // Server-side apply with the operator's single field manager, owner references, and the adoption
 // rule: the operator writes only objects it created. An object of the desired name that someone
 // else created is reported as a conflict, never taken over (SSA with force would silently do so).
-import { KubeRest, KubeObject, OwnerReference, objectRef } from '../../kube/rest';
+import { KubeRest, KubeObject, OwnerReference, isConflict, objectRef } from '../../kube/rest';
+import { createHash } from 'node:crypto';
+import { cachedLookup } from './cached-lookups';
 import { controllerOf } from './object-key';
 
 /** The one field manager every operator write uses, so SSA can tell our fields from others'. */
@@ -52,17 +54,25 @@ const checkedBy = (client: KubeRest) => {
 };
 const checkedKey = (o: KubeObject) => `${o.apiVersion}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 
-/** Refuses (AdoptionConflict) when `obj`'s name is taken by an object not created for its owner. */
-async function checkNotAdopting(client: KubeRest, obj: KubeObject): Promise<void> {
+/**
+ * Refuses (AdoptionConflict) when `obj`'s name is taken by an object not created for its owner.
+ * Answers `unverified` when only an informer's cache said the name is free: the cache can lag a
+ * create by someone else, so the caller must not force its apply (see applyObject).
+ */
+async function checkNotAdopting(client: KubeRest, obj: KubeObject, useCache = true): Promise<'verified' | 'unverified'> {
   const owner = controllerOf(obj);
-  if (!owner) return;
+  if (!owner) return 'verified';
   const key = checkedKey(obj);
-  if (checkedBy(client).get(key) === owner.uid) return;
-  const existing = await client.get(objectRef(obj.apiVersion, obj.kind, obj.metadata.name, obj.metadata.namespace));
+  if (checkedBy(client).get(key) === owner.uid) return 'verified';
+  // A whole-kind informer's cache answers without a request.
+  const cached = useCache ? cachedLookup(client, obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name) : undefined;
+  if (cached && !cached.object) return 'unverified';
+  const existing = cached ? cached.object : await client.get(objectRef(obj.apiVersion, obj.kind, obj.metadata.name, obj.metadata.namespace));
   if (existing && !createdFor(existing, owner)) {
     const managers = [...new Set(managersOf(existing))];
     throw new AdoptionConflict(existing, owner, managers);
   }
+  return 'verified';
 }
 
 interface HorizontalPodAutoscaler extends KubeObject {
@@ -83,17 +93,56 @@ async function withoutAutoscaledReplicas(client: KubeRest, obj: KubeObject): Pro
   return { ...obj, spec: rest };
 }
 
+// What this process last applied, by object: a digest of the body and the resourceVersion the
+// API server answered with. While the informer's copy still has that resourceVersion nobody has
+// written the object since, so applying the same body again would change nothing.
+const lastApplied = new WeakMap<KubeRest, Map<string, { digest: string; resourceVersion: string }>>();
+const lastAppliedBy = (client: KubeRest) => {
+  let map = lastApplied.get(client);
+  if (!map) lastApplied.set(client, (map = new Map()));
+  return map;
+};
+
 /**
  * Server-side apply as the operator, taking over conflicting fields of an object it created (a
  * hand edit is drift and is put back), never an object someone else created (AdoptionConflict).
+ * Skipped when the informer's copy is still the one our last apply of this same body produced;
+ * the cached copy (metadata only) is returned then.
  */
 export async function applyObject<T extends KubeObject = KubeObject>(client: KubeRest, obj: KubeObject): Promise<T> {
   const body = await withoutAutoscaledReplicas(client, stripServerFields(obj));
-  await checkNotAdopting(client, body);
-  const applied = await client.apply<T>(body, { fieldManager, force: true });
+  const key = checkedKey(body);
+  const digest = createHash('sha256').update(JSON.stringify(body)).digest('base64');
+  const last = lastAppliedBy(client).get(key);
+  if (last?.digest === digest) {
+    const cached = cachedLookup(client, body.apiVersion, body.kind, body.metadata.namespace, body.metadata.name)?.object;
+    if (cached && cached.metadata.resourceVersion === last.resourceVersion && !cached.metadata.deletionTimestamp) return cached as T;
+  }
+  const applied = await applyChecked<T>(client, body);
   const owner = controllerOf(body);
-  if (owner) checkedBy(client).set(checkedKey(body), owner.uid);
+  if (owner) checkedBy(client).set(key, owner.uid);
+  if (applied?.metadata?.resourceVersion) lastAppliedBy(client).set(key, { digest, resourceVersion: applied.metadata.resourceVersion });
   return applied;
+}
+
+// Applies after the adoption check. When only the cache said the name is free, the first apply is
+// not forced: a new object is created as usual, while an object someone created since the cache
+// last heard (with fields of its own) answers 409 Conflict instead of being taken over; then the
+// server is asked, and the apply is forced only for an object created for this owner.
+async function applyChecked<T extends KubeObject>(client: KubeRest, body: KubeObject): Promise<T> {
+  if ((await checkNotAdopting(client, body)) === 'verified') return client.apply<T>(body, { fieldManager, force: true });
+  try {
+    return await client.apply<T>(body, { fieldManager, force: false });
+  } catch (error) {
+    if (!isConflict(error)) throw error;
+  }
+  await checkNotAdopting(client, body, false);
+  return client.apply<T>(body, { fieldManager, force: true });
+}
+
+/** Forget what was applied to an object (it is being deleted), so the map does not grow with churn. */
+export function forgetApplied(client: KubeRest, ref: { apiVersion: string; kind: string; namespace?: string; name: string }): void {
+  lastAppliedBy(client).delete(`${ref.apiVersion}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`);
 }
 
 /** One object that failed to apply; `conflict` when it is someone else's object. */

@@ -6,6 +6,7 @@ import { Informer, InformerEvent } from './informer';
 import { KubeRest, KubeObject } from '../../kube/rest';
 import { WatchIdleError } from '../../kube/watch';
 import { objectKey } from './object-key';
+import { registerCachedKind } from './cached-lookups';
 import { Logger } from './log';
 import { OperatorMetrics } from './metrics';
 import { WorkQueue } from './queue';
@@ -18,6 +19,11 @@ export interface ReconcileResult {
 export interface ReconcileRequest {
   namespace: string;
   name: string;
+  /**
+   * The primary informer's copy when the pass starts (without managedFields), so a reconcile
+   * need not GET what the informer already holds; undefined when the cache has no such object.
+   */
+  cached?: KubeObject;
 }
 
 export type Reconciler = (req: ReconcileRequest, log: Logger) => Promise<ReconcileResult | void>;
@@ -33,6 +39,8 @@ export interface SecondaryWatch {
   namespace?: string;
   /** Reduce what the informer caches. */
   transform?: (obj: KubeObject) => KubeObject;
+  /** Keep `managedFields` (as the transform leaves them) instead of dropping them. @default false */
+  keepManagedFields?: boolean;
   /** Primary keys (`namespace/name`) affected by this change (`old` is the cached object on update). */
   map(obj: KubeObject, event: InformerEvent, old?: KubeObject): string[];
 }
@@ -137,6 +145,7 @@ export class Controller {
           namespace: s.namespace ?? opts.namespace,
           labelSelector: s.labelSelector,
           transform: s.transform,
+          stripManagedFields: !s.keepManagedFields,
           resyncMs: 0x7fffffff,
           watchIdleTimeoutMs: idle,
           onWatchError: watchError(s.kind),
@@ -146,6 +155,8 @@ export class Controller {
       inf.on((event, obj, old) => {
         for (const key of s.map(obj, event, old)) this.queue.add(key);
       });
+      // A whole kind in a namespace: its cache answers lookups (a miss means absent).
+      if (!s.labelSelector) registerCachedKind(client, s.apiVersion, s.kind, s.namespace ?? opts.namespace, inf);
       this.informers.push(inf);
     }
   }
@@ -188,7 +199,8 @@ export class Controller {
       const key = await this.queue.get();
       if (key === undefined) return;
       const i = key.indexOf('/');
-      const req = { namespace: key.slice(0, i), name: key.slice(i + 1) };
+      const req: ReconcileRequest = { namespace: key.slice(0, i), name: key.slice(i + 1) };
+      req.cached = this.primary.get(req.namespace, req.name);
       const started = process.hrtime.bigint();
       const log = this.log.child({ kind: this.opts.kind, object: key });
       try {

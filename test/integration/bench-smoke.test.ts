@@ -1,0 +1,62 @@
+// A small run of every benchmark in test/bench (tiny sizes), so they keep working as the code
+// they drive changes. Nothing here is timed: it checks each benchmark produces its figures and
+// that they are sane (finite, positive, the request counts consistent with the work done).
+// `npm run bench` is the real measurement (docs/performance.md).
+import { run as controlPlane } from '../bench/control-plane';
+import { run as operator } from '../bench/operator';
+import { run as synth } from '../bench/synth';
+import { run as translate } from '../bench/translate';
+import { run as webhook } from '../bench/webhook';
+
+const positive = (figures: Record<string, number | string>, key: string) => {
+  expect(Object.keys(figures)).toContain(key);
+  const value = figures[key];
+  expect({ key, value, positive: typeof value === 'number' && Number.isFinite(value) && value > 0 }).toEqual({ key, value, positive: true });
+  return value as number;
+};
+
+describe('benchmarks (smoke run, tiny sizes)', () => {
+  it('operator: 3 models, the plain client and the compiled operator each converge and are counted', async () => {
+    const figures = await operator({ sizes: [3], node: 'current' });
+    expect(figures.models).toBe(3);
+    const objects = positive(figures, 'objects per model (model + keys Secret/ConfigMap + gateway)');
+    // The plain client applies every object once (a lease renewal may land in the window).
+    expect(positive(figures, 'plain client requests per model')).toBeGreaterThanOrEqual(objects);
+    // The operator applies every generated object and writes status at least.
+    expect(positive(figures, "operator requests per model (without the benchmark's create and polls)")).toBeGreaterThanOrEqual(objects);
+    expect(figures['operator requests per model, by verb and resource']).toMatch(/APPLY passthroughmodels\/status/);
+    positive(figures, 'operator: until all Ready, s');
+    positive(figures, 'ratio operator / plain client');
+    positive(figures, 'operator peak RSS (VmHWM) through convergence, MiB');
+  });
+
+  it('webhook: both servers answer at every concurrency', async () => {
+    const figures = await webhook(200, 1);
+    for (const c of [1, 16, 64]) {
+      for (const server of ['webhook', 'baseline']) {
+        expect(positive(figures, `c${c}_${server}_p99_ms`)).toBeGreaterThanOrEqual(figures[`c${c}_${server}_p50_ms`] as number);
+        positive(figures, `c${c}_${server}_req_per_s`);
+      }
+      positive(figures, `c${c}_throughput_ratio_webhook_to_baseline`);
+    }
+  });
+
+  it('translate: renders the models it was given', async () => {
+    const figures = await translate(20, 1);
+    expect(positive(figures, 'objects generated')).toBeGreaterThanOrEqual(20);
+    positive(figures, 'models per second');
+  });
+
+  it('synth: regenerates with and without static models', async () => {
+    const figures = await synth(1, 3);
+    positive(figures, 'npm run synth, 0 static models, median wall s');
+    positive(figures, 'npm run synth, 3 static models, median wall s');
+    positive(figures, 'models.yaml for 3 models, MiB');
+  });
+
+  it('control plane: starts in both modes', async () => {
+    const figures = await controlPlane(1);
+    positive(figures, 'control plane start, apiserver mode, median s');
+    positive(figures, 'control plane start, cluster mode, median s');
+  });
+});
