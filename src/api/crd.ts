@@ -130,6 +130,9 @@ export interface ConversionService {
   readonly namespace: string;
 }
 
+/** Where the API server sends ConversionReviews: a release's Service, or a URL (tests on 127.0.0.1). */
+export type ConversionTarget = ConversionService | { readonly url: string };
+
 /** URL path of the conversion webhook on the operator's webhook server. */
 export const CONVERSION_WEBHOOK_PATH = '/convert';
 
@@ -139,13 +142,13 @@ export const CONVERSION_WEBHOOK_PATH = '/convert';
  * change) knows its own Service and CA; they write this block, and no apply of the files (`nls crds
  * apply`, a GitOps sync) owns or resets a field the files never set.
  */
-export function conversionSpec(service: ConversionService, caBundle?: string) {
+export function conversionSpec(target: ConversionTarget, caBundle?: string) {
   return {
     strategy: 'Webhook' as const,
     webhook: {
       conversionReviewVersions: ['v1'],
       clientConfig: {
-        service: { name: service.name, namespace: service.namespace, path: CONVERSION_WEBHOOK_PATH, port: 443 },
+        ...('url' in target ? { url: target.url } : { service: { name: target.name, namespace: target.namespace, path: CONVERSION_WEBHOOK_PATH, port: 443 } }),
         ...(caBundle ? { caBundle } : {}),
       },
     },

@@ -5,7 +5,7 @@
 // readiness means "every listed CRD converts through this server and trusts its certificate". A
 // JSON patch writes it: no apply of the files (nls crds apply, a GitOps sync) owns or resets a
 // field the files never set. A CRD that does not exist yet is skipped and picked up later.
-import { type ConversionService, CONVERSION_WEBHOOK_PATH, conversionSpec } from '../api/crd';
+import { type ConversionTarget, CONVERSION_WEBHOOK_PATH, conversionSpec } from '../api/crd';
 import { KubeApiError, type KubeObject, type KubeRest, objectRef } from '../kube/rest';
 import { describeApiError } from './lookups';
 import type { WebhookConfigurations, WebhookConfigurationTrust } from './webhook-configurations';
@@ -21,18 +21,19 @@ type ConversionCrd = KubeObject & {
 
 const decode = (caBundle: string | undefined) => (caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : '');
 
-/** True when `crd` converts through `service` at /convert with ConversionReview v1. */
-export function convertsThrough(crd: ConversionCrd, service: ConversionService): boolean {
+/** True when `crd` converts through `target` (at /convert) with ConversionReview v1. */
+export function convertsThrough(crd: ConversionCrd, target: ConversionTarget): boolean {
   const conversion = crd.spec?.conversion;
-  const target = conversion?.webhook?.clientConfig?.service;
+  const config = conversion?.webhook?.clientConfig;
+  if (conversion?.strategy !== 'Webhook' || !conversion.webhook?.conversionReviewVersions?.includes('v1')) return false;
+  if ('url' in target) return config?.url === target.url && config.service === undefined;
+  const service = config?.service;
   return (
-    conversion?.strategy === 'Webhook' &&
-    conversion.webhook?.clientConfig?.url === undefined &&
-    target?.name === service.name &&
-    target.namespace === service.namespace &&
-    (target.path ?? '') === CONVERSION_WEBHOOK_PATH &&
-    (target.port ?? 443) === 443 &&
-    !!conversion.webhook?.conversionReviewVersions?.includes('v1')
+    config?.url === undefined &&
+    service?.name === target.name &&
+    service.namespace === target.namespace &&
+    (service.path ?? '') === CONVERSION_WEBHOOK_PATH &&
+    (service.port ?? 443) === 443
   );
 }
 
@@ -42,7 +43,7 @@ export function convertsThrough(crd: ConversionCrd, service: ConversionService):
  * except when it points at another release's Service that exists: CRDs are cluster-wide, every
  * release of this version converts the same way, and two operators must not take turns.
  */
-export function kubernetesConversionCrds(rest: KubeRest, names: readonly string[], service: ConversionService): WebhookConfigurations {
+export function kubernetesConversionCrds(rest: KubeRest, names: readonly string[], target: ConversionTarget): WebhookConfigurations {
   const serviceExists = async (namespace: string, name: string) => (await rest.get(objectRef('v1', 'Service', name, namespace))) !== undefined;
 
   const refOf = (name: string) => objectRef('apiextensions.k8s.io/v1', 'CustomResourceDefinition', name);
@@ -52,9 +53,10 @@ export function kubernetesConversionCrds(rest: KubeRest, names: readonly string[
       const crd = await rest.get<ConversionCrd>(refOf(name));
       if (!crd) return undefined;
       const other = crd.spec?.conversion?.webhook?.clientConfig?.service;
-      const servedElsewhere = crd.spec?.conversion?.strategy === 'Webhook' && other?.name && other.namespace && !(other.name === service.name && other.namespace === service.namespace);
+      const ours = 'url' in target ? undefined : target;
+      const servedElsewhere = crd.spec?.conversion?.strategy === 'Webhook' && other?.name && other.namespace && !(other.name === ours?.name && other.namespace === ours?.namespace);
       if (servedElsewhere && (await serviceExists(other.namespace!, other.name!))) return undefined;
-      const caBundle = convertsThrough(crd, service) ? decode(crd.spec?.conversion?.webhook?.clientConfig?.caBundle) : '';
+      const caBundle = convertsThrough(crd, target) ? decode(crd.spec?.conversion?.webhook?.clientConfig?.caBundle) : '';
       return { kind: 'CustomResourceDefinition', name, resourceVersion: crd.metadata?.resourceVersion ?? '', webhooks: [{ name: 'conversion', caBundle }] };
     } catch (error) {
       throw new Error(`reading CustomResourceDefinition ${name}: ${describeApiError(error)}`);
@@ -76,14 +78,14 @@ export function kubernetesConversionCrds(rest: KubeRest, names: readonly string[
         // resourceVersion makes the patch conditional: a concurrent writer yields 409, retried next round.
         const body = [
           { op: 'replace', path: '/metadata/resourceVersion', value: crd.resourceVersion },
-          { op: 'add', path: '/spec/conversion', value: conversionSpec(service, encoded) },
+          { op: 'add', path: '/spec/conversion', value: conversionSpec(target, encoded) },
         ];
         try {
           await rest.jsonPatch(refOf(crd.name), body);
           changed.push(`CustomResourceDefinition/${crd.name}`);
         } catch (error) {
           if (error instanceof KubeApiError && (error.code === 409 || error.code === 404)) continue;
-          throw new Error(`pointing the conversion webhook of CustomResourceDefinition ${crd.name} at ${service.namespace}/${service.name}: ${describeApiError(error)}`);
+          throw new Error(`pointing the conversion webhook of CustomResourceDefinition ${crd.name} at ${'url' in target ? target.url : `${target.namespace}/${target.name}`}: ${describeApiError(error)}`);
         }
       }
       return changed;

@@ -45,6 +45,8 @@ export interface WebhookServerOptions {
   readonly log?: Logger;
   /** Cluster reads of the rules. @default the API server through `kubeConfig` */
   readonly lookups?: ClusterLookups;
+  /** Tests: our CRDs call this URL (https://127.0.0.1:<port>/convert) instead of the webhook Service. */
+  readonly conversionUrl?: string;
   /** Told how long each ConversionReview took (tests record latency with it). */
   readonly onConversion?: (durationMs: number, objects: number) => void;
 }
@@ -73,7 +75,11 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   // Service with its CA (both certificate modes), and readiness waits for it like for the
   // admission configurations. Until the pod is ready the fail-closed admission webhooks refuse
   // every write of our kinds, so nothing is stored while conversion is not in place.
-  const conversionCrds = kubernetesConversionCrds(rest, settings.conversionCrds, { name: settings.serviceName, namespace: settings.namespace });
+  const conversionCrds = kubernetesConversionCrds(
+    rest,
+    settings.conversionCrds,
+    options.conversionUrl ? { url: options.conversionUrl } : { name: settings.serviceName, namespace: settings.namespace },
+  );
   const configurations = combinedConfigurations(admissionConfigurations, conversionCrds);
   const routes = admissionRoutes(admittedKinds, {
     operatorNamespace: settings.namespace,
