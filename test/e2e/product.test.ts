@@ -201,6 +201,8 @@ test('nls keys mint and nls verify work against the installation', async () => {
   expect(listed.output).toContain(key.clientId);
   const verify = await nls(['verify', '--release', RELEASE, '--namespace', NAMESPACE]);
   if (verify.code !== 0) throw new Error(`nls verify failed (${verify.code}):\n${verify.output}`);
+  expect(verify.output).toMatch(/conversion passthroughmodels\s+PASS/);
+  expect(verify.output).toMatch(/stored versions llmmodels\s+PASS/);
 });
 
 /** Names, uids and key Secret data of every model, to prove nothing is lost. */
