@@ -68,12 +68,18 @@ export async function startConversionWiring(kubeConfig: KubeConnection): Promise
                 buffered = lines.pop() ?? '';
                 if (lines.some((line) => CRD_NAMES.some((name) => line.includes(`"name":"${name}"`)))) void wire();
               });
-              res.on('end', resolve);
+              // However the stream ends (server closed it, restart, stop()), list and watch again.
+              res.on('close', () => resolve());
               res.on('error', () => resolve());
             })
             .then((req) => {
               req.on('error', () => resolve());
-              stopWatch = () => req.destroy();
+              req.on('close', () => resolve());
+              stopWatch = () => {
+                req.destroy();
+                resolve();
+              };
+              if (stopped) stopWatch();
             })
             .catch(() => resolve());
         });
