@@ -129,7 +129,7 @@ export async function readGatewayObjects(rest: KubeRest): Promise<{ storage: Kin
       objects.push(...(await rest.list(apiVersion, kind.kind)).items);
     } catch (err) {
       // A CRD being installed or removed right now: its kind is not in discovery yet.
-      if (!isNotFound(err) && (err as Error).name !== 'KindNotServedError') throw err;
+      if (!isNotFound(err)) throw err;
     }
   }
   return { storage, objects };

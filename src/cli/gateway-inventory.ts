@@ -28,7 +28,8 @@ export interface InventorySnapshot {
   readonly gateways: readonly (GatewayName & { readonly found: boolean })[];
   /** The CRDs of the kinds found, with their storage and stored versions. */
   readonly crds: readonly KindStorage[];
-  readonly objects: readonly InventoryEntry[];
+  /** Each object with the `status.storedVersions` of its kind's CRD. */
+  readonly objects: readonly (InventoryEntry & { readonly storedVersions: readonly string[] })[];
 }
 
 export const ROLL_AI_GATEWAY_CONTROLLER =
@@ -44,7 +45,7 @@ export async function takeInventory(rest: KubeRest, gateways: readonly GatewayNa
     takenAt: now.toISOString(),
     gateways: inventory.gateways,
     crds: storage.filter((s) => s.installed && (kinds.has(s.kind) || s.storedVersions.length > 1)),
-    objects: inventory.entries,
+    objects: inventory.entries.map((e) => ({ ...e, storedVersions: storage.find((s) => s.kind === e.kind)?.storedVersions ?? [] })),
   };
 }
 
@@ -53,8 +54,14 @@ const entryName = (e: { kind: string; namespace?: string; name: string }) => obj
 /** The report for people. */
 export function formatInventory(s: InventorySnapshot): string[] {
   const lines = [`Gateways: ${s.gateways.map((g) => `${g.namespace}/${g.name}${g.found ? '' : ' (not found)'}`).join(', ')}`, ''];
-  const rows = s.objects.map((e) => [e.kind, e.namespace ? `${e.namespace}/${e.name}` : e.name, e.owner === 'other' && e.managers.length ? `other (${e.managers.join(', ')})` : e.owner, e.via.join('; ')]);
-  const header = ['KIND', 'NAME', 'OWNER', 'ATTACHED TO'];
+  const rows = s.objects.map((e) => [
+    e.kind,
+    e.namespace ? `${e.namespace}/${e.name}` : e.name,
+    e.owner === 'other' && e.managers.length ? `other (${e.managers.join(', ')})` : e.owner,
+    (e.storedVersions ?? []).join(',') || '-',
+    e.via.join('; '),
+  ]);
+  const header = ['KIND', 'NAME', 'OWNER', 'STORED', 'ATTACHED TO'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   for (const row of [header, ...rows]) lines.push(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join('  '));
   lines.push('', 'CRDs (storage version; versions objects may still be stored in):');

@@ -211,7 +211,7 @@ test('inventory lists every object on the Gateways of the operator, with owners,
     `SecurityPolicy ${MODELS}/m1-external-auth`,
   ].sort());
   const entry = (kind: string, ns: string, name: string) => s.objects.find((o) => o.kind === kind && o.namespace === ns && o.name === name)!;
-  expect(entry('AIGatewayRoute', MODELS, 'm1-external').owner).toBe('operator');
+  expect(entry('AIGatewayRoute', MODELS, 'm1-external')).toMatchObject({ owner: 'operator', storedVersions: ['v1alpha1'] });
   expect(entry('HTTPRoute', TEAM, 'web')).toMatchObject({ owner: 'other', managers: ['kubectl'], via: [`Gateway ${GW_NS}/nebari-gateway`] });
   // The policy targets the HTTPRoute the AI Gateway generates from our route; it counts for both.
   expect(entry('SecurityPolicy', MODELS, 'm1-external-auth').via).toEqual([`AIGatewayRoute ${MODELS}/m1-external`, `HTTPRoute ${MODELS}/m1-external`]);

@@ -109,7 +109,7 @@ describe('fingerprint and compareInventories', () => {
     crds: [],
     objects: objects.map((o) => ({
       apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name, uid: o.metadata.uid ?? '', owner: 'other' as const,
-      managers: [], via: [], legacy: [], missingFinalizer: false, fingerprint: fingerprint(o),
+      managers: [], via: [], legacy: [], missingFinalizer: false, fingerprint: fingerprint(o), storedVersions: [],
     })),
   });
 
