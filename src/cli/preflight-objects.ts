@@ -29,6 +29,8 @@ export function writableForm(stored: Record<string, unknown>): Record<string, un
 }
 
 export interface ObjectFinding {
+  /** `error`: the new version refuses the object (blocks); `warning`: it is admitted but loses a field on its next write. */
+  readonly severity: 'error' | 'warning';
   readonly kind: string;
   readonly namespace: string;
   readonly name: string;
@@ -67,9 +69,10 @@ export async function admitStoredObjects(
     const others = live.filter((o) => o !== object);
     const result: AdmissionResult = await admit(object, { operatorNamespace, agentNamespaces: watchNamespaces, objects: others });
     const id = identity(object);
-    for (const p of result.problems) findings.push({ ...id, field: p.field, message: p.message, fix: fixFor(id.kind, id.namespace, id.name, p.field) });
+    for (const p of result.problems) findings.push({ severity: 'error', ...id, field: p.field, message: p.message, fix: fixFor(id.kind, id.namespace, id.name, p.field) });
     for (const field of result.unknownFields) {
-      findings.push({ ...id, field, message: `unknown field: this release does not declare it, so the API server drops it on the next write`, fix: `remove ${field} from the object and its source manifests` });
+      // The API server prunes an undeclared field and admits the write: a loss to report, not a refusal.
+      findings.push({ severity: 'warning', ...id, field, message: `unknown field: this release does not declare it, so the API server drops it on the next write`, fix: `remove ${field} from the object and its source manifests` });
     }
   }
   return { checked: live.length, findings };

@@ -43,7 +43,7 @@ export interface PreflightReport {
   readonly namespace: string;
   readonly objects: { readonly checked: number; readonly notServed: readonly string[]; readonly findings: readonly ObjectFinding[] };
   readonly gateway: readonly GatewayFinding[];
-  /** True when an object finding or a gateway error would stop `nls upgrade`. */
+  /** True when a refused object or a gateway error would stop `nls upgrade`. */
   readonly blocked: boolean;
 }
 
@@ -53,7 +53,7 @@ export async function preflightReport(rest: KubeRest, release: string, namespace
   const { objects: stored, notServed } = await listStoredObjects(rest);
   const { checked, findings } = await admitStoredObjects(stored, namespace, installation?.watchNamespaces ?? []);
   const gateway = gatewayStackFindings(await readGatewayStack(rest));
-  const blocked = findings.length > 0 || gateway.some((g) => g.severity === 'error');
+  const blocked = findings.some((f) => f.severity === 'error') || gateway.some((g) => g.severity === 'error');
   return { checkedVersion: cliVersion, targetVersion, release, namespace, objects: { checked, notServed, findings }, gateway, blocked };
 }
 
@@ -61,10 +61,11 @@ export async function preflightReport(rest: KubeRest, release: string, namespace
 export function formatPreflight(report: PreflightReport): string[] {
   const lines: string[] = [];
   const { objects } = report;
-  lines.push(`stored objects: ${objects.checked} checked with the admission of ${report.checkedVersion}, ${new Set(objects.findings.map((f) => `${f.kind}/${f.namespace}/${f.name}`)).size} would be refused`);
+  const refused = objects.findings.filter((f) => f.severity === 'error');
+  lines.push(`stored objects: ${objects.checked} checked with the admission of ${report.checkedVersion}, ${new Set(refused.map((f) => `${f.kind}/${f.namespace}/${f.name}`)).size} would be refused`);
   for (const kind of objects.notServed) lines.push(`  note: ${kind} is not served by the API server (its CRD is not installed); nothing to check`);
   for (const f of objects.findings) {
-    lines.push(`  ERROR ${f.kind} ${f.namespace}/${f.name}: ${f.field && !f.message.startsWith(f.field) ? `${f.field}: ` : ''}${f.message}`);
+    lines.push(`  ${f.severity === 'error' ? 'ERROR' : 'warning'} ${f.kind} ${f.namespace}/${f.name}: ${f.field && !f.message.startsWith(f.field) ? `${f.field}: ` : ''}${f.message}`);
     lines.push(`        fix: ${f.fix}`);
   }
   const errors = report.gateway.filter((g) => g.severity === 'error').length;
@@ -73,7 +74,7 @@ export function formatPreflight(report: PreflightReport): string[] {
     lines.push(`  ${g.severity === 'error' ? 'ERROR' : 'warning'} ${g.component}: ${g.message}`);
     lines.push(`        fix: ${g.fix}`);
   }
-  const problems = objects.findings.length + errors;
+  const problems = refused.length + errors;
   lines.push(report.blocked ? `preflight: ${problems} problem(s) block the upgrade to ${report.targetVersion}; fix them and run nls preflight again` : `preflight: nothing blocks the upgrade to ${report.targetVersion}`);
   return lines;
 }

@@ -34,6 +34,7 @@ test('stored objects are admitted as CREATEs: an invalid stored hostname is a fi
   expect(checked).toBe(2);
   expect(findings).toEqual([
     {
+      severity: 'error',
       kind: 'PassthroughModel',
       namespace: 'llm',
       name: 'legacy',
@@ -42,6 +43,13 @@ test('stored objects are admitted as CREATEs: an invalid stored hostname is a fi
       fix: 'correct spec.provider.hostname (kubectl edit passthroughmodel legacy -n llm, or in the manifests your GitOps tool applies), then run nls preflight again',
     },
   ]);
+});
+
+test('a field this release does not declare is a warning (pruned on the next write), not a refusal', async () => {
+  const withExtra = stored('extra', 'api.openai.com');
+  (withExtra.spec as Record<string, unknown>).testOnlyNote = 'from a newer release';
+  const { findings } = await admitStoredObjects([withExtra], 'llm', []);
+  expect(findings.map((f) => `${f.severity} ${f.field}`)).toEqual(['warning spec.testOnlyNote']);
 });
 
 test('objects being deleted are not checked; references between stored objects resolve; agent namespaces come from the installation', async () => {
@@ -64,7 +72,14 @@ test('the report lists each finding with its fix and ends with the verdict', () 
     targetVersion: version,
     release: 'r',
     namespace: 'llm',
-    objects: { checked: 4, notServed: ['AgentDeployment'], findings: [{ kind: 'PassthroughModel', namespace: 'llm', name: 'p', field: 'spec.provider.hostname', message: 'has a port', fix: 'correct it' }] },
+    objects: {
+      checked: 4,
+      notServed: ['AgentDeployment'],
+      findings: [
+        { severity: 'error', kind: 'PassthroughModel', namespace: 'llm', name: 'p', field: 'spec.provider.hostname', message: 'has a port', fix: 'correct it' },
+        { severity: 'warning', kind: 'PassthroughModel', namespace: 'llm', name: 'p', field: 'spec.note', message: 'unknown field', fix: 'remove it' },
+      ],
+    },
     gateway: [{ component: 'AI Gateway controller', severity: 'warning', message: 'not found', fix: 'check by hand' }],
     blocked: true,
   };
@@ -73,6 +88,8 @@ test('the report lists each finding with its fix and ends with the verdict', () 
     '  note: AgentDeployment is not served by the API server (its CRD is not installed); nothing to check',
     '  ERROR PassthroughModel llm/p: spec.provider.hostname: has a port',
     '        fix: correct it',
+    '  warning PassthroughModel llm/p: spec.note: unknown field',
+    '        fix: remove it',
     'gateway stack: 0 error(s), 1 warning(s)',
     '  warning AI Gateway controller: not found',
     '        fix: check by hand',
