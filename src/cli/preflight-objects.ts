@@ -82,7 +82,9 @@ export async function admitStoredObjects(
 export async function listStoredObjects(rest: KubeRest): Promise<{ objects: Record<string, unknown>[]; notServed: string[] }> {
   const objects: Record<string, unknown>[] = [];
   const notServed: string[] = [];
-  for (const kind of STORED_KINDS) {
+  // AgentDeployments first: a model is created before the agents that reference it, so every
+  // listed agent's model is in the model lists read after it, even while both are being written.
+  for (const kind of ['AgentDeployment', 'LLMModel', 'PassthroughModel'] satisfies readonly (typeof STORED_KINDS)[number][]) {
     try {
       const list = await rest.list<KubeObject>(API_GROUP_VERSION, kind, { limit: 250 });
       objects.push(...(list.items as unknown as Record<string, unknown>[]));
