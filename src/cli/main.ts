@@ -16,6 +16,7 @@ interface Command {
 export const commands: Record<string, Command> = {
   keys: { summary: 'mint, list or revoke API keys of a model', module: './keys', entry: 'runKeys' },
   crds: { summary: 'apply the CRDs server-side and wait until Established', module: './crds', entry: 'runCrds' },
+  preflight: { summary: 'before an upgrade: stored objects this release refuses, gateway stack versions', module: './preflight', entry: 'runPreflight' },
   upgrade: { summary: 'guarded upgrade of an installation', module: './upgrade', entry: 'runUpgrade' },
   rollback: { summary: 'roll an installation back', module: './rollback', entry: 'runRollback' },
   verify: { summary: 'check an installation', module: './verify', entry: 'runVerify' },

@@ -182,8 +182,10 @@ test('nls keys mint and nls verify work against the installation', async () => {
   expect(key.clientId).toBeTruthy();
   const listed = await nls(['keys', 'list', '--model', 'openai', '--namespace', NAMESPACE, '--output', 'json']);
   expect(listed.output).toContain(key.clientId);
-  const verify = await nls(['verify', '--release', RELEASE, '--namespace', NAMESPACE]);
+  const verify = await nls(['verify', '--release', RELEASE, '--namespace', NAMESPACE, '--images']);
   if (verify.code !== 0) throw new Error(`nls verify failed (${verify.code}):\n${verify.output}`);
+  // The kubelet's image digests agree with the digest the published chart pins.
+  expect(verify.output).toMatch(new RegExp(`operator pod images\\s+PASS\\s+\\d+ pod\\(s\\) run ${state.images.operator.digest}, the digest the chart values name`));
 });
 
 test('nls gateway inventory finds the model route on the chart\'s Gateway; roll-dataplane rolls real data-plane pods', async () => {
@@ -299,7 +301,8 @@ test('nls upgrade to the next version rolls real pods through every phase, and n
   const version = (p: { metadata: { labels?: Record<string, string> } }) => p.metadata.labels?.['app.kubernetes.io/version'];
   expect(running.map((p) => [version(p), p.spec.containers[0].image])).toEqual(running.map(() => [state.next, `${state.images.operator.repository}@${state.images.operator.digest}`]));
   await waitFor('every model Ready after the upgrade', allReady, { timeoutMs: 240000, intervalMs: 1000 });
-  const verify = await nls(['verify']);
+  expect(upgraded.output).toMatch(/==> \[1\/8\] preflight[\s\S]*preflight: nothing blocks the upgrade/);
+  const verify = await nls(['verify', '--images']);
   if (verify.code !== 0) throw new Error(`nls verify after upgrade failed:\n${verify.output}`);
 
   const rolledBack = await nls(['rollback', '--to', state.version, '--chart', chartRef, '--plain-http', '--timeout', '4m']);
