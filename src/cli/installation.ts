@@ -16,6 +16,8 @@ export interface Installation {
   readonly webhookConfigurations: readonly string[];
   /** The upgrade guard's MutatingWebhookConfiguration (`<fullname>-agentdeployment-guard`). */
   readonly guard: string;
+  /** `NLS_WATCH_NAMESPACES`: further namespaces whose AgentDeployments are admitted and reconciled. */
+  readonly watchNamespaces: readonly string[];
 }
 
 type DeploymentObject = KubeObject & {
@@ -45,6 +47,7 @@ export function installationFromDeployment(deployment: DeploymentObject): Instal
     webhookSecret: need('NLS_WEBHOOK_SECRET'),
     webhookConfigurations: [...split(need('NLS_VALIDATING_WEBHOOK_CONFIGURATIONS')), ...split(need('NLS_MUTATING_WEBHOOK_CONFIGURATIONS'))],
     guard: `${fullname}-agentdeployment-guard`,
+    watchNamespaces: split(env.get('NLS_WATCH_NAMESPACES') ?? ''),
   };
 }
 

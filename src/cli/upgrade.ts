@@ -2,7 +2,8 @@
 // with the three-phase guarded controller upgrade (seed 000, phases in ./guarded-phases):
 // guard -> controller with the AgentDeployment routes off, restarted until only new pods serve ->
 // routes on, CA trusted -> unguard. The check phase also enforces the support policy's N→N+1 rule
-// (upgradeStepProblem).
+// (upgradeStepProblem); the preflight phase before it (./preflight) refuses an upgrade over stored
+// objects the new rules refuse, or onto a gateway stack that cannot serve it.
 import { compareVersions, formatVersion, releaseLine, skippedLine, tryParseVersion } from '../semver';
 import { crdPhases } from './crds';
 import { chartVersionOf } from './helm';
@@ -12,12 +13,16 @@ import {
   lifecycleContext, parseLifecycleArgs, renderGuard, requirePublished, requireRelease, unguardPhase, withoutPhaseKeys, writeValuesFile,
 } from './guarded-phases';
 import { ExitCode, type Phase, RefusedError, UsageError } from './phases';
+import { preflightPhase } from './preflight';
 
 export const upgradeUsage = `Usage:
   nls upgrade --chart oci://REGISTRY/PATH/nebari-llm-serving --version V [options]
 Checks that the chart version is published and one minor release line at most after the
 installed one (N→N+1, RELEASES.md), applies its CRDs server-side, then upgrades the release
 behind the AgentDeployment guard (seed procedure):
+  preflight          every stored LLMModel, PassthroughModel and AgentDeployment admitted by
+                     this release's rules, the gateway stack against the compatibility matrix
+                     (as nls preflight); a refused object or a gateway error stops here
   check              the release, the N→N+1 step, the published target chart
   crds-check, crds   CRDs from the target chart, server-side, each waited Established
   guard              install the fail-closed guard; wait until the API server enforces it
@@ -39,6 +44,7 @@ Options:
   --allow-skip          warn instead of refusing when V skips a minor release line (only
                         when the release notes of V allow that skip); older versions are
                         always refused: use nls rollback --to
+  --ignore-preflight    report what preflight finds, but go on
   --dry-run             print the plan; change nothing
 Exit codes: 0 done, 2 bad arguments, 3 refused before any change, 4 a phase failed (resume).
 Helm: NLS_HELM, else helm on PATH.`;
@@ -107,6 +113,8 @@ interface UpgradeContext extends GuardedContext {
   readonly userValueFiles: readonly string[];
   /** --allow-skip: a target that skips a minor release line is only warned about. */
   readonly allowSkip: boolean;
+  /** --ignore-preflight: preflight problems are reported, not refused. */
+  readonly ignorePreflight: boolean;
   currentVersion?: string;
 }
 
@@ -149,6 +157,7 @@ function checkPhase(): Phase<UpgradeContext> {
 export function upgradePhases(): Phase<UpgradeContext>[] {
   const target = (c: UpgradeContext) => c.target;
   return [
+    preflightPhase<UpgradeContext>(),
     checkPhase(),
     ...crdPhases<UpgradeContext>(),
     guardPhase(target, 'the target chart'),
@@ -164,7 +173,7 @@ const stdout = (line: string) => process.stdout.write(line + '\n');
 export async function runUpgrade(args: string[], out: (line: string) => void = stdout): Promise<number> {
   let parsed: LifecycleArgs;
   try {
-    parsed = parseLifecycleArgs('upgrade', args, upgradeUsage, ['chart', 'version'], ['allow-skip']);
+    parsed = parseLifecycleArgs('upgrade', args, upgradeUsage, ['chart', 'version'], ['allow-skip', 'ignore-preflight']);
     if (parsed.values.to) throw new UsageError('upgrade: --to belongs to rollback; use --version');
   } catch (error) {
     out(`error: ${(error as Error).message}`);
@@ -185,6 +194,7 @@ export async function runUpgrade(args: string[], out: (line: string) => void = s
     target,
     userValueFiles: parsed.valueFiles,
     allowSkip: parsed.switches.has('allow-skip'),
+    ignorePreflight: parsed.switches.has('ignore-preflight'),
   };
   return runLifecycle('upgrade', upgradePhases(), context, { parsed, args, version: version, out });
 }

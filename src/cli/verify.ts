@@ -1,7 +1,8 @@
 // `nls verify`: the post-install checks as a table — CRDs Established, the operator rolled out
 // and ready, the webhook Service backed by ready endpoints, every webhook's caBundle equal to the
 // serving CA, no upgrade guard left behind, and our gateway objects accepted where a controller
-// wrote a status. Reads only; exit 5 when any check fails.
+// wrote a status; with --images, the desired version and the running pods' images (./verify-images).
+// Reads only; exit 5 when any check fails.
 import { KIND_DEFINITIONS } from '../api/kinds';
 import { API_GROUP } from '../api/common';
 import { APP_NAME } from '../translate/gateway/labels';
@@ -11,21 +12,24 @@ import { kubeConfigFrom } from './crds';
 import { parseFlags } from './flags';
 import { type Installation, findInstallation } from './installation';
 import { CHART_NAME } from './guarded-phases';
+import type { Check, CheckResult } from './check';
 import { ExitCode, UsageError } from './phases';
+import { imageChecks, readImageFacts } from './verify-images';
 import { observeRollout, serviceEndpoints, servingCa, webhookEntries } from './wait';
 
 export const verifyUsage = `Usage:
   nls verify [--release NAME] [--namespace NS] [--kubeconfig PATH] [--context NAME] [--output text|json]
+             [--images [--argocd-application NAMESPACE/NAME]]
 Checks an installation (Helm, Argo CD or plain manifests) and prints a table; exit 0 when every
-check passes, 5 when one fails. Changes nothing.`;
+check passes, 5 when one fails. Changes nothing.
+  --images              also check that the desired version and the running pods agree: the chart
+                        version and appVersion of the operator Deployment, the image the chart
+                        values name, and the image digest every operator pod runs
+  --argocd-application NAMESPACE/NAME
+                        also check that the Argo CD Application's targetRevision for the chart
+                        (spec.source or spec.sources[]) is the version running (implies --images)`;
 
-export type CheckResult = 'pass' | 'fail' | 'skip';
-
-export interface Check {
-  readonly check: string;
-  readonly result: CheckResult;
-  readonly detail: string;
-}
+export type { Check, CheckResult } from './check';
 
 /** The table, columns padded; one row per check. */
 export function formatChecks(checks: readonly Check[]): string[] {
@@ -178,14 +182,20 @@ async function gatewayChecks(rest: KubeRest): Promise<Check[]> {
   return checks;
 }
 
-/** Every check of an installation. */
-export async function verifyInstallation(rest: KubeRest, release: string, namespace: string): Promise<Check[]> {
+/** What `--images` adds: the image checks, and the Argo CD Application `NAMESPACE/NAME` to compare. */
+export interface ImageOptions {
+  readonly argocdApplication?: string;
+}
+
+/** Every check of an installation; with `images`, also the desired-versus-running image checks. */
+export async function verifyInstallation(rest: KubeRest, release: string, namespace: string, images?: ImageOptions): Promise<Check[]> {
   const checks = await crdChecks(rest);
   const inst = await findInstallation(rest, release, namespace);
   if (!inst) {
     checks.push({ check: 'operator ready', result: 'fail', detail: `no operator Deployment of release ${release} in ${namespace}; check --release and --namespace` });
   } else {
     checks.push(...(await installationChecks(rest, inst)));
+    if (images) checks.push(...imageChecks(await readImageFacts(rest, inst, images.argocdApplication)));
   }
   checks.push(...(await gatewayChecks(rest)));
   return checks;
@@ -197,6 +207,7 @@ export async function runVerify(args: string[], out: (line: string) => void = (l
   let release: string;
   let namespace: string;
   let output: string;
+  let images: ImageOptions | undefined;
   try {
     const flags = parseFlags('verify', args, {
       release: { type: 'string' },
@@ -204,7 +215,14 @@ export async function runVerify(args: string[], out: (line: string) => void = (l
       kubeconfig: { type: 'string' },
       context: { type: 'string' },
       output: { type: 'string' },
+      images: { type: 'boolean' },
+      'argocd-application': { type: 'string' },
     });
+    const application = flags.values['argocd-application'];
+    if (application !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/.test(application)) {
+      throw new UsageError(`verify: --argocd-application "${application}" is not NAMESPACE/NAME; write e.g. argocd/nebari-llm-serving`);
+    }
+    images = flags.values.images || application !== undefined ? { argocdApplication: application } : undefined;
     if (flags.positionals.length > 0) throw new UsageError(`verify: unexpected argument "${flags.positionals[0]}"\n${verifyUsage}`);
     output = flags.values.output ?? 'text';
     if (output !== 'text' && output !== 'json') throw new UsageError(`verify: --output "${output}" is not supported; use text or json`);
@@ -216,7 +234,7 @@ export async function runVerify(args: string[], out: (line: string) => void = (l
     return error instanceof UsageError ? ExitCode.usage : ExitCode.error;
   }
   try {
-    const checks = await verifyInstallation(rest, release, namespace);
+    const checks = await verifyInstallation(rest, release, namespace, images);
     if (output === 'json') out(JSON.stringify(checks, null, 2));
     else for (const line of formatChecks(checks)) out(line);
     return verifyExitCode(checks);

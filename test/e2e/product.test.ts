@@ -12,6 +12,11 @@
 //   /v1/chat/completions through its Service; an AgentDeployment runs with its model environment.
 // - `nls keys mint` and `nls verify` (the image's own nls and Node) work against it.
 // - deleting the operator pod mid-reconcile, and the leader of two replicas, loses nothing.
+// - `nls gateway inventory` (the image's nls) finds the model's route on the Gateway the chart
+//   values name and reports it lacks the AI Gateway finalizer (no AI Gateway controller runs here);
+//   `nls gateway roll-dataplane` rolls a data-plane Deployment's real pods. No Envoy Gateway runs
+//   here either: the disclosed stand-in test/support/envoy-gateway-standin.ts copies the
+//   EnvoyProxy pod annotations into the Deployment, as Envoy Gateway does.
 // - `nls upgrade` to the next version rolls real pods through every phase; `nls rollback` returns.
 // - the audit log shows no request of the operator's ServiceAccount answered 403, and which
 //   granted rules were never used.
@@ -20,6 +25,7 @@ import { waitFor } from '../support/processes';
 import { admin, CHART, helmOk, http, imageNodeVersion, isPodReady, NAMESPACE, nls, OPERATOR_SA, OPERATOR_SELECTOR, podLogs, pods, readyAtGeneration, RELEASE, waitForObject, waitForReadyPods } from './support/e2e';
 import { e2eState } from './support/state';
 import { auditEvents, auditReport } from './support/audit';
+import { startEnvoyGatewayStandIn } from '../support/envoy-gateway-standin';
 
 const state = e2eState();
 const chartRef = `${state.chartRepo}/${CHART}`;
@@ -199,10 +205,61 @@ test('nls keys mint and nls verify work against the installation', async () => {
   expect(key.clientId).toBeTruthy();
   const listed = await nls(['keys', 'list', '--model', 'openai', '--namespace', NAMESPACE, '--output', 'json']);
   expect(listed.output).toContain(key.clientId);
-  const verify = await nls(['verify', '--release', RELEASE, '--namespace', NAMESPACE]);
+  const verify = await nls(['verify', '--release', RELEASE, '--namespace', NAMESPACE, '--images']);
   if (verify.code !== 0) throw new Error(`nls verify failed (${verify.code}):\n${verify.output}`);
   expect(verify.output).toMatch(/conversion passthroughmodels\s+PASS/);
   expect(verify.output).toMatch(/stored versions llmmodels\s+PASS/);
+  // The kubelet's image digests agree with the digest the published chart pins.
+  expect(verify.output).toMatch(new RegExp(`operator pod images\\s+PASS\\s+\\d+ pod\\(s\\) run ${state.images.operator.digest}, the digest the chart values name`));
+});
+
+test('nls gateway inventory finds the model route on the chart\'s Gateway; roll-dataplane rolls real data-plane pods', async () => {
+  const rest = admin();
+  const gwNs = 'envoy-gateway-system';
+  const labels = {
+    'app.kubernetes.io/name': 'envoy',
+    'app.kubernetes.io/component': 'proxy',
+    'app.kubernetes.io/managed-by': 'envoy-gateway',
+    'gateway.envoyproxy.io/owning-gateway-name': 'nebari-gateway',
+    'gateway.envoyproxy.io/owning-gateway-namespace': gwNs,
+  };
+  const apply = (o: KubeObject) => rest.apply(o, { fieldManager: 'e2e' });
+  await apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: gwNs } });
+  await apply({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'eg' }, spec: { controllerName: 'gateway.envoyproxy.io/gatewayclass-controller' } });
+  await apply({ apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'EnvoyProxy', metadata: { name: 'proxy', namespace: gwNs }, spec: { provider: { type: 'Kubernetes' } } });
+  await apply({
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'Gateway',
+    metadata: { name: 'nebari-gateway', namespace: gwNs },
+    spec: { gatewayClassName: 'eg', listeners: [{ name: 'llm-https', protocol: 'HTTP', port: 80 }], infrastructure: { parametersRef: { group: 'gateway.envoyproxy.io', kind: 'EnvoyProxy', name: 'proxy' } } },
+  });
+  await apply({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'envoy-envoy-gateway-system-nebari-gateway-e2e', namespace: gwNs, labels },
+    spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'envoy', image: state.images.pause }] } } },
+  });
+  const before = await waitForReadyPods('gateway.envoyproxy.io/owning-gateway-name=nebari-gateway', 1, 180000, gwNs);
+
+  const inventory = await nls(['gateway', 'inventory', '--release', RELEASE, '--namespace', NAMESPACE, '--output', 'json']);
+  expect(inventory.code).toBe(0);
+  const found = JSON.parse(inventory.output) as { objects: { kind: string; name: string; owner: string; missingFinalizer: boolean }[] };
+  const route = found.objects.find((o) => o.kind === 'AIGatewayRoute' && o.name.startsWith('openai'));
+  expect(route).toMatchObject({ owner: 'operator', missingFinalizer: true });
+
+  const standIn = startEnvoyGatewayStandIn(rest, 500);
+  try {
+    const started = Date.now();
+    const rolled = await nls(['gateway', 'roll-dataplane', '--gateway', `${gwNs}/nebari-gateway`, '--timeout', '180s']);
+    if (rolled.code !== 0) throw new Error(`nls gateway roll-dataplane failed (${rolled.code}):\n${rolled.output}`);
+    figures.dataPlaneRollout = seconds(started);
+  } finally {
+    await standIn.stop();
+  }
+  const after = (await pods('gateway.envoyproxy.io/owning-gateway-name=nebari-gateway', gwNs)).filter(isPodReady);
+  expect(after).toHaveLength(1);
+  expect(after[0].metadata.uid).not.toBe(before[0].metadata.uid);
+  expect(after[0].metadata.annotations?.['llm.nebari.dev/dataplane-rollout']).toBeTruthy();
 });
 
 /** Names, uids and key Secret data of every model, to prove nothing is lost. */
@@ -269,7 +326,8 @@ test('nls upgrade to the next version rolls real pods through every phase, and n
   const version = (p: { metadata: { labels?: Record<string, string> } }) => p.metadata.labels?.['app.kubernetes.io/version'];
   expect(running.map((p) => [version(p), p.spec.containers[0].image])).toEqual(running.map(() => [state.next, `${state.images.operator.repository}@${state.images.operator.digest}`]));
   await waitFor('every model Ready after the upgrade', allReady, { timeoutMs: 240000, intervalMs: 1000 });
-  const verify = await nls(['verify']);
+  expect(upgraded.output).toMatch(/==> \[1\/8\] preflight[\s\S]*preflight: nothing blocks the upgrade/);
+  const verify = await nls(['verify', '--images']);
   if (verify.code !== 0) throw new Error(`nls verify after upgrade failed:\n${verify.output}`);
 
   const rolledBack = await nls(['rollback', '--to', state.version, '--chart', chartRef, '--plain-http', '--timeout', '4m']);

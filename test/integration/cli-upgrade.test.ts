@@ -262,7 +262,7 @@ describe('nls lifecycle commands', () => {
     const allowed = await cli(runUpgrade, [...common(), '--version', SKIP, '--allow-skip']);
     expect(allowed.code).toBe(3);
     expect(allowed.output).toMatch(/warning: upgrading 0\.2\.0 → 0\.4\.0 skips 0\.3, .*--allow-skip/);
-    expect(allowed.output).toMatch(/chart nebari-llm-serving 0\.4\.0 is published[\s\S]*done in[\s\S]*==> \[2\/7\] crds-check/);
+    expect(allowed.output).toMatch(/chart nebari-llm-serving 0\.4\.0 is published[\s\S]*done in[\s\S]*==> \[3\/8\] crds-check/);
     expect(allowed.output).toContain('!!! crds-check refused');
     expect(allowed.output).toContain('passthroughmodels.llm.nebari.dev: version v1alpha1 is listed in status.storedVersions but the new CRD drops it');
     expect(allowed.output).toContain('Nothing was changed.');

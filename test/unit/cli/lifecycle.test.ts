@@ -18,17 +18,18 @@ describe('nls upgrade --dry-run', () => {
     const { code, lines } = await capture(runUpgrade, ['--chart', 'oci://registry.example.com/nebari/charts/nebari-llm-serving', '--version', '0.3.0', '--dry-run']);
     expect(code).toBe(0);
     const phases = lines.filter((l) => /^\d+\. /.test(l)).map((l) => l.split(':')[0]);
-    expect(phases).toEqual(['1. check', '2. crds-check', '3. crds', '4. guard', '5. controller', '6. activate', '7. unguard']);
+    expect(phases).toEqual(['1. preflight', '2. check', '3. crds-check', '4. crds', '5. guard', '6. controller', '7. activate', '8. unguard']);
     const text = lines.join('\n');
     expect(text).toContain('helm show chart oci://registry.example.com/nebari/charts/nebari-llm-serving --version 0.3.0 (refuse an unpublished version)');
-    expect(text).toMatch(/5\. controller[\s\S]*--set webhook\.upgradeGuard\.enabled=true --set webhook\.agentDeployment\.enabled=false[\s\S]*restart the operator Deployment/);
-    expect(text).toMatch(/6\. activate[\s\S]*--set webhook\.upgradeGuard\.enabled=true --set webhook\.agentDeployment\.enabled=true[\s\S]*waits for: the serving CA/);
-    expect(text).toMatch(/7\. unguard[\s\S]*--set webhook\.upgradeGuard\.enabled=false --set webhook\.agentDeployment\.enabled=true/);
+    expect(text).toMatch(/1\. preflight[\s\S]*admit every stored LLMModel, PassthroughModel and AgentDeployment as a CREATE[\s\S]*refuse \(exit 3, nothing changed\)/);
+    expect(text).toMatch(/6\. controller[\s\S]*--set webhook\.upgradeGuard\.enabled=true --set webhook\.agentDeployment\.enabled=false[\s\S]*restart the operator Deployment/);
+    expect(text).toMatch(/7\. activate[\s\S]*--set webhook\.upgradeGuard\.enabled=true --set webhook\.agentDeployment\.enabled=true[\s\S]*waits for: the serving CA/);
+    expect(text).toMatch(/8\. unguard[\s\S]*--set webhook\.upgradeGuard\.enabled=false --set webhook\.agentDeployment\.enabled=true/);
   });
 
   test('with --resume-from the earlier phases are marked skipped', async () => {
     const { lines } = await capture(runUpgrade, ['--chart', 'oci://r/nebari-llm-serving', '--version', '0.3.0', '--dry-run', '--resume-from', 'activate']);
-    expect(lines).toContain('5. controller: helm upgrade to the target version with the AgentDeployment routes off; restart the operator (skipped: resuming later)');
+    expect(lines).toContain('6. controller: helm upgrade to the target version with the AgentDeployment routes off; restart the operator (skipped: resuming later)');
   });
 
   test.each([
@@ -112,6 +113,7 @@ describe('installationFromDeployment', () => {
           { name: 'NLS_WEBHOOK_SECRET', value: 'prod-webhook-server-cert' },
           { name: 'NLS_VALIDATING_WEBHOOK_CONFIGURATIONS', value: 'prod-nebari-llm-serving-validating' },
           { name: 'NLS_MUTATING_WEBHOOK_CONFIGURATIONS', value: 'prod-nebari-llm-serving-mutating' },
+          { name: 'NLS_WATCH_NAMESPACES', value: 'team-a, team-b' },
         ]),
       ),
     ).toEqual({
@@ -122,6 +124,7 @@ describe('installationFromDeployment', () => {
       webhookSecret: 'prod-webhook-server-cert',
       webhookConfigurations: ['prod-nebari-llm-serving-validating', 'prod-nebari-llm-serving-mutating'],
       guard: 'prod-nebari-llm-serving-agentdeployment-guard',
+      watchNamespaces: ['team-a', 'team-b'],
     });
   });
 

@@ -104,7 +104,7 @@ describe('nls upgrade --allow-skip', () => {
     expect(upgradeUsage).toMatch(/--allow-skip {10}warn instead of refusing when V skips a minor release line/);
     const plain = await capture(runUpgrade, ['--chart', 'oci://r/nebari-llm-serving', '--version', '0.4.0', '--dry-run']);
     expect(plain.code).toBe(0);
-    expect(plain.text).toContain('1. check: check the release, the N→N+1 upgrade step and that the target chart is published (check, changes nothing)');
+    expect(plain.text).toContain('2. check: check the release, the N→N+1 upgrade step and that the target chart is published (check, changes nothing)');
     expect(plain.text).toContain('- N→N+1 rule (RELEASES.md): refuse 0.4.0 if it is older than the installed version or skips a minor release line (--allow-skip: warn instead)');
     const allowed = await capture(runUpgrade, ['--chart', 'oci://r/nebari-llm-serving', '--version', '0.4.0', '--allow-skip', '--dry-run']);
     expect(allowed.code).toBe(0);
