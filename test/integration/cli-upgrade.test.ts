@@ -266,7 +266,7 @@ describe('nls lifecycle commands', () => {
     expect(allowed.output).toMatch(/warning: upgrading 0\.2\.0 → 0\.4\.0 skips 0\.3, .*--allow-skip/);
     expect(allowed.output).toMatch(/chart nebari-llm-serving 0\.4\.0 is published[\s\S]*done in[\s\S]*==> \[3\/8\] crds-check/);
     expect(allowed.output).toContain('!!! crds-check refused');
-    expect(allowed.output).toContain('passthroughmodels.llm.nebari.dev: version v1alpha1 is listed in status.storedVersions but the new CRD drops it');
+    expect(allowed.output).toContain('passthroughmodels.llm.nebari.dev: version v1beta1 is listed in status.storedVersions but the new CRD drops it');
     expect(allowed.output).toContain('Nothing was changed.');
     expect(await history()).toEqual(history0);
     expect(await clusterObjects()).toEqual(objects0);
