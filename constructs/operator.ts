@@ -32,6 +32,25 @@ export function operatorImage(ctx: RenderContext): string {
   return ctx.helper('operatorImage', (v) => imageReference((v as { operator: { image: { repository: string; tag: string; digest: string } } }).operator.image));
 }
 
+/** The young generation's semi-space, MiB: V8 sizes it from the machine's memory (up to 32 MiB on a large node), and a burst of reconciles fills all of it with short-lived API answers before a scavenge. */
+export const OPERATOR_SEMI_SPACE_MIB = 1;
+/**
+ * The old generation's limit as a percentage of the container's memory limit. Node's default
+ * is a quarter of it (128 MiB of the default 512Mi), less than the caches of a few thousand
+ * models; three quarters leave the rest (about 70 MiB measured: code, TLS, buffers) outside the heap.
+ */
+export const OPERATOR_OLD_SPACE_PERCENT_OF_LIMIT = 75;
+/**
+ * V8 heap flags of the operator process (docs/performance.md, "Memory"). `--optimize-for-size`
+ * makes V8 grow the heap in smaller steps and collect sooner: peak RSS at 1,000 models fell from
+ * about 175 to about 115 MiB for no measurable CPU per reconcile.
+ */
+export const operatorNodeFlags: readonly string[] = [
+  `--max-semi-space-size=${OPERATOR_SEMI_SPACE_MIB}`,
+  `--max-old-space-size-percentage=${OPERATOR_OLD_SPACE_PERCENT_OF_LIMIT}`,
+  '--optimize-for-size',
+];
+
 export const certManagerMode = cond.eq('webhook.certificates.mode', 'cert-manager');
 export const multipleReplicas = cond.gt('operator.replicas', 1);
 
@@ -86,8 +105,9 @@ export class OperatorDeployment extends Construct {
                 image,
                 imagePullPolicy: helmValue<string>(ctx.value('operator.image.pullPolicy')),
                 // Explicit, so the chart does not depend on the image's CMD: compiled JavaScript
-                // (the image has node at /nodejs/bin/node and the app at /app).
-                command: ['/nodejs/bin/node', '/app/lib/src/operator/main.js'],
+                // (the image has node at /nodejs/bin/node and the app at /app), with the heap sized
+                // to the container's memory limit (a percentage of the cgroup limit Node reads).
+                command: ['/nodejs/bin/node', ...operatorNodeFlags, '/app/lib/src/operator/main.js'],
                 env: [
                   { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } } },
                   { name: 'POD_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } },

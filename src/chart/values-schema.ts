@@ -154,8 +154,8 @@ export const ValuesSchema = closed(
             limits: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), {
               default: { memory: '512Mi' },
               description:
-                'Resource limits (no CPU limit by default, to avoid throttling the webhook). Memory grows about 175 MiB per 1,000 models ' +
-                'from about 225 MiB idle (npm run bench -- operator); raise the limit for more than about 1,500 models.',
+                'Resource limits (no CPU limit by default, to avoid throttling the webhook). The operator sizes its heap to 75% of the memory ' +
+                'limit; it measured about 80 MiB idle and about 35 MiB more per 1,000 models at peak (npm run bench -- operator, docs/performance.md).',
             }),
           },
           'Operator container resources.',

@@ -110,14 +110,23 @@ function parseUserInfo(value: unknown): UserInfo | string {
 /** Deeper than any real object; beyond it, recursive code (defaulting, patch diffs) could overflow. */
 export const maxObjectDepth = 100;
 
-// Iterative, so the check itself cannot overflow the stack on hostile input.
+// Iterative, so the check itself cannot overflow the stack on hostile input; parallel stacks
+// of nodes and depths and no Object.values copies, as it runs on every admission request.
 function exceedsDepth(value: unknown, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop() as [unknown, number];
-    if (typeof node !== 'object' || node === null) continue;
+  if (typeof value !== 'object' || value === null) return false;
+  const nodes: object[] = [value];
+  const depths: number[] = [1];
+  const visit = (child: unknown, depth: number) => {
+    if (typeof child !== 'object' || child === null) return;
+    nodes.push(child);
+    depths.push(depth);
+  };
+  while (nodes.length > 0) {
+    const node = nodes.pop() as Record<string, unknown> | unknown[];
+    const depth = depths.pop() as number;
     if (depth > limit) return true;
-    for (const child of Object.values(node)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    if (Array.isArray(node)) for (let i = 0; i < node.length; i++) visit(node[i], depth + 1);
+    else for (const key in node) visit(node[key], depth + 1);
   }
   return false;
 }

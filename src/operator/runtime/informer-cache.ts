@@ -22,12 +22,24 @@ export interface CacheableOptions {
   transform?: (obj: KubeObject) => KubeObject;
 }
 
-/** The object as cached: transformed, without managedFields, with apiVersion and kind (watch and list items may lack them). */
+/** kubectl's client-side apply record: a second copy of the whole object that nothing here reads. */
+export const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * The object as cached: transformed, without managedFields and without kubectl's last-applied
+ * annotation (each about as large as the object itself), with apiVersion and kind (watch and
+ * list items may lack them).
+ */
 export function cacheable(obj: KubeObject, opts: CacheableOptions): KubeObject {
   const out = { ...(opts.transform ? opts.transform(obj) : obj), apiVersion: opts.apiVersion, kind: opts.kind };
   if (opts.stripManagedFields !== false && out.metadata?.managedFields) {
     out.metadata = { ...out.metadata };
     delete out.metadata.managedFields;
+  }
+  const annotations = out.metadata?.annotations as Record<string, string> | undefined;
+  if (annotations && lastAppliedAnnotation in annotations) {
+    const { [lastAppliedAnnotation]: _lastApplied, ...rest } = annotations;
+    out.metadata = { ...out.metadata, annotations: rest };
   }
   return out;
 }

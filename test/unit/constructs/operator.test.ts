@@ -39,7 +39,13 @@ describe('operator Deployment', () => {
   });
 
   test('runs the compiled operator with an explicit command', () => {
-    expect(find(render(), 'Deployment').spec.template.spec.containers[0].command).toEqual(['/nodejs/bin/node', '/app/lib/src/operator/main.js']);
+    expect(find(render(), 'Deployment').spec.template.spec.containers[0].command).toEqual([
+      '/nodejs/bin/node',
+      '--max-semi-space-size=1',
+      '--max-old-space-size-percentage=75',
+      '--optimize-for-size',
+      '/app/lib/src/operator/main.js',
+    ]);
   });
 
   test('passes the provider values as environment, only when set (unset = built-in defaults)', () => {

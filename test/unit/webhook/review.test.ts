@@ -54,10 +54,27 @@ describe('parseAdmissionReview', () => {
     ['dryRun is a string', withRequest({ dryRun: 'yes' }), 'request.dryRun'],
     ['namespace is a number', withRequest({ namespace: 1 }), 'request.namespace'],
     ['an object nested too deep', withRequest({ object: JSON.parse(`${'{"a":'.repeat(150)}1${'}'.repeat(150)}`) }), 'request.object is nested deeper than 100 levels'],
+    ['an object nested too deep in lists', withRequest({ object: { spec: JSON.parse(`${'[{"a":'.repeat(60)}1${'}]'.repeat(60)}`) } }), 'request.object is nested deeper than 100 levels'],
+    ['an old object nested too deep', withRequest({ oldObject: JSON.parse(`${'{"a":'.repeat(101)}1${'}'.repeat(101)}`) }), 'request.oldObject is nested deeper than 100 levels'],
   ])('rejects %s', (_case, body, reason) => {
     const parsed = parseAdmissionReview(body);
     expect(parsed.ok).toBe(false);
     expect(parsed.ok ? '' : parsed.reason).toContain(reason);
+  });
+});
+
+describe('nesting limit', () => {
+  const withRequest = (patch: Record<string, unknown>) => ({ ...valid, request: { ...valid.request, ...patch } });
+  // An object `levels` deep (the object itself is level 1), alternating maps and lists.
+  const nested = (levels: number): unknown => {
+    let value: unknown = {};
+    for (let level = levels - 1; level >= 1; level--) value = level % 2 ? { spec: value } : [value];
+    return value;
+  };
+
+  it('accepts an object exactly 100 levels deep and refuses 101, through maps and lists alike', () => {
+    expect(parseAdmissionReview(withRequest({ object: nested(100) })).ok).toBe(true);
+    expect(parseAdmissionReview(withRequest({ object: nested(101) }))).toEqual({ ok: false, reason: 'request.object is nested deeper than 100 levels' });
   });
 });
 

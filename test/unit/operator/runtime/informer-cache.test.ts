@@ -76,6 +76,15 @@ describe('cacheable', () => {
     expect(raw.metadata.managedFields).toBeDefined();
   });
 
+  it("drops kubectl's last-applied annotation and keeps the other annotations", () => {
+    const applied = {
+      metadata: { name: 'a', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"big":"copy"}', team: 'x' } },
+    } as unknown as KubeObject;
+    const out = cacheable(applied, { apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'PassthroughModel' });
+    expect(out.metadata.annotations).toEqual({ team: 'x' });
+    expect(applied.metadata.annotations).toHaveProperty(['kubectl.kubernetes.io/last-applied-configuration']);
+  });
+
   it('keeps managedFields on request and applies the transform first', () => {
     const out = cacheable(raw, {
       apiVersion: 'v1',
