@@ -10,6 +10,7 @@ import { API_GROUP, API_VERSION_V1BETA1, API_VERSIONS, type ApiVersionName } fro
 import { convertTo, servedVersion } from '../api/conversion';
 import type { JsonSchema, KindDefinition } from '../api/crd';
 import { crdObject } from '../api/crd';
+import { kindDefinition } from '../api/kinds';
 import type { AdmissionContext, KindAdmission } from '../webhook/admission';
 import type { ClusterLookups } from '../webhook/lookups';
 import { type AdmissionRequest, type KubernetesObject, isRecord } from '../webhook/review';
@@ -43,7 +44,8 @@ export function kindSchema(def: KindDefinition, version: ApiVersionName = API_VE
   const key = `${def.kind}/${version}`;
   let schema = schemas.get(key);
   if (!schema) {
-    const served = crdObject(def).spec.versions.find((v) => v.name === version);
+    // The registry's definition carries both versions' schemas.
+    const served = crdObject(kindDefinition(def.kind) ?? def).spec.versions.find((v) => v.name === version);
     if (!served) throw new Error(`${def.kind} does not serve ${version}`);
     schema = served.schema.openAPIV3Schema as JsonSchema;
     schemas.set(key, schema);
