@@ -102,7 +102,7 @@ export class OperatorDeployment extends Construct {
                   // Each configuration with its kind: RBAC grants `get` per kind by name.
                   env('NLS_VALIDATING_WEBHOOK_CONFIGURATIONS', names.validatingWebhookConfiguration),
                   env('NLS_MUTATING_WEBHOOK_CONFIGURATIONS', names.mutatingWebhookConfiguration),
-                  // Our CRDs, whose conversion webhook this operator serves (CA injected in self-managed mode).
+                  // Our CRDs, whose spec.conversion this operator points at its own Service and CA.
                   env('NLS_CONVERSION_CRDS', CRD_NAMES.join(',')),
                   { name: 'NLS_LEADER_ELECTION', value: leaderElection },
                   env('NLS_LOG_LEVEL', ctx.text('operator.logLevel')),

@@ -130,35 +130,34 @@ export interface ConversionService {
   readonly namespace: string;
 }
 
-/**
- * The Service of a default install (release `nebari-llm-serving` in `nebari-llm-serving-system`).
- * crds/ cannot be templated by Helm, so this is what the files say; another release name or
- * namespace needs the CRDs' clientConfig.service changed to match (docs/api-versions.md).
- */
-export const DEFAULT_CONVERSION_SERVICE: ConversionService = { name: 'nebari-llm-serving-webhook', namespace: 'nebari-llm-serving-system' };
-
-/**
- * cert-manager mode: the CA injector copies the CA of this Certificate (the default release's
- * webhook Certificate) into the CRDs' conversion caBundle. Without cert-manager it is inert.
- */
-export const CONVERSION_CA_INJECTION = { 'cert-manager.io/inject-ca-from': 'nebari-llm-serving-system/nebari-llm-serving-webhook' };
+/** Where the API server sends ConversionReviews: a release's Service, or a URL (tests on 127.0.0.1). */
+export type ConversionTarget = ConversionService | { readonly url: string };
 
 /** URL path of the conversion webhook on the operator's webhook server. */
 export const CONVERSION_WEBHOOK_PATH = '/convert';
 
 /**
- * `spec.conversion` of every CRD: a webhook on the operator. No caBundle: the operator (self-managed
- * certificates) or cert-manager's CA injector writes it, and a field the files never set is never
- * owned, so re-applying the files (nls crds apply, a GitOps sync) cannot reset it.
+ * `spec.conversion` pointing at one release's webhook Service. The generated CRDs do not carry it:
+ * Helm cannot template crds/, so only the running operator (and `nls upgrade`, before the CRDs
+ * change) knows its own Service and CA; they write this block, and no apply of the files (`nls crds
+ * apply`, a GitOps sync) owns or resets a field the files never set.
  */
-export function conversionSpec(service: ConversionService = DEFAULT_CONVERSION_SERVICE) {
+export function conversionSpec(target: ConversionTarget, caBundle?: string) {
   return {
     strategy: 'Webhook' as const,
     webhook: {
       conversionReviewVersions: ['v1'],
-      clientConfig: { service: { name: service.name, namespace: service.namespace, path: CONVERSION_WEBHOOK_PATH, port: 443 } },
+      clientConfig: {
+        ...('url' in target ? { url: target.url } : { service: { name: target.name, namespace: target.namespace, path: CONVERSION_WEBHOOK_PATH, port: 443 } }),
+        ...(caBundle ? { caBundle } : {}),
+      },
     },
   };
+}
+
+/** What the API server says to a client still using v1alpha1 (kubectl prints it as a warning). */
+export function deprecationWarning(kind: string): string {
+  return `${API_GROUP}/${API_VERSION} ${kind} is deprecated; use ${API_GROUP}/${API_VERSION_V1BETA1} (docs/api-versions.md), and run \`nls storage migrate\` before a release stops serving ${API_VERSION}`;
 }
 
 /** The CustomResourceDefinition of one kind, as a plain JSON object. */
@@ -173,7 +172,6 @@ export function crdObject(def: KindDefinition) {
         'app.kubernetes.io/part-of': 'nebari-llm-serving',
         'app.kubernetes.io/version': version,
       },
-      ...(def.v1beta1Schema ? { annotations: { ...CONVERSION_CA_INJECTION } } : {}),
     },
     spec: {
       group: API_GROUP,
@@ -186,29 +184,30 @@ export function crdObject(def: KindDefinition) {
         categories: [API_CATEGORY],
       },
       scope: 'Namespaced',
+      // v1beta1 is stored; v1alpha1 stays served (deprecated) and converts through the webhook.
       versions: [
-        {
-          name: API_VERSION,
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: rootSchema(def.schema) },
-          subresources: { status: {} },
-          additionalPrinterColumns: def.printerColumns.map((c) => ({ ...c })),
-        },
         ...(def.v1beta1Schema
           ? [
               {
                 name: API_VERSION_V1BETA1,
                 served: true,
-                storage: false,
+                storage: true,
                 schema: { openAPIV3Schema: rootSchema(def.v1beta1Schema) },
                 subresources: { status: {} },
                 additionalPrinterColumns: def.printerColumns.map((c) => ({ ...c })),
               },
             ]
           : []),
+        {
+          name: API_VERSION,
+          served: true,
+          storage: !def.v1beta1Schema,
+          ...(def.v1beta1Schema ? { deprecated: true, deprecationWarning: deprecationWarning(def.kind) } : {}),
+          schema: { openAPIV3Schema: rootSchema(def.schema) },
+          subresources: { status: {} },
+          additionalPrinterColumns: def.printerColumns.map((c) => ({ ...c })),
+        },
       ],
-      ...(def.v1beta1Schema ? { conversion: conversionSpec() } : {}),
     },
   };
 }

@@ -12,7 +12,7 @@ import { llmModelAdmission } from './llmmodel';
 import { KubeRest } from '../kube/rest';
 import { type Logger, jsonLogger } from './log';
 import { type ClusterLookups, kubernetesLookups } from './lookups';
-import { MountedCertificates } from './mounted-certificates';
+import { MountedCertificates, readMountedCa } from './mounted-certificates';
 import { passthroughModelAdmission } from './passthroughmodel';
 import { ReadinessGate } from './readiness';
 import { SelfManagedCertificates } from './self-managed-certificates';
@@ -45,6 +45,8 @@ export interface WebhookServerOptions {
   readonly log?: Logger;
   /** Cluster reads of the rules. @default the API server through `kubeConfig` */
   readonly lookups?: ClusterLookups;
+  /** Tests: our CRDs call this URL (https://127.0.0.1:<port>/convert) instead of the webhook Service. */
+  readonly conversionUrl?: string;
   /** Told how long each ConversionReview took (tests record latency with it). */
   readonly onConversion?: (durationMs: number, objects: number) => void;
 }
@@ -69,14 +71,16 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   // One keep-alive pool for every lookup: admission must answer within the API server's timeout.
   const rest = new KubeRest(options.kubeConfig);
   const admissionConfigurations = kubernetesWebhookConfigurations(rest, settings.webhookConfigurations);
-  // Self-managed: our CA goes into the CRDs too, and readiness waits for it. With cert-manager the
-  // CA injector fills the CRDs from their inject-ca-from annotation, which names the default
-  // release's Certificate; readiness stays with the admission configurations, so an install under
-  // another name still becomes ready (its v1beta1 reads fail until the annotation is corrected).
-  const configurations =
-    settings.certMode === 'self-managed'
-      ? combinedConfigurations(admissionConfigurations, kubernetesConversionCrds(rest, settings.conversionCrds))
-      : admissionConfigurations;
+  // Our CRDs convert through this server: the operator points their spec.conversion at its own
+  // Service with its CA (both certificate modes), and readiness waits for it like for the
+  // admission configurations. Until the pod is ready the fail-closed admission webhooks refuse
+  // every write of our kinds, so nothing is stored while conversion is not in place.
+  const conversionCrds = kubernetesConversionCrds(
+    rest,
+    settings.conversionCrds,
+    options.conversionUrl ? { url: options.conversionUrl } : { name: settings.serviceName, namespace: settings.namespace },
+  );
+  const configurations = combinedConfigurations(admissionConfigurations, conversionCrds);
   const routes = admissionRoutes(admittedKinds, {
     operatorNamespace: settings.namespace,
     agentNamespaces: settings.agentNamespaces,
@@ -113,9 +117,13 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   } else {
     const mounted = new MountedCertificates({ directory: settings.certDir, serve, intervalMs: options.checkIntervalMs, log });
     await mounted.start();
-    // cert-manager's CA injector owns caBundle here; we only watch whether it trusts what we serve.
+    // cert-manager's CA injector owns the admission configurations' caBundle; the CRDs' conversion
+    // block is ours in this mode too, with the CA cert-manager mounts as ca.crt.
     const checkTrust = async () => {
       try {
+        const ca = await readMountedCa(settings.certDir);
+        if (ca) await conversionCrds.inject(ca);
+        else if (settings.conversionCrds.length > 0) log.warn('no ca.crt in the mounted certificate Secret; the CRDs cannot trust the conversion webhook', { directory: settings.certDir });
         readiness.observe(await configurations.read(), mounted.servedCertificate());
       } catch (error) {
         log.warn('reading webhook configurations for readiness failed', { error: String(error) });

@@ -1,6 +1,8 @@
-// The conversion webhook on a real kube-apiserver (a private one: the CRDs here point at this
-// file's webhook by URL on 127.0.0.1). The webhook server injects its CA into the CRDs itself
-// (self-managed mode), re-applying the CRDs does not reset it, every example and fixture
+// The conversion webhook on a real kube-apiserver (a private one, without the test wiring of
+// conversion-wiring.ts: the webhook server under test wires the CRDs itself, by URL on 127.0.0.1
+// instead of its Service). It writes the whole spec.conversion block (the generated CRDs carry
+// none), puts it back when someone changes it, leaves a live other release's Service alone,
+// re-applying the CRDs does not reset it, every example and fixture
 // created in one version reads back in the other and back deep-equal, and two clients writing
 // different versions, with server-side apply too, lose nothing. Prints conversion latency.
 import * as k8s from '@kubernetes/client-node';
@@ -8,6 +10,7 @@ import { API_GROUP, applyDefaults, KIND_DEFINITIONS, rootSchema } from '../../sr
 import { convertTo, restoreAnnotation } from '../../src/api/conversion';
 import { FIELD_MANAGER } from '../../src/cli/crds';
 import { type ControlPlane, applyObject, readManifests, startControlPlane, uniqueName } from '../support/cluster';
+import { freePort } from '../support/processes';
 import { kubeRequest } from '../support/webhook/kube-raw';
 import { type WebhookEnvironment, crdDirectory, createNamespace, startWebhookEnvironment, waitUntil } from '../support/webhook/webhook-env';
 import { examples } from '../unit/api/schema-helpers';
@@ -27,14 +30,7 @@ let env: WebhookEnvironment;
 let crds: Obj[];
 const conversionMs: number[] = [];
 
-/** The generated CRDs, their conversion webhook called by URL instead of through the Service. */
-function crdsCallingUrl(port: number): Obj[] {
-  return readManifests(crdDirectory).map((crd) => {
-    const copy = structuredClone(crd) as Obj;
-    copy.spec.conversion.webhook.clientConfig = { url: `https://127.0.0.1:${port}/convert` };
-    return copy;
-  });
-}
+let conversionUrl: string;
 
 async function request(method: string, url: string, body?: unknown, contentType?: string): Promise<Obj> {
   const response = await kubeRequest(admin, method, url, body, contentType);
@@ -54,39 +50,47 @@ const percentile = (values: number[], p: number) => {
 };
 
 beforeAll(async () => {
-  plane = await startControlPlane({ mode: 'apiserver' });
+  plane = await startControlPlane({ mode: 'apiserver', conversion: false });
   admin = plane.kubeConfig();
   const id = uniqueName('conv');
-  crds = [];
+  // The CRDs as generated: no spec.conversion at all.
+  crds = readManifests(crdDirectory) as Obj[];
+  for (const crd of crds) expect(crd.spec.conversion).toBeUndefined();
+  for (const crd of crds) await applyObject(crd, { kubeConfig: admin });
+  const port = await freePort();
+  conversionUrl = `https://127.0.0.1:${port}/convert`;
   env = await startWebhookEnvironment({
     kubeConfig: admin,
     id,
     server: {
       onConversion: (ms) => conversionMs.push(ms),
-      settings: { conversionCrds: KIND_DEFINITIONS.map((d) => `${d.plural}.${API_GROUP}`) },
+      conversionUrl,
+      checkIntervalMs: 1000,
+      settings: { port, conversionCrds: KIND_DEFINITIONS.map((d) => `${d.plural}.${API_GROUP}`) },
     },
     // The admission configurations are not needed here; without them readiness is about the CRDs.
     register: false,
   });
-  crds = crdsCallingUrl(env.server.port);
-  for (const crd of crds) await applyObject(crd, { kubeConfig: admin });
-  // The server's own injection loop writes the CA into each CRD; then the API server can call it.
+  // The server's injection writes the whole block into each CRD; then the API server can call it.
   const api = admin.makeApiClient(k8s.ApiextensionsV1Api);
-  await waitUntil('the CA in every CRD', async () => {
+  await waitUntil('spec.conversion in every CRD', async () => {
     const stored = await Promise.all(crds.map((c) => api.readCustomResourceDefinition({ name: c.metadata.name })));
-    return stored.every((c) => !!c.spec.conversion?.webhook?.clientConfig?.caBundle && c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True'));
+    return stored.every((c) => c.spec.conversion?.webhook?.clientConfig?.url === conversionUrl && !!c.spec.conversion.webhook.clientConfig.caBundle && c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True'));
   });
-  await waitUntil('the server to be ready (CRDs trust its certificate)', () => env.server.ready());
+  await waitUntil('the server to be ready (CRDs convert through it and trust its certificate)', () => env.server.ready());
   const probeNs = `${id}-probe`;
   await createNamespace(admin, probeNs, {});
-  await request('POST', path('v1alpha1', probeNs, 'LLMModel'), {
-    apiVersion: ALPHA,
-    kind: 'LLMModel',
-    metadata: { name: 'probe' },
-    spec: { model: { name: 'probe', source: 'huggingface' }, resources: { gpu: { count: 0 } }, access: { public: true } },
-  });
-  // The API server loads the new caBundle asynchronously: wait until a v1beta1 read converts.
-  await waitUntil('a v1beta1 read through the webhook', async () => (await kubeRequest(admin, 'GET', path('v1beta1', probeNs, 'LLMModel', 'probe'))).status === 200, 30_000);
+  // The API server loads the new conversion settings asynchronously: wait until a v1alpha1 write
+  // (stored as v1beta1, so converted) goes through.
+  await waitUntil('a v1alpha1 write through the webhook', async () => {
+    const response = await kubeRequest(admin, 'POST', path('v1alpha1', probeNs, 'LLMModel'), {
+      apiVersion: ALPHA,
+      kind: 'LLMModel',
+      metadata: { name: 'probe' },
+      spec: { model: { name: 'probe', source: 'huggingface' }, resources: { gpu: { count: 0 } }, access: { public: true } },
+    });
+    return response.status === 201 || response.status === 409;
+  }, 30_000);
 }, 180_000);
 
 afterAll(async () => {
@@ -99,19 +103,47 @@ afterAll(async () => {
   await plane?.stop();
 });
 
-describe('CA handling', () => {
-  it('re-applying the CRDs server-side (nls crds apply\'s field manager, forced) keeps the injected caBundle', async () => {
-    const api = admin.makeApiClient(k8s.ApiextensionsV1Api);
-    const before = await api.readCustomResourceDefinition({ name: crds[0].metadata.name });
-    const injected = before.spec.conversion!.webhook!.clientConfig!.caBundle;
+describe('who owns spec.conversion', () => {
+  const api = () => admin.makeApiClient(k8s.ApiextensionsV1Api);
+
+  it('re-applying the CRDs server-side (nls crds apply\'s field manager, forced) keeps the whole block', async () => {
+    const before = await api().readCustomResourceDefinition({ name: crds[0].metadata.name });
     for (const crd of crds) await applyObject(crd, { kubeConfig: admin, fieldManager: FIELD_MANAGER, force: true });
-    const after = await api.readCustomResourceDefinition({ name: crds[0].metadata.name });
-    expect(after.spec.conversion!.webhook!.clientConfig!.caBundle).toBe(injected);
-    expect(Buffer.from(injected!, 'base64').toString('utf8')).toContain('BEGIN CERTIFICATE');
-    // Nobody but the operator owns the field, so no apply of the files can take it away.
-    const owners = (after.metadata!.managedFields ?? []).filter((m) => JSON.stringify(m.fieldsV1 ?? {}).includes('"f:caBundle"')).map((m) => m.manager);
+    const after = await api().readCustomResourceDefinition({ name: crds[0].metadata.name });
+    expect(after.spec.conversion).toEqual(before.spec.conversion);
+    expect(after.spec.conversion!.webhook!.clientConfig!.url).toBe(conversionUrl);
+    expect(Buffer.from(after.spec.conversion!.webhook!.clientConfig!.caBundle!, 'base64').toString('utf8')).toContain('BEGIN CERTIFICATE');
+    // Nobody but the operator owns the fields, so no apply of the files can take them away.
+    const owners = (after.metadata!.managedFields ?? []).filter((m) => JSON.stringify(m.fieldsV1 ?? {}).includes('"f:conversion"')).map((m) => m.manager);
     expect(owners.length).toBe(1);
     expect(owners).not.toContain(FIELD_MANAGER);
+  });
+
+  it('a block changed by someone else (strategy None) is put back, and readiness waits for it', async () => {
+    const name = crds[1].metadata.name;
+    await plane.kubeConfig().makeApiClient(k8s.ApiextensionsV1Api).patchCustomResourceDefinition({ name, body: [{ op: 'replace', path: '/spec/conversion', value: { strategy: 'None' } }] });
+    await waitUntil('the block rewritten', async () => (await api().readCustomResourceDefinition({ name })).spec.conversion?.webhook?.clientConfig?.url === conversionUrl, 20_000);
+    await waitUntil('ready again', () => env.server.ready(), 20_000);
+  });
+
+  it('a block pointing at another release\'s Service is left alone while that Service exists, and taken over when it is gone', async () => {
+    const name = crds[2].metadata.name;
+    const other = { name: 'other-release-webhook', namespace: 'other-release' };
+    await createNamespace(admin, other.namespace, {});
+    await applyObject({ apiVersion: 'v1', kind: 'Service', metadata: { ...other }, spec: { ports: [{ port: 443, targetPort: 9443 }] } }, { kubeConfig: admin });
+    const pointElsewhere = async () => {
+      const current = await api().readCustomResourceDefinition({ name });
+      const conversion = structuredClone(current.spec.conversion!);
+      conversion.webhook!.clientConfig = { service: { ...other, path: '/convert', port: 443 }, caBundle: conversion.webhook!.clientConfig!.caBundle };
+      await admin.makeApiClient(k8s.ApiextensionsV1Api).patchCustomResourceDefinition({ name, body: [{ op: 'replace', path: '/spec/conversion', value: conversion }] });
+    };
+    await pointElsewhere();
+    // Three check rounds later it still points at the other release, and this server stays ready.
+    await new Promise((resolve) => setTimeout(resolve, 3500));
+    expect((await api().readCustomResourceDefinition({ name })).spec.conversion?.webhook?.clientConfig?.service?.name).toBe(other.name);
+    expect(env.server.ready()).toBe(true);
+    await plane.kubeConfig().makeApiClient(k8s.CoreV1Api).deleteNamespacedService({ name: other.name, namespace: other.namespace });
+    await waitUntil('taken over once the Service is gone', async () => (await api().readCustomResourceDefinition({ name })).spec.conversion?.webhook?.clientConfig?.url === conversionUrl, 20_000);
   });
 });
 
@@ -238,7 +270,7 @@ describe('mixed clients: one writes v1alpha1, another v1beta1, nothing is lost',
 });
 
 describe('latency', () => {
-  it('reads as v1beta1 cost one webhook call each; p50/p99 measured from the client', async () => {
+  it('reads as v1alpha1 cost one webhook call each (v1beta1 is stored); p50/p99 measured from the client', async () => {
     const namespace = 'latency';
     await createNamespace(admin, namespace, {});
     await request('POST', path('v1alpha1', namespace, 'LLMModel'), {
@@ -257,12 +289,12 @@ describe('latency', () => {
       return samples;
     };
     const before = conversionMs.length;
-    const alpha = await time('v1alpha1');
     const beta = await time('v1beta1');
+    const alpha = await time('v1alpha1');
     expect(conversionMs.length - before).toBeGreaterThanOrEqual(200);
     process.stdout.write(
-      `GET latency over 200 reads: v1alpha1 (storage) p50 ${percentile(alpha, 50).toFixed(2)} ms p99 ${percentile(alpha, 99).toFixed(2)} ms; ` +
-        `v1beta1 (converted) p50 ${percentile(beta, 50).toFixed(2)} ms p99 ${percentile(beta, 99).toFixed(2)} ms\n`,
+      `GET latency over 200 reads: v1beta1 (storage) p50 ${percentile(beta, 50).toFixed(2)} ms p99 ${percentile(beta, 99).toFixed(2)} ms; ` +
+        `v1alpha1 (converted) p50 ${percentile(alpha, 50).toFixed(2)} ms p99 ${percentile(alpha, 99).toFixed(2)} ms\n`,
     );
     // The conversion itself is pure and small: far below the API server's webhook timeout.
     expect(percentile(conversionMs, 99)).toBeLessThan(100);

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import type * as k8s from '@kubernetes/client-node';
 import { migrateStorage, runStorage } from '../../src/cli/storage';
 import { KubeApiError, KubeRest } from '../../src/kube/rest';
-import { type ControlPlane, startControlPlane } from '../support/cluster';
+import { type ControlPlane, readManifests, startControlPlane, upstreamCrdDir } from '../support/cluster';
 import { repoRoot } from '../support/tools';
 
 const GROUP = 'migrate.example.com';
@@ -193,6 +193,31 @@ it('500 objects stored in v1 end up stored in v2 after a killed run and a resume
   expect(lines.join('\n')).toContain('status.storedVersions is [v2]');
   process.stdout.write(`storage migrate, a run with nothing left to move: ${lines.find((l) => l.includes('objects/s'))}\n`);
 }, 300_000);
+
+it('Envoy AI Gateway\'s own CRD: AIServiceBackends stored as v1alpha1 (as AI Gateway 0.5 stored them) move to v1beta1 after its v1.1.0 CRD lands', async () => {
+  // The released v1.1.0 CRD, read in place; the older release stored v1alpha1, served alone.
+  const released = readManifests(path.join(upstreamCrdDir(), 'envoy-ai-gateway', 'v1.1.0', 'aigateway.envoyproxy.io_aiservicebackends.yaml'))[0] as unknown as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const older = structuredClone(released);
+  older.spec.versions = older.spec.versions.filter((v: { name: string }) => v.name === 'v1alpha1').map((v: object) => ({ ...v, storage: true }));
+  const crdName = released.metadata.name as string;
+  await rest.apply(older as never, { fieldManager: 'test', force: true });
+  await waitFor('v1alpha1 AIServiceBackends served', async () => (await rest.request<{ resources?: { name: string }[] }>('GET', '/apis/aigateway.envoyproxy.io/v1alpha1').catch(() => ({ resources: [] }))).resources!.some((r) => r.name === 'aiservicebackends'));
+  const backendsPath = (version: string) => `/apis/aigateway.envoyproxy.io/${version}/namespaces/team-a/aiservicebackends`;
+  for (let i = 0; i < 40; i++) {
+    await rest.request('POST', backendsPath('v1alpha1'), {
+      body: { apiVersion: 'aigateway.envoyproxy.io/v1alpha1', kind: 'AIServiceBackend', metadata: { name: `b-${i}` }, spec: { schema: { name: 'OpenAI' }, backendRef: { name: `backend-${i}`, kind: 'Backend', group: 'gateway.envoyproxy.io' } } },
+    });
+  }
+  await rest.apply(released as never, { fieldManager: 'test', force: true });
+  await waitFor('storedVersions to list v1beta1', async () => ((await rest.request<{ status?: { storedVersions?: string[] } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`)).status?.storedVersions ?? []).includes('v1beta1'));
+  const lines: string[] = [];
+  expect(await runStorage(['migrate', '--crd', crdName, '--kubeconfig', plane.kubeconfigPath], (l) => lines.push(l))).toBe(0);
+  expect(lines.join('\n')).toContain('status.storedVersions is [v1beta1]');
+  const stored = await rest.request<{ status?: { storedVersions?: string[] } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`);
+  expect(stored.status?.storedVersions).toEqual(['v1beta1']);
+  const items = (await rest.request<{ items: { spec: { backendRef: { name: string } } }[] }>('GET', backendsPath('v1beta1'))).items;
+  expect(items.map((b) => b.spec.backendRef.name).sort()).toEqual(Array.from({ length: 40 }, (_, i) => `backend-${i}`).sort());
+}, 120_000);
 
 it('a CRD that does not exist is refused, naming the form of the name', async () => {
   const lines: string[] = [];

@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import {
   API_CATEGORY,
   API_GROUP,
+  conversionSpec,
   crdFiles,
   crdObject,
   crdObjects,
@@ -115,27 +116,30 @@ describe.each(KIND_DEFINITIONS.flatMap((d) => [0, 1].map((index) => [d.kind, ind
 describe.each(KIND_DEFINITIONS.map((d) => [d.kind, d] as const))('the %s CRD serves v1alpha1 and v1beta1', (_kind, def) => {
   const crd = crdObject(def);
 
-  it('serves both, stores v1alpha1 (until the storage switch), with the same columns', () => {
-    expect(crd.spec.versions.map((v) => ({ name: v.name, served: v.served, storage: v.storage }))).toEqual([
-      { name: 'v1alpha1', served: true, storage: true },
-      { name: 'v1beta1', served: true, storage: false },
+  it('serves both, stores v1beta1, and marks v1alpha1 deprecated with a warning naming the replacement', () => {
+    expect(crd.spec.versions.map((v) => ({ name: v.name, served: v.served, storage: v.storage, deprecated: (v as { deprecated?: boolean }).deprecated }))).toEqual([
+      { name: 'v1beta1', served: true, storage: true, deprecated: undefined },
+      { name: 'v1alpha1', served: true, storage: false, deprecated: true },
     ]);
+    expect((crd.spec.versions[1] as { deprecationWarning?: string }).deprecationWarning).toMatch(/llm\.nebari\.dev\/v1alpha1 \w+ is deprecated; use llm\.nebari\.dev\/v1beta1/);
     expect(crd.spec.versions[1].additionalPrinterColumns).toEqual(crd.spec.versions[0].additionalPrinterColumns);
-    expect((crd.spec.versions[1].schema.openAPIV3Schema.properties as Record<string, JsonSchema>).apiVersion.description).toContain('llm.nebari.dev/v1beta1');
+    expect((crd.spec.versions[0].schema.openAPIV3Schema.properties as Record<string, JsonSchema>).apiVersion.description).toContain('llm.nebari.dev/v1beta1');
   });
 
-  it('asks cert-manager\'s CA injector for the default release\'s webhook CA (inert without cert-manager)', () => {
-    expect(crd.metadata.annotations).toEqual({ 'cert-manager.io/inject-ca-from': 'nebari-llm-serving-system/nebari-llm-serving-webhook' });
+  it('leaves spec.conversion and annotations to the operator, so no apply of the files owns or resets them', () => {
+    expect('conversion' in crd.spec).toBe(false);
+    expect('annotations' in crd.metadata).toBe(false);
   });
+});
 
-  it('converts through the operator webhook at /convert, with no caBundle the files would own', () => {
-    expect(crd.spec.conversion).toEqual({
+describe('conversionSpec', () => {
+  it('points at one release\'s Service on /convert, with the CA only when given', () => {
+    const service = { name: 'team-a-webhook', namespace: 'team-a' };
+    expect(conversionSpec(service)).toEqual({
       strategy: 'Webhook',
-      webhook: {
-        conversionReviewVersions: ['v1'],
-        clientConfig: { service: { name: 'nebari-llm-serving-webhook', namespace: 'nebari-llm-serving-system', path: '/convert', port: 443 } },
-      },
+      webhook: { conversionReviewVersions: ['v1'], clientConfig: { service: { name: 'team-a-webhook', namespace: 'team-a', path: '/convert', port: 443 } } },
     });
+    expect(conversionSpec(service, 'Q0E=').webhook.clientConfig).toEqual({ service: { name: 'team-a-webhook', namespace: 'team-a', path: '/convert', port: 443 }, caBundle: 'Q0E=' });
   });
 });
 

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { crdObjects } from '../../../src/api/kinds';
-import { type CrdObject, crdChangeProblems, readCrdDirectory, runCrds, runCrdsApply } from '../../../src/cli/crds';
+import { type CrdObject, crdChangeProblems, needsConversionFirst, readCrdDirectory, runCrds, runCrdsApply } from '../../../src/cli/crds';
 
 const crd = (versions: { name: string; served: boolean; storage: boolean }[], extra: Partial<CrdObject['spec']> = {}, storedVersions?: string[]): CrdObject => ({
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -41,6 +41,28 @@ describe('crdChangeProblems', () => {
 
   test('stopping to serve an empty, unstored version is allowed', () => {
     expect(crdChangeProblems(crd([v1alpha1, { ...v1beta1, storage: false }], {}, ['v1alpha1']), crd([v1alpha1]), none)).toEqual([]);
+  });
+});
+
+describe('needsConversionFirst', () => {
+  const desired = () => structuredClone(crdObjects()[0]) as unknown as CrdObject;
+  /** The same CRD as a v1alpha1-only release shipped it. */
+  const alphaOnly = () => {
+    const crd = desired();
+    crd.spec.versions = crd.spec.versions.filter((v) => v.name === 'v1alpha1').map((v) => ({ ...v, storage: true }));
+    return crd;
+  };
+
+  it('is needed when an installed single-version CRD without a webhook gains versions and changes storage', () => {
+    expect(needsConversionFirst(alphaOnly(), desired())).toBe(true);
+  });
+
+  it('is not needed for a new CRD, one that already converts through a webhook, or a single-version target', () => {
+    expect(needsConversionFirst(undefined, desired())).toBe(false);
+    const wired = { ...alphaOnly(), spec: { ...alphaOnly().spec, conversion: { strategy: 'Webhook' } } } as unknown as CrdObject;
+    expect(needsConversionFirst(wired, desired())).toBe(false);
+    expect(needsConversionFirst(alphaOnly(), alphaOnly())).toBe(false);
+    expect(needsConversionFirst(desired(), desired())).toBe(false);
   });
 });
 

@@ -11,15 +11,17 @@ describe('operator RBAC', () => {
   type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
   const grants = (rules: Rule[], group: string, resource: string, verb: string) => rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
 
-  test('the ClusterRole holds only cluster-scoped rights: CRDs, SubjectAccessReviews, our webhook configurations by name', () => {
+  test('the ClusterRole holds only cluster-scoped rights and reading Services: CRDs, SubjectAccessReviews, our webhook configurations by name', () => {
     expect(clusterRole.rules.map((r: Rule) => `${r.apiGroups.join()}/${r.resources.join()}`)).toEqual([
       'apiextensions.k8s.io/customresourcedefinitions',
       'apiextensions.k8s.io/customresourcedefinitions',
+      '/services',
       'authorization.k8s.io/subjectaccessreviews',
       'admissionregistration.k8s.io/validatingwebhookconfigurations',
       'admissionregistration.k8s.io/mutatingwebhookconfigurations',
     ]);
-    // Only our own CRDs may be patched (the conversion webhook's caBundle).
+    // Only our own CRDs may be patched (their spec.conversion); Services are only read (whose conversion is it).
+    expect(clusterRole.rules[2]).toEqual({ apiGroups: [''], resources: ['services'], verbs: ['get'] });
     expect(clusterRole.rules[1]).toEqual({
       apiGroups: ['apiextensions.k8s.io'],
       resources: ['customresourcedefinitions'],
