@@ -101,7 +101,8 @@ function mutationCases(seeds: Obj[], count: number, seed: number): Case[] {
     const original = pick(seeds);
     const base = structuredClone(original);
     const def = kindDefinition(String(base.kind))!;
-    const paths = schemaPaths(kindSchema(def));
+    // The schema of the version the seed is written in.
+    const paths = schemaPaths(kindSchema(def, String(base.apiVersion).split('/')[1] as 'v1alpha1' | 'v1beta1'));
     const changes: string[] = [];
     for (let n = rand() < 0.3 ? 2 : 1; n > 0; n--) {
       const target = pick(paths);
