@@ -133,11 +133,14 @@ function request<T>(kind: string, version: ApiVersionName, object: KubernetesObj
   };
 }
 
-/** `object` as v1beta1 with the v1beta1 schema's defaults: what a webhook registered for v1beta1 is sent. */
-function webhookForm(def: KindDefinition, object: Record<string, unknown>): Record<string, unknown> {
-  const beta = asVersion(object, API_VERSION_V1BETA1);
-  if (beta !== object) defaultAndPrune(kindSchema(def, API_VERSION_V1BETA1), beta as Json);
-  return beta;
+/**
+ * `object` as v1beta1: what a webhook registered for v1beta1 is sent. Not pruned by the v1beta1
+ * schema: what the object's own schema refuses (a wrong type) must survive the round trip to be
+ * refused, as in the API server. (Its v1beta1 defaults equal the converted values: conversion
+ * writes out the one default that differs, the OTLP protocol.)
+ */
+function webhookForm(_def: KindDefinition, object: Record<string, unknown>): Record<string, unknown> {
+  return asVersion(object, API_VERSION_V1BETA1);
 }
 
 /**
@@ -164,9 +167,8 @@ async function defaulted<T>(
       // As the mutating webhook: a malformed object is left to the schema's messages.
       if (!(error instanceof TypeError)) throw error;
     }
-    // The API server defaults the patched object in the webhook's version, then converts it back.
-    const betaPruned = defaultAndPrune(kindSchema(def, API_VERSION_V1BETA1), beta as Json);
-    if (version === API_VERSION_V1BETA1) pruned.push(...betaPruned);
+    // The patched object is converted back and defaulted in its own version.
+    if (version === API_VERSION_V1BETA1) pruned.push(...defaultAndPrune(schema, beta as Json));
     replaceContents(object, asVersion(beta, version));
     pruned.push(...defaultAndPrune(schema, object as Json));
   }
@@ -200,11 +202,14 @@ export async function admitWith<T>(
     return copy;
   };
   const object = withNamespace(input);
+  // A deprecated version (v1alpha1) is answered with the CRD's deprecation warning, as the API server does.
+  const served = servedVersion(object.apiVersion) ? crdObject(kindDefinition(def.kind) ?? def).spec.versions.find((v) => `${API_GROUP}/${v.name}` === object.apiVersion) : undefined;
+  const deprecation = served?.deprecated && typeof served.deprecationWarning === 'string' ? [served.deprecationWarning] : [];
   const done = (problems: Problem[], warnings: string[], unknownFields: string[]): AdmissionResult => ({
     admitted: problems.length === 0,
     object,
     problems,
-    warnings: [...unknownFields.map((f) => `unknown field "${f}"`), ...warnings],
+    warnings: [...deprecation, ...unknownFields.map((f) => `unknown field "${f}"`), ...warnings],
     unknownFields,
   });
 
