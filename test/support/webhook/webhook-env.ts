@@ -144,7 +144,7 @@ export async function waitUntilApiServerCalls(kubeConfig: k8s.KubeConfig, namesp
   await waitUntil(
     'the API server to call the webhook',
     async () => {
-      const response = await kubeRequest(kubeConfig, 'POST', `${collectionPath(namespace, 'llmmodels')}?dryRun=All`, probe);
+      const response = await kubeRequest(kubeConfig, 'POST', `${collectionPath(namespace, 'llmmodels', 'v1beta1')}?dryRun=All`, probe);
       last = `${response.status} ${String(response.body.message ?? '')}`;
       return response.status < 500;
     },
