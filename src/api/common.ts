@@ -7,15 +7,17 @@ import type { SchemaOptions, Static, TProperties, TUnsafe } from '@sinclair/type
 
 /** The API group of every kind in this project. */
 export const API_GROUP = 'llm.nebari.dev';
-/** The storage version, and the version the operator and webhooks read and write. */
+/** The first served version; v1alpha1 clients keep working through the conversion webhook (docs/api-versions.md). */
 export const API_VERSION = 'v1alpha1';
 /** The second served version; objects convert between the two through the conversion webhook (docs/api-versions.md). */
 export const API_VERSION_V1BETA1 = 'v1beta1';
 /** Every served version, oldest first (the order of `spec.versions` in the CRDs). */
 export const API_VERSIONS = [API_VERSION, API_VERSION_V1BETA1] as const;
 export type ApiVersionName = (typeof API_VERSIONS)[number];
-/** `apiVersion` value of every object: `llm.nebari.dev/v1alpha1`. */
+/** `apiVersion` of a v1alpha1 object: `llm.nebari.dev/v1alpha1`. */
 export const API_GROUP_VERSION = `${API_GROUP}/${API_VERSION}` as const;
+/** `apiVersion` of a v1beta1 object, the version the operator, the webhooks and offline admission work in. */
+export const API_GROUP_VERSION_V1BETA1 = `${API_GROUP}/${API_VERSION_V1BETA1}` as const;
 /** The operator's finalizer on every model and agent: their generated objects and keys go first. */
 export const CLEANUP_FINALIZER = 'llm.nebari.dev/cleanup';
 /** `kubectl get nebari` lists every kind of this project. */

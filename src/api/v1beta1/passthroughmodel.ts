@@ -10,6 +10,7 @@ import {
   BackendSchema,
   CREDENTIAL_SECRET_KEY,
   CREDENTIAL_TYPES,
+  type CredentialType,
   HAS_SPACE,
   hostnameRules,
   PASSTHROUGHMODEL_DEFAULTS,
@@ -135,3 +136,9 @@ export const PassthroughModelV1beta1Schema = Type.Object(
 );
 export type PassthroughModelV1beta1 = Static<typeof PassthroughModelV1beta1Schema>;
 export type PassthroughModelV1beta1List = KubeList<PassthroughModelV1beta1>;
+
+/** The credential type of a v1beta1 `spec`, applying the default (WorkloadIdentity for Bedrock, else APIKey). */
+export function passthroughCredentialTypeV1beta1(spec: Pick<PassthroughModelSpecV1beta1, 'provider'>): CredentialType {
+  if (spec.provider.credential?.type) return spec.provider.credential.type;
+  return (spec.provider.backend?.type ?? PASSTHROUGHMODEL_DEFAULTS.backendType) === 'Bedrock' ? 'WorkloadIdentity' : 'APIKey';
+}

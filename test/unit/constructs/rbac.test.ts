@@ -1,4 +1,5 @@
-import { LLM_PROVIDERS, type LLMModel } from '../../../src/api/llmmodel';
+import { LLM_PROVIDERS } from '../../../src/api/llmmodel';
+import type { LLMModelV1beta1 as LLMModel } from '../../../src/api/v1beta1';
 import { providers } from '../../../src/translate/providers';
 import { find, render } from './fixtures';
 
@@ -70,7 +71,7 @@ describe('operator RBAC', () => {
 
   test.each(LLM_PROVIDERS)('holds every right the %s endpoint picker Role grants (no escalation needed)', (name) => {
     const model = {
-      apiVersion: 'llm.nebari.dev/v1alpha1',
+      apiVersion: 'llm.nebari.dev/v1beta1',
       kind: 'LLMModel',
       metadata: { name: 'qwen', namespace: 'ns1' },
       spec: { model: { name: 'Qwen/Qwen3-8B', source: 'huggingface' }, resources: { gpu: { count: 1, type: 'nvidia' } }, ...(name === 'dynamo' ? { serving: { image: 'example/runtime:1' } } : {}), access: { public: true } },

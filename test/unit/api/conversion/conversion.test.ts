@@ -27,7 +27,7 @@ const betaRoot = (kind: unknown) => rootSchema(def(kind).v1beta1Schema!);
 const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
 const betaValidators = new Map(KIND_DEFINITIONS.map((d) => [d.kind, ajv.compile(rootSchema(d.v1beta1Schema!))]));
 
-const EXAMPLES = (['llmmodel', 'passthroughmodel', 'agentdeployment'] as const).flatMap((dir) => examples(dir)).map((e) => ({ name: e.file, object: e.object as unknown as JsonObject }));
+const EXAMPLES = (['llmmodel', 'passthroughmodel', 'agentdeployment'] as const).flatMap((dir) => examples(dir, 'v1alpha1')).map((e) => ({ name: e.file, object: e.object as unknown as JsonObject }));
 const VALID_FIXTURES = [...EXAMPLES, ...UPSTREAM_OBJECTS, ...OBJECTS_AT_BOUNDS].map((f) => ({ name: f.name, object: f.object as JsonObject }));
 const ALL_FIXTURES = [
   ...VALID_FIXTURES,
