@@ -4,12 +4,25 @@
 // operator owns them in the cluster, and some depend on cluster state such as the API-key Secrets).
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
+import type { LLMModel, PassthroughModel } from '../src/api';
+import { API_GROUP_VERSION_V1BETA1 } from '../src/api/common';
+import { convertTo } from '../src/api/conversion';
 import { desiredGatewayObjects, GatewayContext, GatewayModel, TranslationError } from '../src/translate/gateway';
+import { v1alpha1FieldNames } from '../src/webhook/v1alpha1-fields';
 import { plainCopy } from './render-context';
+
+/** A static model in either served version (v1alpha1 models are translated as their v1beta1 form). */
+export type StaticModel = GatewayModel | LLMModel | PassthroughModel;
+
+function asV1beta1(model: StaticModel): GatewayModel {
+  if (model.apiVersion === API_GROUP_VERSION_V1BETA1) return model as GatewayModel;
+  const converted = convertTo(model, API_GROUP_VERSION_V1BETA1);
+  return (converted.ok ? converted.object : model) as unknown as GatewayModel;
+}
 
 export interface StaticModelsProps {
   /** The models, defaults applied, each with a namespace. */
-  readonly models: readonly GatewayModel[];
+  readonly models: readonly StaticModel[];
   /** Cluster-level gateway settings (the chart's `platform` values). */
   readonly gatewayContext: GatewayContext;
   /** Render the model objects themselves. @default true */
@@ -31,8 +44,10 @@ export class StaticModels extends Construct {
     const problems: string[] = [];
     props.models.forEach((model, i) => {
       const where = `models[${i}] (${model.kind} ${model.metadata.namespace}/${model.metadata.name})`;
-      const translation = desiredGatewayObjects(model, props.gatewayContext);
-      for (const e of translation.errors) problems.push(`${where}: ${formatError(e)}`);
+      const translation = desiredGatewayObjects(asV1beta1(model), props.gatewayContext);
+      // A v1alpha1 model's problems name its own fields.
+      const own = (message: string) => (model.apiVersion === API_GROUP_VERSION_V1BETA1 ? message : v1alpha1FieldNames(model.kind, message));
+      for (const e of translation.errors) problems.push(`${where}: ${own(formatError(e))}`);
       if (translation.errors.length > 0) return;
       const child = new Construct(this, `${model.kind}-${model.metadata.namespace}-${model.metadata.name}`);
       // Our kinds and the translation's objects, typed where they are made (src/api, src/translate/gateway/objects.ts).

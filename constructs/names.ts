@@ -3,7 +3,8 @@
 import { RenderContext } from './render-context';
 
 export const API_GROUP = 'llm.nebari.dev';
-export const API_VERSION = 'v1alpha1';
+/** The version the webhooks are registered for; v1alpha1 writes reach them converted (matchPolicy: Equivalent). */
+export const API_VERSION = 'v1beta1';
 
 /** Names of everything the chart creates, as strings (placeholders in Helm mode). */
 export function objectNames(ctx: RenderContext) {

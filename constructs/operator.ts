@@ -5,6 +5,7 @@ import { Construct } from 'constructs';
 import { gatewayContextJson, imageReference } from './helpers';
 import { kubeObject } from './kube-object';
 import { namespacedMeta, objectLabels, selectorLabels } from './labels';
+import { CRD_NAMES } from '../src/api/kinds';
 import { CERT_DIR, HEALTH_PORT, METRICS_PORT, WEBHOOK_PORT, objectNames } from './names';
 import { cond, helmValue, RenderContext } from './render-context';
 
@@ -121,6 +122,8 @@ export class OperatorDeployment extends Construct {
                   // Each configuration with its kind: RBAC grants `get` per kind by name.
                   env('NLS_VALIDATING_WEBHOOK_CONFIGURATIONS', names.validatingWebhookConfiguration),
                   env('NLS_MUTATING_WEBHOOK_CONFIGURATIONS', names.mutatingWebhookConfiguration),
+                  // Our CRDs, whose spec.conversion this operator points at its own Service and CA.
+                  env('NLS_CONVERSION_CRDS', CRD_NAMES.join(',')),
                   { name: 'NLS_LEADER_ELECTION', value: leaderElection },
                   env('NLS_LOG_LEVEL', ctx.text('operator.logLevel')),
                   // Where AgentDeployments are reconciled besides the release namespace (RBAC: rbac-agent-namespaces.yaml).

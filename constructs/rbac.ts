@@ -7,6 +7,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { kubeObject } from './kube-object';
 import { clusterMeta, namespacedMeta } from './labels';
+import { CRD_NAMES } from '../src/api/kinds';
 import { API_GROUP, objectNames } from './names';
 import { OPERATOR_COMPONENT, serviceAccountName } from './operator';
 import { RenderContext } from './render-context';
@@ -95,6 +96,10 @@ export function clusterRules(ctx: RenderContext) {
   return [
     // Detects missing gateway/provider CRDs so models degrade with a condition instead of failing.
     { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: READ },
+    // spec.conversion of our own CRDs only: this release's Service and CA (src/webhook/conversion-crds.ts).
+    { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: [...CRD_NAMES], verbs: ['patch'] },
+    // Whether the Service another release pointed our CRDs' conversion at still exists (then it is left alone).
+    { apiGroups: [''], resources: ['services'], verbs: ['get'] },
     // The webhooks' confused-deputy check asks whether the requesting user may read a Secret.
     { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
     // caBundle injection into our own configurations only; the guard is readable for status checks.

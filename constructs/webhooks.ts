@@ -27,6 +27,8 @@ const KINDS = [
 export const agentDeploymentRoutes = cond.truthy('webhook.agentDeployment.enabled');
 export const upgradeGuardEnabled = cond.truthy('webhook.upgradeGuard.enabled');
 
+// v1beta1 only: with matchPolicy Equivalent the API server converts a v1alpha1 write to v1beta1
+// (through the CRD's conversion webhook) before calling these webhooks, so they see one version.
 function rules(plural: string): k8s.RuleWithOperations[] {
   return [{ apiGroups: [API_GROUP], apiVersions: [API_VERSION], operations: ['CREATE', 'UPDATE'], resources: [plural], scope: 'Namespaced' }];
 }

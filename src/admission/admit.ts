@@ -3,12 +3,18 @@
 // object), pruning of undeclared fields, the metadata and OpenAPI checks, the CRD's CEL rules
 // (skipped, as the API server skips them, when a blocking schema error was found) and finally the
 // validating webhook's rules, which the API server calls only for an object that passed all that.
-import { API_GROUP_VERSION } from '../api/common';
+// Both served versions are admitted as the API server admits them: the schema, pruning and CEL
+// rules of the version the object is written in, while the webhooks (registered for v1beta1 with
+// matchPolicy Equivalent) see it converted to v1beta1, defaulted by the v1beta1 schema.
+import { API_GROUP, API_VERSION_V1BETA1, API_VERSIONS, type ApiVersionName } from '../api/common';
+import { convertTo, servedVersion } from '../api/conversion';
 import type { JsonSchema, KindDefinition } from '../api/crd';
 import { crdObject } from '../api/crd';
+import { kindDefinition } from '../api/kinds';
 import type { AdmissionContext, KindAdmission } from '../webhook/admission';
 import type { ClusterLookups } from '../webhook/lookups';
 import { type AdmissionRequest, type KubernetesObject, isRecord } from '../webhook/review';
+import { v1alpha1FieldNames } from '../webhook/v1alpha1-fields';
 import { celRuleProblems } from './cel-rules';
 import { leadingField } from './field-path';
 import { offlineLookups } from './offline-lookups';
@@ -33,14 +39,32 @@ const offlineUser = { username: 'nls-validate' };
 
 const schemas = new Map<string, JsonSchema>();
 
-/** The kind's openAPIV3Schema from its generated CRD object, built once. */
-export function kindSchema(def: KindDefinition): JsonSchema {
-  let schema = schemas.get(def.kind);
+/** The kind's openAPIV3Schema of `version` from its generated CRD object, built once. */
+export function kindSchema(def: KindDefinition, version: ApiVersionName = API_VERSION_V1BETA1): JsonSchema {
+  const key = `${def.kind}/${version}`;
+  let schema = schemas.get(key);
   if (!schema) {
-    schema = crdObject(def).spec.versions[0].schema.openAPIV3Schema as JsonSchema;
-    schemas.set(def.kind, schema);
+    // The registry's definition carries both versions' schemas.
+    const served = crdObject(kindDefinition(def.kind) ?? def).spec.versions.find((v) => v.name === version);
+    if (!served) throw new Error(`${def.kind} does not serve ${version}`);
+    schema = served.schema.openAPIV3Schema as JsonSchema;
+    schemas.set(key, schema);
   }
   return schema;
+}
+
+/** `object` as `version` (a copy when it converts; as it is when already there or not ours). */
+function asVersion(object: Record<string, unknown>, version: ApiVersionName): Record<string, unknown> {
+  if (object.apiVersion === `${API_GROUP}/${version}`) return object;
+  const converted = convertTo(object, `${API_GROUP}/${version}`);
+  return converted.ok ? converted.object : object;
+}
+
+/** `target` made equal to `source`, in place (the result object is the caller's reference). */
+function replaceContents(target: Record<string, unknown>, source: Record<string, unknown>): void {
+  if (target === source) return;
+  for (const key of Object.keys(target)) delete target[key];
+  Object.assign(target, source);
 }
 
 // A lowercase RFC 1123 subdomain: what the API server requires of a custom resource's name.
@@ -93,11 +117,12 @@ function qualifiedNameProblem(key: string): string | undefined {
   return undefined;
 }
 
-/** What the mutating and validating webhooks would be sent. */
-function request<T>(kind: string, object: KubernetesObject, old: KubernetesObject | undefined): AdmissionRequest<T> {
+/** What the mutating and validating webhooks would be sent: the v1beta1 form, and the client's version as requestKind. */
+function request<T>(kind: string, version: ApiVersionName, object: KubernetesObject, old: KubernetesObject | undefined): AdmissionRequest<T> {
   return {
     uid: 'offline',
-    kind: { group: 'llm.nebari.dev', version: 'v1alpha1', kind },
+    kind: { group: API_GROUP, version: API_VERSION_V1BETA1, kind },
+    requestKind: { group: API_GROUP, version, kind },
     operation: old ? 'UPDATE' : 'CREATE',
     name: object.metadata?.name,
     namespace: object.metadata?.namespace,
@@ -108,23 +133,43 @@ function request<T>(kind: string, object: KubernetesObject, old: KubernetesObjec
   };
 }
 
-/** Defaults (schema, webhook, schema again) and pruning, in place; returns the pruned paths. */
+/**
+ * `object` as v1beta1: what a webhook registered for v1beta1 is sent. Not pruned by the v1beta1
+ * schema: what the object's own schema refuses (a wrong type) must survive the round trip to be
+ * refused, as in the API server. (Its v1beta1 defaults equal the converted values: conversion
+ * writes out the one default that differs, the OTLP protocol.)
+ */
+function webhookForm(_def: KindDefinition, object: Record<string, unknown>): Record<string, unknown> {
+  return asVersion(object, API_VERSION_V1BETA1);
+}
+
+/**
+ * Defaults (schema, webhook, schema again) and pruning, in place, in the object's own `version`;
+ * the mutating webhook works on the v1beta1 form and its result is converted back. Returns the
+ * paths pruned by the object's own schema.
+ */
 async function defaulted<T>(
   def: KindDefinition,
+  version: ApiVersionName,
   rules: KindAdmission<T>,
   object: Record<string, unknown>,
   old: KubernetesObject | undefined,
   context: AdmissionContext,
 ): Promise<string[]> {
-  const schema = kindSchema(def);
+  const schema = kindSchema(def, version);
   const pruned = defaultAndPrune(schema, object as Json);
   if (isRecord(object.spec)) {
+    const beta = webhookForm(def, object);
+    const oldBeta = old ? webhookForm(def, old as Record<string, unknown>) : undefined;
     try {
-      await rules.applyDefaults(object as T, request<T>(def.kind, object, old), context);
+      await rules.applyDefaults(beta as T, request<T>(def.kind, version, beta, oldBeta), context);
     } catch (error) {
       // As the mutating webhook: a malformed object is left to the schema's messages.
       if (!(error instanceof TypeError)) throw error;
     }
+    // The patched object is converted back and defaulted in its own version.
+    if (version === API_VERSION_V1BETA1) pruned.push(...defaultAndPrune(schema, beta as Json));
+    replaceContents(object, asVersion(beta, version));
     pruned.push(...defaultAndPrune(schema, object as Json));
   }
   return [...new Set(pruned)];
@@ -157,16 +202,21 @@ export async function admitWith<T>(
     return copy;
   };
   const object = withNamespace(input);
+  // A deprecated version (v1alpha1) is answered with the CRD's deprecation warning, as the API server does.
+  const served = servedVersion(object.apiVersion) ? crdObject(kindDefinition(def.kind) ?? def).spec.versions.find((v) => `${API_GROUP}/${v.name}` === object.apiVersion) : undefined;
+  const deprecation = served?.deprecated && typeof served.deprecationWarning === 'string' ? [served.deprecationWarning] : [];
   const done = (problems: Problem[], warnings: string[], unknownFields: string[]): AdmissionResult => ({
     admitted: problems.length === 0,
     object,
     problems,
-    warnings: [...unknownFields.map((f) => `unknown field "${f}"`), ...warnings],
+    warnings: [...deprecation, ...unknownFields.map((f) => `unknown field "${f}"`), ...warnings],
     unknownFields,
   });
 
-  if (object.apiVersion !== API_GROUP_VERSION || object.kind !== def.kind) {
-    return done([{ field: 'apiVersion', message: `Invalid value: this admission is for ${def.kind} ${API_GROUP_VERSION}, not ${String(object.kind)} ${String(object.apiVersion)}`, source: 'schema' }], [], []);
+  const version = servedVersion(object.apiVersion);
+  if (!version || object.kind !== def.kind) {
+    const versions = API_VERSIONS.map((v) => `${API_GROUP}/${v}`).join(' or ');
+    return done([{ field: 'apiVersion', message: `Invalid value: this admission is for ${def.kind} ${versions}, not ${String(object.kind)} ${String(object.apiVersion)}`, source: 'schema' }], [], []);
   }
   // The mutating webhook refuses an object without a spec object before anything else runs.
   if (!isRecord(object.spec)) {
@@ -174,19 +224,22 @@ export async function admitWith<T>(
   }
   let old: Record<string, unknown> | undefined;
   if (oldObject) {
-    old = withNamespace(oldObject);
-    await defaulted(def, rules, old, undefined, context);
+    // The stored object, read in the version of the request.
+    old = asVersion(withNamespace(oldObject), version);
+    await defaulted(def, version, rules, old, undefined, context);
   }
-  const unknownFields = await defaulted(def, rules, object, old, context);
+  const unknownFields = await defaulted(def, version, rules, object, old, context);
 
-  const schema = kindSchema(def);
+  const schema = kindSchema(def, version);
   const structural = schemaProblems(schema, object as Json, [], old as Json | undefined);
   const problems: Problem[] = [...metadataProblems(object), ...structural];
   if (!blocksCelRules(structural)) problems.push(...celRuleProblems(schema, object as Json, old as Json | undefined));
   else problems.push({ field: '', message: 'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation', source: 'schema' });
   if (problems.length > 0) return done(problems.map(({ field, message, source }) => ({ field, message, source })), [], unknownFields);
 
-  const verdict = await rules.validate(request<T>(def.kind, object, old), context);
-  const denials = verdict.denials.map((message): Problem => ({ field: leadingField(message) ?? '', message, source: 'webhook' }));
-  return done(denials, [...verdict.warnings], unknownFields);
+  const verdict = await rules.validate(request<T>(def.kind, version, webhookForm(def, object), old ? webhookForm(def, old) : undefined), context);
+  // As the webhook server answers a v1alpha1 client: in its own field names.
+  const own = (message: string) => (version === API_VERSION_V1BETA1 ? message : v1alpha1FieldNames(def.kind, message));
+  const denials = verdict.denials.map(own).map((message): Problem => ({ field: leadingField(message) ?? '', message, source: 'webhook' }));
+  return done(denials, verdict.warnings.map(own), unknownFields);
 }

@@ -17,7 +17,7 @@ import {
   mintApiKey,
   CLIENT_ID_RANDOM_BYTES,
 } from '../translate/keys/api-keys';
-import { API_GROUP_VERSION, CLEANUP_FINALIZER } from '../api/common';
+import { API_GROUP_VERSION_V1BETA1, CLEANUP_FINALIZER } from '../api/common';
 import { KubeApiError, KubeRest, KubeObject, isConflict, isNotFound, objectRef } from '../kube/rest';
 
 export interface SecretObject extends KubeObject {
@@ -99,7 +99,7 @@ async function keyObjects(client: KubeRest, model: ModelRef, deadline: number): 
   for (;;) {
     const [secret, metadata] = await Promise.all([getSecret(client, model), getMetadata(client, model)]);
     if (secret && metadata) return { secret, metadata };
-    const owner = await client.get(objectRef(API_GROUP_VERSION, model.kind, model.name, model.namespace));
+    const owner = await client.get(objectRef(API_GROUP_VERSION_V1BETA1, model.kind, model.name, model.namespace));
     if (!owner || owner.metadata.deletionTimestamp) throw new Error(`${model.kind} ${model.namespace}/${model.name} does not exist or is being deleted; keys can only be minted for a live model`);
     if (Date.now() > deadline) throw new Error(`${model.kind} ${model.namespace}/${model.name} has not been processed by the operator yet (no ${CLEANUP_FINALIZER} finalizer, or no key objects); check that the operator is running, then try again`);
     if (!(owner.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) {
@@ -110,7 +110,7 @@ async function keyObjects(client: KubeRest, model: ModelRef, deadline: number): 
     if (!metadata) await createIfMissing(client, desiredApiKeyMetadataConfigMap(model));
     // Had the model been deleted (and its finalizer run) just before the create, the objects
     // just created would outlive it: check again and take them back.
-    const after = await client.get(objectRef(API_GROUP_VERSION, model.kind, model.name, model.namespace));
+    const after = await client.get(objectRef(API_GROUP_VERSION_V1BETA1, model.kind, model.name, model.namespace));
     if (!after || after.metadata.uid !== owner.metadata.uid || after.metadata.deletionTimestamp) {
       if (!after || after.metadata.uid !== owner.metadata.uid) await deleteKeyObjects(client, model);
       throw deletedWhileMinting(model);

@@ -59,7 +59,7 @@ export const AGENTDEPLOYMENT_DEFAULTS = {
 export const AGENTDEPLOYMENT_LIMITS = { maxReplicas: 16, maxNameLength: 63, maxURLLength: 2048 };
 
 /** An absolute http(s) URL with a host and without credentials in it. */
-function httpURLRules(field: string) {
+export function httpURLRules(field: string) {
   return cel(
     valueRule(
       "isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",

@@ -7,10 +7,17 @@ import type { SchemaOptions, Static, TProperties, TUnsafe } from '@sinclair/type
 
 /** The API group of every kind in this project. */
 export const API_GROUP = 'llm.nebari.dev';
-/** The only served (and storage) version so far; v1beta1 follows with a conversion webhook. */
+/** The first served version; v1alpha1 clients keep working through the conversion webhook (docs/api-versions.md). */
 export const API_VERSION = 'v1alpha1';
-/** `apiVersion` value of every object: `llm.nebari.dev/v1alpha1`. */
+/** The second served version; objects convert between the two through the conversion webhook (docs/api-versions.md). */
+export const API_VERSION_V1BETA1 = 'v1beta1';
+/** Every served version, oldest first (the order of `spec.versions` in the CRDs). */
+export const API_VERSIONS = [API_VERSION, API_VERSION_V1BETA1] as const;
+export type ApiVersionName = (typeof API_VERSIONS)[number];
+/** `apiVersion` of a v1alpha1 object: `llm.nebari.dev/v1alpha1`. */
 export const API_GROUP_VERSION = `${API_GROUP}/${API_VERSION}` as const;
+/** `apiVersion` of a v1beta1 object, the version the operator, the webhooks and offline admission work in. */
+export const API_GROUP_VERSION_V1BETA1 = `${API_GROUP}/${API_VERSION_V1BETA1}` as const;
 /** The operator's finalizer on every model and agent: their generated objects and keys go first. */
 export const CLEANUP_FINALIZER = 'llm.nebari.dev/cleanup';
 /** `kubectl get nebari` lists every kind of this project. */
@@ -173,11 +180,13 @@ export interface ObjectMeta {
 /** `metadata` in a CRD schema: the API server validates it itself, so only the type is given. */
 export const ObjectMetaSchema = Type.Unsafe<ObjectMeta>({ type: 'object', description: 'Standard object metadata.' });
 
-/** `apiVersion` in a CRD schema. */
-export const ApiVersionSchema = Type.Unsafe<typeof API_GROUP_VERSION>({
-  type: 'string',
-  description: 'APIVersion of this object: llm.nebari.dev/v1alpha1.',
-});
+/** `apiVersion` in a CRD schema of `version`. */
+export function apiVersionSchema<V extends ApiVersionName>(version: V): TUnsafe<`${typeof API_GROUP}/${V}`> {
+  return Type.Unsafe<`${typeof API_GROUP}/${V}`>({ type: 'string', description: `APIVersion of this object: ${API_GROUP}/${version}.` });
+}
+
+/** `apiVersion` in the v1alpha1 CRD schema. */
+export const ApiVersionSchema = apiVersionSchema(API_VERSION);
 
 /** `kind` in a CRD schema, typed as the literal kind. */
 export function KindSchema<K extends string>(kind: K): TUnsafe<K> {

@@ -1,7 +1,7 @@
 // Turns a kind's TypeBox schema into a CustomResourceDefinition: a structural-schema sanitiser
 // (the API server rejects $ref, const, untyped anyOf, ...), the CRD object itself and its YAML.
 import type { TSchema } from '@sinclair/typebox';
-import { API_CATEGORY, API_GROUP, API_VERSION } from './common';
+import { API_CATEGORY, API_GROUP, API_VERSION, API_VERSION_V1BETA1 } from './common';
 import { version } from '../version';
 
 /** A column of `kubectl get`. */
@@ -20,8 +20,13 @@ export interface KindDefinition {
   readonly plural: string;
   readonly singular: string;
   readonly shortNames: readonly string[];
-  /** The whole object (apiVersion, kind, metadata, spec, status). */
+  /** The whole v1alpha1 object (apiVersion, kind, metadata, spec, status). */
   readonly schema: TSchema;
+  /**
+   * The whole v1beta1 object; objects convert between the versions through the conversion webhook.
+   * Set by the registry in kinds.ts (the v1beta1 files build on the v1alpha1 ones, not the reverse).
+   */
+  readonly v1beta1Schema?: TSchema;
   readonly printerColumns: readonly PrinterColumn[];
 }
 
@@ -119,6 +124,42 @@ export function structuralProblems(schema: JsonSchema, path = ''): string[] {
 /** A CustomResourceDefinition as a plain JSON object, typed down to the schema (which stays JSON). */
 export type CrdJson = ReturnType<typeof crdObject>;
 
+/** The webhook Service the API server sends ConversionReviews to. */
+export interface ConversionService {
+  readonly name: string;
+  readonly namespace: string;
+}
+
+/** Where the API server sends ConversionReviews: a release's Service, or a URL (tests on 127.0.0.1). */
+export type ConversionTarget = ConversionService | { readonly url: string };
+
+/** URL path of the conversion webhook on the operator's webhook server. */
+export const CONVERSION_WEBHOOK_PATH = '/convert';
+
+/**
+ * `spec.conversion` pointing at one release's webhook Service. The generated CRDs do not carry it:
+ * Helm cannot template crds/, so only the running operator (and `nls upgrade`, before the CRDs
+ * change) knows its own Service and CA; they write this block, and no apply of the files (`nls crds
+ * apply`, a GitOps sync) owns or resets a field the files never set.
+ */
+export function conversionSpec(target: ConversionTarget, caBundle?: string) {
+  return {
+    strategy: 'Webhook' as const,
+    webhook: {
+      conversionReviewVersions: ['v1'],
+      clientConfig: {
+        ...('url' in target ? { url: target.url } : { service: { name: target.name, namespace: target.namespace, path: CONVERSION_WEBHOOK_PATH, port: 443 } }),
+        ...(caBundle ? { caBundle } : {}),
+      },
+    },
+  };
+}
+
+/** What the API server says to a client still using v1alpha1 (kubectl prints it as a warning). */
+export function deprecationWarning(kind: string): string {
+  return `${API_GROUP}/${API_VERSION} ${kind} is deprecated; use ${API_GROUP}/${API_VERSION_V1BETA1} (docs/api-versions.md), and run \`nls storage migrate\` before a release stops serving ${API_VERSION}`;
+}
+
 /** The CustomResourceDefinition of one kind, as a plain JSON object. */
 export function crdObject(def: KindDefinition) {
   return {
@@ -143,11 +184,25 @@ export function crdObject(def: KindDefinition) {
         categories: [API_CATEGORY],
       },
       scope: 'Namespaced',
+      // v1beta1 is stored; v1alpha1 stays served (deprecated) and converts through the webhook.
       versions: [
+        ...(def.v1beta1Schema
+          ? [
+              {
+                name: API_VERSION_V1BETA1,
+                served: true,
+                storage: true,
+                schema: { openAPIV3Schema: rootSchema(def.v1beta1Schema) },
+                subresources: { status: {} },
+                additionalPrinterColumns: def.printerColumns.map((c) => ({ ...c })),
+              },
+            ]
+          : []),
         {
           name: API_VERSION,
           served: true,
-          storage: true,
+          storage: !def.v1beta1Schema,
+          ...(def.v1beta1Schema ? { deprecated: true, deprecationWarning: deprecationWarning(def.kind) } : {}),
           schema: { openAPIV3Schema: rootSchema(def.schema) },
           subresources: { status: {} },
           additionalPrinterColumns: def.printerColumns.map((c) => ({ ...c })),

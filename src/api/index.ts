@@ -8,3 +8,4 @@ export * from './kinds';
 export * from './defaults';
 export * from './reference-docs';
 export * from './generated';
+export * from './v1beta1';

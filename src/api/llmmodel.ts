@@ -80,7 +80,7 @@ const LLMMODEL_NAME_PROBLEM =
   "becomes part of the model's Service names (<name>-vllm, <name>-epp), which must be DNS-1035 labels: lower-case letters, digits and '-', starting with a letter (no '.')";
 // Checked on create only: the name is fixed, and an object admitted before this rule must still
 // take the operator's finalizer removal, or it could never be deleted.
-const LLMMODEL_NAME_RULE: CelRule = {
+export const LLMMODEL_NAME_RULE: CelRule = {
   rule: `oldSelf.hasValue() || self.metadata.name.matches('${LLMMODEL_NAME_PATTERN}')`,
   optionalOldSelf: true,
   message: `metadata.name ${LLMMODEL_NAME_PROBLEM}; rename the object, for example with '-' in place of each '.'`,
@@ -90,7 +90,7 @@ const LLMMODEL_NAME_RULE: CelRule = {
 };
 
 /** Gateway API Duration, as the generated routes accept it. */
-const DURATION_PATTERN = '^([0-9]{1,5}(h|m|s|ms)){1,4}$';
+export const DURATION_PATTERN = '^([0-9]{1,5}(h|m|s|ms)){1,4}$';
 
 export const LLMModelSourceSchema = Type.Object(
   {
@@ -278,7 +278,7 @@ export const LLMModelEndpointsSchema = Type.Object(
   },
 );
 
-const TolerationSchema = Type.Object(
+export const TolerationSchema = Type.Object(
   {
     key: Type.Optional(Type.String({ description: 'key is the taint key the toleration applies to; empty matches every key.' })),
     operator: Type.Optional(Type.String({ description: 'operator is Exists or Equal (default Equal).' })),
@@ -371,7 +371,7 @@ export const LLMModelProviderSchema = Type.Object(
 );
 
 /** The effective provider name: `spec.provider.name`, else vllm. */
-const EFFECTIVE_PROVIDER = (obj: string) => `(has(${obj}.provider) && has(${obj}.provider.name) ? ${obj}.provider.name : 'vllm')`;
+export const EFFECTIVE_PROVIDER = (obj: string) => `(has(${obj}.provider) && has(${obj}.provider.name) ? ${obj}.provider.name : 'vllm')`;
 
 export const LLMModelSpecSchema = Type.Object(
   {

@@ -58,21 +58,22 @@ export const PASSTHROUGHMODEL_DEFAULTS = {
 export const PASSTHROUGHMODEL_LIMITS = { maxDeclaredModels: 128, maxModelIdLength: 256, maxHostnameLength: 254 };
 
 /** The backend type in CEL, applying the default when `backend` is omitted. */
-const BACKEND_TYPE = (obj: string) => `(has(${obj}.backend) ? ${obj}.backend.type : 'OpenAI')`;
+export const BACKEND_TYPE = (obj: string) => `(has(${obj}.backend) ? ${obj}.backend.type : 'OpenAI')`;
 
 /** The CEL test "the value contains whitespace"; other hostname rules stand back when it holds. */
-const HAS_SPACE = "self.matches('\\\\s')";
+export const HAS_SPACE = "self.matches('\\\\s')";
 const H = 'spec.provider.hostname';
 
 /** Hostname rules, one message per mistake; seed 001 lists the cases older webhooks let through. */
-export const HOSTNAME_RULES: CelRule[] = [
+export function hostnameRules(pathField: string): CelRule[] {
+  return [
   { rule: `!${HAS_SPACE}`, message: `${H} contains whitespace (a space, tab or line break); remove it` },
   valueRule(
     `${HAS_SPACE} || !self.contains('://')`,
     H,
-    'is a URL; set only the host name (for example api.openai.com) and put a path prefix in spec.provider.schemaVersion',
+    'is a URL; set only the host name (for example api.openai.com) and put a path prefix in ' + pathField,
   ),
-  valueRule(`${HAS_SPACE} || self.contains('://') || !self.contains('/')`, H, 'has a path; put the path prefix in spec.provider.schemaVersion'),
+  valueRule(`${HAS_SPACE} || self.contains('://') || !self.contains('/')`, H, `has a path; put the path prefix in ${pathField}`),
   valueRule(`${HAS_SPACE} || self.contains('://') || !self.contains(':')`, H, 'has a port; put the port in spec.provider.port'),
   valueRule(`${HAS_SPACE} || !self.contains('_')`, H, "contains an underscore; DNS host names allow only letters, digits, '-' and '.'"),
   valueRule(`${HAS_SPACE} || !(self.startsWith('.') || self.contains('..'))`, H, 'has an empty label; remove the extra dot'),
@@ -85,6 +86,9 @@ export const HOSTNAME_RULES: CelRule[] = [
     "is not a DNS name; use labels of letters, digits and '-' separated by dots, each starting and ending with a letter or digit",
   ),
 ];
+}
+
+export const HOSTNAME_RULES: CelRule[] = hostnameRules('spec.provider.schemaVersion');
 
 export const BedrockSchema = Type.Object(
   {

@@ -2,7 +2,7 @@
 // default, bounds and description, and every CEL rule with the message users see.
 import type { GeneratedFile } from '../generated-file';
 import { generatedHeader } from '../generated-file';
-import { API_CATEGORY, API_GROUP, API_VERSION } from './common';
+import { API_CATEGORY, API_GROUP, API_VERSION, API_VERSION_V1BETA1 } from './common';
 import type { CelRule } from './common';
 import { rootSchema } from './crd';
 import type { JsonSchema, KindDefinition } from './crd';
@@ -79,12 +79,13 @@ function ruleText(rule: CelRule): string {
 }
 
 function kindSection(def: KindDefinition): string {
-  const root = rootSchema(def.schema);
+  // v1beta1, the version to write; the v1alpha1 names of moved fields are in api-versions.md.
+  const root = rootSchema(def.v1beta1Schema ?? def.schema);
   const lines: string[] = [];
   lines.push(`## ${def.kind}`, '');
   lines.push(String(root.description ?? ''), '');
   lines.push(
-    `\`apiVersion: ${API_GROUP}/${API_VERSION}\`, \`kind: ${def.kind}\`, namespaced; plural \`${def.plural}\`, ` +
+    `\`apiVersion: ${API_GROUP}/${API_VERSION_V1BETA1}\`, \`kind: ${def.kind}\`, namespaced; plural \`${def.plural}\`, ` +
       `short name${def.shortNames.length > 1 ? 's' : ''} ${def.shortNames.map((s) => `\`${s}\``).join(', ')}, category \`${API_CATEGORY}\`; status subresource.`,
     '',
   );
@@ -117,6 +118,7 @@ function kindSection(def: KindDefinition): string {
  * upstream field keeps its name, meaning and default; these are the added checks and fields.
  */
 export const UPSTREAM_DIFFERENCES: readonly string[] = [
+  'The upstream shape is this API\'s `v1alpha1`, still served; `v1beta1` renames and regroups some of its fields ([api-versions.md](api-versions.md)).',
   'New fields: `LLMModel.spec.provider` (name, overrides) and `status.provider`; `PassthroughModel.spec.provider.backend.type` values `Anthropic` and `AzureOpenAI` with `backend.azureOpenAI`, and `status.provider`; status phases `Pending` and `Degraded` for PassthroughModel.',
   'Checks the upstream webhook made are now CEL rules in the CRD, so they hold even while no webhook runs: access (public or a group), PassthroughModel hostname shape, at least one routed model, not both endpoints disabled, Bedrock region and credential rules, the LLMModel subdomain length.',
   'Hostnames that older upstream webhooks let through (underscores, empty labels, URLs, ports, paths, whitespace) are refused; correct them before upgrading. Upper case and one trailing dot are still accepted.',
@@ -130,8 +132,9 @@ export function crdReferenceMarkdown(): string {
   const intro = [
     '# CRD reference',
     '',
-    `All kinds are in API group \`${API_GROUP}\`, version \`${API_VERSION}\`, and namespaced. ` +
-      'Every field below comes from the TypeBox schemas in `src/api/`, the same source as the CRDs in `crds/`.',
+    `All kinds are in API group \`${API_GROUP}\`, version \`${API_VERSION_V1BETA1}\`, and namespaced. ` +
+      'Every field below comes from the TypeBox schemas in `src/api/`, the same source as the CRDs in `crds/`. ' +
+      `\`${API_VERSION}\` is still served and converted; where its fields differ is listed in [api-versions.md](api-versions.md).`,
     '',
     '| Kind | Plural | Short names | What it is |',
     '|---|---|---|---|',

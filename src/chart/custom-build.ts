@@ -6,7 +6,8 @@ import { Value } from '@sinclair/typebox/value';
 import { App, Chart } from 'cdk8s';
 import { stringify } from 'yaml';
 import { fullname, gatewayContextJson, plainCopy, StaticModels } from '../../constructs';
-import type { GatewayModel } from '../translate/gateway';
+import type { StaticModel } from '../../constructs/models';
+import { API_GROUP_VERSION, API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { generatedHeader } from '../generated-file';
 import { manifestStream } from './bundles';
 import { mergeValues } from './merge-values';
@@ -42,7 +43,7 @@ export interface CustomBuild {
   readonly namespace: string;
   readonly values: ChartValues;
   /** The admitted models, as the API server would store them (schema and webhook defaults filled in). */
-  readonly models: GatewayModel[];
+  readonly models: StaticModel[];
 }
 
 /** Thrown with every problem of a config, one per line, each naming its key. */
@@ -59,7 +60,9 @@ const STATIC_KINDS = ['LLMModel', 'PassthroughModel'];
 
 /** Problems of a model's identity that come before admission: group, kind, namespace. */
 function modelIdentityProblem(model: Record<string, unknown>, at: string, namespace: string): string | undefined {
-  if (model.apiVersion !== 'llm.nebari.dev/v1alpha1') return `${at}.apiVersion: ${JSON.stringify(model.apiVersion)} is not llm.nebari.dev/v1alpha1`;
+  if (model.apiVersion !== API_GROUP_VERSION_V1BETA1 && model.apiVersion !== API_GROUP_VERSION) {
+    return `${at}.apiVersion: ${JSON.stringify(model.apiVersion)} is not ${API_GROUP_VERSION_V1BETA1} (or ${API_GROUP_VERSION}, still served)`;
+  }
   if (typeof model.kind !== 'string' || !STATIC_KINDS.includes(model.kind)) {
     return `${at}.kind: ${JSON.stringify(model.kind)} is not a static model kind; use LLMModel or PassthroughModel`;
   }
@@ -76,7 +79,7 @@ function modelIdentityProblem(model: Record<string, unknown>, at: string, namesp
  * the problems, each prefixed with `models[i]`. Undeclared fields are problems here: the API
  * server would drop them silently, which in a build is almost always a typo.
  */
-async function admitModels(models: Record<string, unknown>[], namespace: string): Promise<{ models: GatewayModel[]; problems: string[] }> {
+async function admitModels(models: Record<string, unknown>[], namespace: string): Promise<{ models: StaticModel[]; problems: string[] }> {
   const problems: string[] = [];
   const candidates: Array<{ index: number; object: Record<string, unknown> }> = [];
   models.forEach((m, index) => {
@@ -88,7 +91,7 @@ async function admitModels(models: Record<string, unknown>[], namespace: string)
   // Loaded here so that a build without static models does not load the CEL machinery.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { admit, describeProblem } = require('../admission') as typeof import('../admission');
-  const admitted: GatewayModel[] = [];
+  const admitted: StaticModel[] = [];
   for (const { index, object } of candidates) {
     const at = `models[${index}]`;
     const others = candidates.filter((c) => c.index !== index).map((c) => c.object);
@@ -99,7 +102,7 @@ async function admitModels(models: Record<string, unknown>[], namespace: string)
       ...result.problems.map((p) => (p.field ? `${at}.${describeProblem(p)}` : `${at}: ${describeProblem(p)}`)),
     ];
     problems.push(...own);
-    if (own.length === 0) admitted.push(plainCopy(result.object) as unknown as GatewayModel);
+    if (own.length === 0) admitted.push(plainCopy(result.object) as unknown as StaticModel);
   }
   return { models: admitted, problems };
 }
@@ -144,7 +147,7 @@ export const PREVIEW_FILE = 'preview/derived-objects.yaml';
  * A committed model: the admitted object (already as the API server stores it, so a GitOps diff
  * shows no drift) with the Argo CD annotations under its own.
  */
-function committedModel(model: GatewayModel): GatewayModel {
+function committedModel(model: StaticModel): StaticModel {
   const annotations = { ...GITOPS_ANNOTATIONS, ...(model.metadata.annotations ?? {}) };
   return { ...model, metadata: { ...model.metadata, annotations } };
 }

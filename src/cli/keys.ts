@@ -1,7 +1,7 @@
 // `nls keys mint|list|revoke --model NAME`: manage a model's API keys. The key is printed once,
 // at minting; only its client ID and metadata can be listed afterwards.
 import * as k8s from '@kubernetes/client-node';
-import { API_GROUP_VERSION } from '../api/common';
+import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { ModelKind, ModelRef } from '../translate/keys/api-keys';
 import { listKeys, mintKey, revokeKey } from '../api-keys/key-store';
 import { KubeRest, objectRef } from '../kube/rest';
@@ -68,8 +68,8 @@ async function resolveModel(client: KubeRest, name: string, namespace: string, k
   const kinds: ModelKind[] = kind ? [kind] : ['PassthroughModel', 'LLMModel'];
   const found: ModelKind[] = [];
   for (const k of kinds) {
-    if (!(await client.isServed(API_GROUP_VERSION, k))) continue;
-    const obj = await client.get(objectRef(API_GROUP_VERSION, k, name, namespace));
+    if (!(await client.isServed(API_GROUP_VERSION_V1BETA1, k))) continue;
+    const obj = await client.get(objectRef(API_GROUP_VERSION_V1BETA1, k, name, namespace));
     if (obj && obj.metadata.deletionTimestamp) throw new Error(`${k} ${namespace}/${name} is being deleted; its keys go with it`);
     if (obj) found.push(k);
   }

@@ -7,6 +7,7 @@ import {
   CHART_NAME, type GuardedContext, type LifecycleArgs, type ReleaseTarget, activatePhase, controllerPhase, guardPhase, runLifecycle,
   lifecycleContext, parseLifecycleArgs, renderGuard, requirePublished, requireRelease, routesOffPhase, unguardPhase, withoutPhaseKeys, writeValuesFile,
 } from './guarded-phases';
+import { type CrdObject, loadCrds } from './crds';
 import { chartVersionOf, type Helm, type ReleaseRevision } from './helm';
 import { findInstallation } from './installation';
 import { ExitCode, type Phase, RefusedError, UsageError } from './phases';
@@ -59,6 +60,27 @@ async function valuesOf(helm: Helm, c: RollbackContext, revision: number, label:
   return writeValuesFile(withoutPhaseKeys(await helm.userValues(c.release, revision)), label);
 }
 
+/**
+ * CRDs stay as they are, so the older operator must read what they store: refuse a rollback to a
+ * chart whose CRDs do not have a version the installed CRDs store (0.1.x knows only v1alpha1 and
+ * serves no conversion webhook, so it could not read objects stored as v1beta1).
+ */
+async function refuseUnknownStoredVersions(c: RollbackContext, note: (line: string) => void): Promise<void> {
+  const older = await loadCrds({ chart: c.rollback.chart, version: c.to }, c.helm);
+  for (const crd of older) {
+    const live = (await c.rest.get({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: crd.metadata.name } })) as CrdObject | undefined;
+    const known = new Set(crd.spec.versions.map((v) => v.name));
+    const unknown = (live?.status?.storedVersions ?? []).filter((v) => !known.has(v));
+    if (unknown.length > 0) {
+      throw new RefusedError(
+        `${crd.metadata.name} stores ${unknown.join(', ')}, which ${CHART_NAME} ${c.to} does not know (its CRD has ${[...known].join(', ')}); ` +
+          `its operator could not read those objects. A rollback across an API storage change is not possible: fix forward, or restore from a backup`,
+      );
+    }
+  }
+  note(`the CRDs store only versions ${c.to} knows`);
+}
+
 function checkPhase(): Phase<RollbackContext> {
   return {
     name: 'check',
@@ -69,7 +91,7 @@ function checkPhase(): Phase<RollbackContext> {
       `helm history ${c.release.name} -n ${c.release.namespace}: the current version, and the last revision that ran ${c.to}`,
       `helm show chart ${c.rollback.chart.ref} for the current version and for ${c.to}`,
       c.userValueFiles.length > 0 ? `values for ${c.to}: ${c.userValueFiles.join(', ')}` : `values for ${c.to}: the user-supplied values of the last revision that ran it`,
-      'CRDs are left as they are (never deleted or downgraded)',
+      'CRDs are left as they are (never deleted or downgraded); refuse if they store a version the rollback chart does not know',
     ],
     run: async (c, r) => {
       const helm = c.helm();
@@ -91,6 +113,7 @@ function checkPhase(): Phase<RollbackContext> {
       if (!(await findInstallation(c.rest, c.release.name, c.release.namespace))) {
         throw new RefusedError(`release ${c.release.name} has no operator Deployment in ${c.release.namespace}; repair the release before rolling back`);
       }
+      await refuseUnknownStoredVersions(c, r.note);
     },
   };
 }

@@ -189,6 +189,8 @@ export async function runUpgrade(args: string[], out: (line: string) => void = s
   const context: UpgradeContext = {
     ...lifecycleContext(parsed),
     source: { chart: parsed.chart, version },
+    // A CRD that gains versions converts through this release's webhook before it changes.
+    conversionRelease: parsed.release,
     target,
     userValueFiles: parsed.valueFiles,
     allowSkip: parsed.switches.has('allow-skip'),

@@ -78,6 +78,46 @@ async function crdChecks(rest: KubeRest): Promise<Check[]> {
   return checks;
 }
 
+type ConversionCrd = Obj & {
+  spec: { conversion?: { strategy?: string; webhook?: { clientConfig?: { url?: string; service?: { name?: string; namespace?: string }; caBundle?: string } } }; versions: { name: string; storage: boolean }[] };
+  status?: { storedVersions?: string[] };
+};
+
+/** Each CRD converts through this release's webhook with its CA, and stores only its storage version. */
+async function conversionChecks(rest: KubeRest, inst: Installation, ca: string | undefined): Promise<Check[]> {
+  const checks: Check[] = [];
+  for (const def of KIND_DEFINITIONS) {
+    const name = `${def.plural}.${API_GROUP}`;
+    const crd = (await rest.get({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name } })) as ConversionCrd | undefined;
+    if (!crd) continue;
+    const conversion = crd.spec.conversion;
+    const service = conversion?.webhook?.clientConfig?.service;
+    const ours = service?.name === inst.webhookService && service.namespace === inst.namespace;
+    checks.push({
+      check: `conversion ${def.plural}`,
+      result: conversion?.strategy === 'Webhook' && (!ours || conversion.webhook?.clientConfig?.caBundle === ca) ? 'pass' : 'fail',
+      detail:
+        conversion?.strategy !== 'Webhook'
+          ? `strategy ${conversion?.strategy ?? 'None'}: the operator writes spec.conversion when it starts; is it Ready?`
+          : !ours
+            ? service
+              ? `served by another release's Service ${service.namespace}/${service.name}`
+              : `served by ${conversion.webhook?.clientConfig?.url ?? 'an unnamed webhook'}`
+            : conversion.webhook?.clientConfig?.caBundle === ca
+              ? `through ${inst.namespace}/${inst.webhookService}, trusting the serving CA`
+              : `caBundle differs from the serving CA in ${inst.webhookSecret}`,
+    });
+    const storage = crd.spec.versions.find((v) => v.storage)?.name;
+    const older = (crd.status?.storedVersions ?? []).filter((v) => v !== storage);
+    checks.push({
+      check: `stored versions ${def.plural}`,
+      result: older.length === 0 ? 'pass' : 'skip',
+      detail: older.length === 0 ? `only ${storage}` : `objects may still be stored as ${older.join(', ')}: nls storage migrate --crd ${name}`,
+    });
+  }
+  return checks;
+}
+
 async function installationChecks(rest: KubeRest, inst: Installation): Promise<Check[]> {
   const checks: Check[] = [];
   const rollout = await observeRollout(rest, inst.namespace, inst.deployment, inst.webhookService);
@@ -103,6 +143,7 @@ async function installationChecks(rest: KubeRest, inst: Installation): Promise<C
           ? `caBundle differs from the serving CA in ${stale.map((e) => `${e.configuration}/${e.name}`).join(', ')}`
           : `all ${entries.length} webhooks trust the serving CA in ${inst.webhookSecret}`,
   });
+  checks.push(...(await conversionChecks(rest, inst, ca)));
   const guard = await rest.get({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: inst.guard } });
   checks.push({
     check: 'no upgrade guard',

@@ -6,8 +6,7 @@
 //
 // The probe is a dry-run PassthroughModel create in the release namespace (nothing is stored). Any
 // answer from our webhooks counts, including a denial: it proves the path, not the object.
-import { API_GROUP, API_VERSION } from '../../constructs/names';
-import type { PassthroughModel } from '../api';
+import { API_GROUP, API_GROUP_VERSION_V1BETA1, type PassthroughModelV1beta1 } from '../api';
 import { KubeRest } from '../kube/rest';
 import { kubeConfigFrom } from './crds';
 import { durationMs, parseFlags } from './flags';
@@ -47,9 +46,9 @@ export function probeOutcome(error?: { code?: number; message: string }): ProbeO
  * A Bedrock backend signs with the gateway's identity and names no Secret, so the webhooks' Secret
  * check (a review the probe's narrow ServiceAccount would fail) does not apply: a probe is admitted.
  */
-export function probeObject(namespace: string): PassthroughModel {
+export function probeObject(namespace: string): PassthroughModelV1beta1 {
   return {
-    apiVersion: `${API_GROUP}/${API_VERSION}`,
+    apiVersion: API_GROUP_VERSION_V1BETA1,
     kind: 'PassthroughModel',
     metadata: { name: 'nls-webhook-probe', namespace },
     spec: {

@@ -4,7 +4,7 @@
 // and whether the API server enforces the upgrade guard). Observations are plain reads; nothing
 // here writes.
 import type { KubeObject, KubeRest } from '../kube/rest';
-import { API_GROUP_VERSION } from '../api/common';
+import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 
 export interface Observation {
   readonly done: boolean;
@@ -171,7 +171,7 @@ export async function observeAgentDeploymentTrust(rest: KubeRest, namespace: str
 
 /** A dry-run AgentDeployment CREATE in `namespace`: denied by the guard webhook named `guardWebhook`? */
 export async function guardDenies(rest: KubeRest, namespace: string, guardWebhook: string): Promise<{ denied: boolean; answer: string }> {
-  const probe = { apiVersion: API_GROUP_VERSION, kind: 'AgentDeployment', metadata: { name: 'nls-upgrade-guard-probe', namespace }, spec: {} };
+  const probe = { apiVersion: API_GROUP_VERSION_V1BETA1, kind: 'AgentDeployment', metadata: { name: 'nls-upgrade-guard-probe', namespace }, spec: {} };
   try {
     await rest.create(probe, { dryRun: true, fieldManager: 'nebari-llm-serving-cli' });
     return { denied: false, answer: 'a dry-run AgentDeployment create was admitted' };

@@ -4,8 +4,8 @@
 // phase from the workload → status (modelBinding, runtime, replicas, conditions).
 import { controllerOwnerKey } from './runtime/object-key';
 import { createHash, randomBytes } from 'node:crypto';
-import { API_GROUP_VERSION } from '../api/common';
-import { AGENTDEPLOYMENT_DEFAULTS, AGENTDEPLOYMENT_KIND, AgentDeployment } from '../api/agentdeployment';
+import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
+import { AGENTDEPLOYMENT_DEFAULTS, AGENTDEPLOYMENT_KIND } from '../api/agentdeployment';
 import { agentObjectNames, desiredAgentObjects, ResolvedModelBinding } from '../translate/agents/container';
 import { apiKeyMetadataConfigMapName, apiKeysSecretName, clientIdFor, formatApiKey, ModelRef } from '../translate/keys/api-keys';
 import { keysFieldManager, SecretObject } from '../api-keys/key-store';
@@ -17,8 +17,9 @@ import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/
 import { addFinalizer, hasFinalizer, isBeingDeleted, removeFinalizer } from './runtime/finalizer';
 import { KubeObject, isConflict, isNotFound, objectRef } from '../kube/rest';
 import { Logger } from './runtime/log';
+import type { AgentDeploymentV1beta1 } from '../api/v1beta1';
 
-type AgentObject = AgentDeployment & KubeObject;
+type AgentObject = AgentDeploymentV1beta1 & KubeObject;
 
 const API_KEY_ENTRY = 'apiKey';
 
@@ -56,7 +57,7 @@ async function agentKey(deps: ReconcileDeps, agent: AgentObject): Promise<string
 }
 
 async function resolveModelRef(deps: ReconcileDeps, agent: AgentObject, model: ModelRef): Promise<Binding> {
-  const modelObj = await deps.client.get<KubeObject & { spec: { model?: { name?: string } }; status?: { endpoints?: { external?: string } } }>(objectRef(API_GROUP_VERSION, model.kind, model.name, model.namespace)).catch((err) => {
+  const modelObj = await deps.client.get<KubeObject & { spec: { model?: { name?: string } }; status?: { endpoints?: { external?: string } } }>(objectRef(API_GROUP_VERSION_V1BETA1, model.kind, model.name, model.namespace)).catch((err) => {
     if ((err as Error).name === 'KindNotServedError') return undefined;
     throw err;
   });
@@ -139,10 +140,10 @@ interface WorkloadStatus {
 }
 
 export async function reconcileAgentDeployment(deps: ReconcileDeps, req: ReconcileRequest, log: Logger): Promise<ReconcileResult> {
-  const ref = objectRef(API_GROUP_VERSION, AGENTDEPLOYMENT_KIND, req.name, req.namespace);
+  const ref = objectRef(API_GROUP_VERSION_V1BETA1, AGENTDEPLOYMENT_KIND, req.name, req.namespace);
   let agent = await deps.client.get<AgentObject>(ref);
   if (!agent) return {};
-  agent = { ...agent, apiVersion: API_GROUP_VERSION, kind: AGENTDEPLOYMENT_KIND };
+  agent = { ...agent, apiVersion: API_GROUP_VERSION_V1BETA1, kind: AGENTDEPLOYMENT_KIND };
   if (isBeingDeleted(agent)) {
     if (!hasFinalizer(agent)) return {};
     await revokeAgentKey({ ...deps, log }, agent);
@@ -208,7 +209,7 @@ export async function reconcileAgentDeployment(deps: ReconcileDeps, req: Reconci
 
 export function agentDeploymentController(deps: ReconcileDeps, namespace: string): ControllerOptions {
   return {
-    apiVersion: API_GROUP_VERSION,
+    apiVersion: API_GROUP_VERSION_V1BETA1,
     kind: AGENTDEPLOYMENT_KIND,
     namespace,
     reconcile: (req, log) => reconcileAgentDeployment(deps, req, log),

@@ -2,8 +2,8 @@
 // provider's objects (at the version detected as served; src/translate/providers) → the gateway
 // objects (InferencePool, routes, auth policies) → phase from the workload's pods → status.
 import { controllerOwnerKey } from './runtime/object-key';
-import { API_GROUP_VERSION } from '../api/common';
-import { LLMMODEL_KIND, LLMModel, llmModelProviderName } from '../api/llmmodel';
+import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
+import { LLMMODEL_KIND, llmModelProviderName } from '../api/llmmodel';
 import { ObservedWorkload, ProviderContext, ServedVersions, llmProvider } from '../translate/providers';
 import { gatewayObjectKinds } from '../translate/gateway/objects';
 import { ProviderVersions, describeMissing } from './provider-versions';
@@ -18,8 +18,9 @@ import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/
 import { addFinalizer, hasFinalizer, isBeingDeleted } from './runtime/finalizer';
 import { KubeObject, objectRef } from '../kube/rest';
 import { Logger } from './runtime/log';
+import type { LLMModelV1beta1 } from '../api/v1beta1';
 
-type LLMModelObject = LLMModel & KubeObject;
+type LLMModelObject = LLMModelV1beta1 & KubeObject;
 
 export interface LLMModelDeps extends ReconcileDeps {
   providers?: ProviderContext;
@@ -58,11 +59,11 @@ async function observeWorkload(deps: ReconcileDeps, model: LLMModelObject, workl
 }
 
 export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileRequest, log: Logger): Promise<ReconcileResult> {
-  const ref = objectRef(API_GROUP_VERSION, LLMMODEL_KIND, req.name, req.namespace);
+  const ref = objectRef(API_GROUP_VERSION_V1BETA1, LLMMODEL_KIND, req.name, req.namespace);
   // The informer's copy when it has one (no GET per pass); a miss is asked of the server.
   let model = (req.cached as LLMModelObject | undefined) ?? (await deps.client.get<LLMModelObject>(ref));
   if (!model) return {};
-  model = { ...model, apiVersion: API_GROUP_VERSION, kind: LLMMODEL_KIND };
+  model = { ...model, apiVersion: API_GROUP_VERSION_V1BETA1, kind: LLMMODEL_KIND };
   const d = { ...deps, log };
 
   if (isBeingDeleted(model)) {
@@ -186,7 +187,7 @@ export function llmModelController(deps: LLMModelDeps, namespace: string): Contr
   // Models live in the operator namespace only (the webhook admits them nowhere else): list and
   // watch there, with the namespaced rights the chart grants.
   return {
-    apiVersion: API_GROUP_VERSION,
+    apiVersion: API_GROUP_VERSION_V1BETA1,
     kind: LLMMODEL_KIND,
     namespace,
     reconcile: (req, log) => reconcileLLMModel(deps, req, log),

@@ -3,8 +3,6 @@
 // that lasts past a bound is reported as CleanupBlocked), and
 // publishing through the gateway translation with one condition per endpoint.
 import { controllerOwnerKey } from './runtime/object-key';
-import type { LLMModel } from '../api/llmmodel';
-import type { PassthroughModel } from '../api/passthroughmodel';
 import { clientIdsOf, ModelRef } from '../translate/keys/api-keys';
 import { desiredGatewayObjects, enabledEndpoints, gatewayTeardown, EndpointName, GatewayContext } from '../translate/gateway';
 import type { ObjectReference } from '../translate/gateway/objects';
@@ -17,8 +15,9 @@ import { removeFinalizer } from './runtime/finalizer';
 import { describeFailures, failureReason } from './runtime/apply';
 import { KubeObject } from '../kube/rest';
 import type { SecondaryWatch } from './runtime/controller';
+import type { LLMModelV1beta1, PassthroughModelV1beta1 } from '../api/v1beta1';
 
-export type ModelObject = (LLMModel | PassthroughModel) & KubeObject;
+export type ModelObject = (LLMModelV1beta1 | PassthroughModelV1beta1) & KubeObject;
 
 export function modelRef(model: ModelObject): ModelRef {
   return { kind: model.kind, name: model.metadata.name, namespace: model.metadata.namespace! };

@@ -2,8 +2,8 @@
 // gateway objects from desiredGatewayObjects → status. Apply failures do not abort the pass;
 // they become conditions (CredentialResolved, BackendConfigured, ExternalEndpointReady,
 // InternalEndpointReady) and a requeue.
-import { API_GROUP_VERSION } from '../api/common';
-import { CREDENTIAL_SECRET_KEY, PASSTHROUGHMODEL_KIND, PassthroughModel } from '../api/passthroughmodel';
+import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
+import { CREDENTIAL_SECRET_KEY, PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
 import { resolvePassthroughProvider } from '../translate/gateway/provider';
 import { gatewayObjectKinds } from '../translate/gateway/objects';
 import { apiKeySecretWatch } from './api-key-objects';
@@ -14,8 +14,9 @@ import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/
 import { addFinalizer, hasFinalizer, isBeingDeleted } from './runtime/finalizer';
 import { KubeObject, objectRef } from '../kube/rest';
 import { Logger } from './runtime/log';
+import type { PassthroughModelV1beta1 } from '../api/v1beta1';
 
-type PassthroughModelObject = PassthroughModel & KubeObject;
+type PassthroughModelObject = PassthroughModelV1beta1 & KubeObject;
 
 /** CredentialResolved: does the provider credential Secret exist with its `apiKey` entry? (never reads the value out) */
 async function credentialCondition(deps: ReconcileDeps, model: PassthroughModelObject): Promise<ConditionInput> {
@@ -27,7 +28,7 @@ async function credentialCondition(deps: ReconcileDeps, model: PassthroughModelO
   }
   const secret = await deps.client.get<KubeObject & { data?: Record<string, string> }>(objectRef('v1', 'Secret', credential.secretName, model.metadata.namespace));
   if (!secret) {
-    return { type: 'CredentialResolved', status: false, reason: 'SecretNotFound', message: `Secret ${credential.secretName} (spec.provider.credentialSecretName) does not exist in namespace ${model.metadata.namespace}; create it with the provider API key under key "${CREDENTIAL_SECRET_KEY}"` };
+    return { type: 'CredentialResolved', status: false, reason: 'SecretNotFound', message: `Secret ${credential.secretName} (spec.provider.credential.secretRef.name) does not exist in namespace ${model.metadata.namespace}; create it with the provider API key under key "${CREDENTIAL_SECRET_KEY}"` };
   }
   if (!secret.data?.[CREDENTIAL_SECRET_KEY]) {
     return { type: 'CredentialResolved', status: false, reason: 'APIKeyMissing', message: `Secret ${credential.secretName} has no "${CREDENTIAL_SECRET_KEY}" entry; add the provider API key under that key` };
@@ -36,11 +37,11 @@ async function credentialCondition(deps: ReconcileDeps, model: PassthroughModelO
 }
 
 export async function reconcilePassthroughModel(deps: ReconcileDeps, req: ReconcileRequest, log: Logger): Promise<ReconcileResult> {
-  const ref = objectRef(API_GROUP_VERSION, PASSTHROUGHMODEL_KIND, req.name, req.namespace);
+  const ref = objectRef(API_GROUP_VERSION_V1BETA1, PASSTHROUGHMODEL_KIND, req.name, req.namespace);
   // The informer's copy when it has one (no GET per pass); a miss is asked of the server.
   let model = (req.cached as PassthroughModelObject | undefined) ?? (await deps.client.get<PassthroughModelObject>(ref));
   if (!model) return {};
-  model = { ...model, apiVersion: API_GROUP_VERSION, kind: PASSTHROUGHMODEL_KIND };
+  model = { ...model, apiVersion: API_GROUP_VERSION_V1BETA1, kind: PASSTHROUGHMODEL_KIND };
   const d = { ...deps, log };
 
   if (isBeingDeleted(model)) {
@@ -78,7 +79,7 @@ export function passthroughModelController(deps: ReconcileDeps, namespace: strin
   // Models live in the operator namespace only (the webhook admits them nowhere else): list and
   // watch there, with the namespaced rights the chart grants.
   return {
-    apiVersion: API_GROUP_VERSION,
+    apiVersion: API_GROUP_VERSION_V1BETA1,
     kind: PASSTHROUGHMODEL_KIND,
     namespace,
     reconcile: (req, log) => reconcilePassthroughModel(deps, req, log),

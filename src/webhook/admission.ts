@@ -1,11 +1,16 @@
 // Turns per-kind rules into HTTP handlers for the six webhook paths. Checks every kind shares
 // live here once: the request is for the kind and version the path serves, there is an object,
 // and objects that are being deleted are never blocked (finalizer removal must always succeed).
-import { API_GROUP, API_VERSION } from '../api/common';
+// The rules see v1beta1 objects. The webhook configurations ask for v1beta1 with matchPolicy
+// Equivalent, so the API server converts a v1alpha1 write before calling us; a v1alpha1 request
+// that still arrives as such (a configuration from before the switch) is converted here.
+import { API_GROUP, API_VERSION, API_VERSION_V1BETA1 } from '../api/common';
+import { convertTo } from '../api/conversion';
 import { jsonPatch } from './json-patch';
 import type { ClusterLookups } from './lookups';
 import { type AdmissionRequest, type AdmissionReviewResponse, type KubernetesObject, allow, allowWithPatch, deny } from './review';
 import type { AdmissionHandler } from './server';
+import { v1alpha1FieldNames } from './v1alpha1-fields';
 import { type Verdict, denialMessage } from './verdict';
 
 /** What rules may consult besides the request. */
@@ -29,8 +34,8 @@ export interface KindAdmission<T = KubernetesObject> {
   applyDefaults(object: T, request: AdmissionRequest<T>, context: AdmissionContext): Promise<void>;
 }
 
-/** The versions of our group this server understands. */
-export const servedVersions: readonly string[] = [API_VERSION];
+/** The versions of our group this server understands: the rules' own, and v1alpha1 converted to it. */
+export const servedVersions: readonly string[] = [API_VERSION_V1BETA1, API_VERSION];
 
 /** The HTTP path of a kind's validating or mutating webhook. */
 export function webhookPath(purpose: 'validate' | 'mutate', resource: string): string {
@@ -47,7 +52,7 @@ function screen(rules: KindAdmission<unknown>, request: AdmissionRequest): Admis
   if (!servedVersions.includes(kind.version)) {
     return deny(
       request.uid,
-      `${rules.kind} version ${kind.version} is not served by this webhook (served: ${servedVersions.join(', ')}); upgrade the operator or send ${API_GROUP}/${API_VERSION}`,
+      `${rules.kind} version ${kind.version} is not served by this webhook (served: ${servedVersions.join(', ')}); upgrade the operator or send ${API_GROUP}/${API_VERSION_V1BETA1}`,
       400,
     );
   }
@@ -60,11 +65,36 @@ function screen(rules: KindAdmission<unknown>, request: AdmissionRequest): Admis
   return undefined;
 }
 
+/** `object` (one of ours, in any served version) as `version`; other content is returned as it is. */
+function asVersion(object: KubernetesObject | undefined, version: string): KubernetesObject | undefined {
+  if (!object || object.apiVersion === `${API_GROUP}/${version}`) return object;
+  const converted = convertTo(object, `${API_GROUP}/${version}`);
+  return converted.ok ? (converted.object as KubernetesObject) : object;
+}
+
+/** The request with its objects in the rules' version (v1beta1), and whether the client wrote v1alpha1. */
+function inRulesVersion(request: AdmissionRequest): { request: AdmissionRequest; v1alpha1Client: boolean } {
+  const v1alpha1Client = request.kind.version === API_VERSION || (request.requestKind?.group === API_GROUP && request.requestKind.version === API_VERSION);
+  if (request.kind.version === API_VERSION_V1BETA1) return { request, v1alpha1Client };
+  return {
+    request: {
+      ...request,
+      kind: { ...request.kind, version: API_VERSION_V1BETA1 },
+      object: asVersion(request.object, API_VERSION_V1BETA1),
+      oldObject: asVersion(request.oldObject, API_VERSION_V1BETA1),
+    },
+    v1alpha1Client,
+  };
+}
+
 /** Handler for `/validate-<resource>`. */
 export function validatingHandler<T>(rules: KindAdmission<T>, context: AdmissionContext): AdmissionHandler {
-  return async (request) => {
-    const screened = screen(rules, request);
+  return async (received) => {
+    const screened = screen(rules, received);
     if (screened) return screened;
+    const { request, v1alpha1Client } = inRulesVersion(received);
+    // A v1alpha1 client reads its own field names: messages about v1beta1 paths are renamed back.
+    const own = (messages: readonly string[]) => (v1alpha1Client ? messages.map((m) => v1alpha1FieldNames(rules.kind, m)) : [...messages]);
     let verdict: Verdict;
     try {
       verdict = await rules.validate(request as AdmissionRequest<T>, context);
@@ -74,18 +104,22 @@ export function validatingHandler<T>(rules: KindAdmission<T>, context: Admission
       if (!(error instanceof TypeError)) throw error;
       return deny(request.uid, `the ${rules.kind} does not match its schema (${error.message}); send an object the CRD accepts`, 422);
     }
-    if (verdict.denials.length > 0) return deny(request.uid, denialMessage(verdict.denials), verdict.code ?? 422, verdict.warnings);
-    return allow(request.uid, verdict.warnings);
+    if (verdict.denials.length > 0) return deny(request.uid, denialMessage(own(verdict.denials)), verdict.code ?? 422, own(verdict.warnings));
+    return allow(request.uid, own(verdict.warnings));
   };
 }
 
-/** Handler for `/mutate-<resource>`: answers with a JSON Patch of the defaults filled in. */
+/**
+ * Handler for `/mutate-<resource>`: answers with a JSON Patch of the defaults filled in, against
+ * the object in the version it was sent in (a v1alpha1 one is defaulted as v1beta1 and converted back).
+ */
 export function mutatingHandler<T>(rules: KindAdmission<T>, context: AdmissionContext): AdmissionHandler {
-  return async (request) => {
-    const screened = screen(rules, request);
+  return async (received) => {
+    const screened = screen(rules, received);
     if (screened) return screened;
-    const original = request.object as KubernetesObject;
-    const defaulted = structuredClone(original);
+    const { request } = inRulesVersion(received);
+    const original = received.object as KubernetesObject;
+    const defaulted = structuredClone(request.object as KubernetesObject);
     try {
       await rules.applyDefaults(defaulted as T, request as AdmissionRequest<T>, context);
     } catch (error) {
@@ -94,7 +128,7 @@ export function mutatingHandler<T>(rules: KindAdmission<T>, context: AdmissionCo
       if (!(error instanceof TypeError)) throw error;
       return allow(request.uid);
     }
-    return allowWithPatch(request.uid, jsonPatch(original, defaulted));
+    return allowWithPatch(request.uid, jsonPatch(original, asVersion(defaulted, received.kind.version) as KubernetesObject));
   };
 }
 

@@ -1,4 +1,4 @@
-// The allow-list for an AgentDeployment's `spec.provider.overrides` (as AI Runway): overrides may
+// The allow-list for an AgentDeployment's `spec.overrides` (as AI Runway): overrides may
 // only harden the agent's security context. Anything else would let whoever may create an
 // AgentDeployment change the workload the operator creates with its own, wider permissions.
 import { isRecord } from './review';
@@ -68,7 +68,7 @@ function valueProblem(key: string, value: unknown, field: string): string | unde
 }
 
 /** Every reason `overrides` is not allowed, each naming the field and the fix. */
-export function agentOverrideProblems(overrides: unknown, field = 'spec.provider.overrides'): string[] {
+export function agentOverrideProblems(overrides: unknown, field = 'spec.overrides'): string[] {
   if (overrides === undefined || overrides === null) return [];
   if (!isRecord(overrides)) return [`${field}: must be an object with workload and/or container sections`];
   const problems: string[] = [];

@@ -2,12 +2,7 @@
 // referenced model exists, URLs are usable, provider overrides stay inside their allow-list, and
 // the confused-deputy guard: the operator reads Secrets with its own, wide permissions, so every
 // Secret an AgentDeployment names must be one the *requesting user* may `get` themselves.
-import {
-  AGENTDEPLOYMENT_DEFAULTS,
-  AGENTDEPLOYMENT_KIND,
-  AGENTDEPLOYMENT_LIMITS,
-  type AgentDeployment,
-} from '../api/agentdeployment';
+import { AGENTDEPLOYMENT_DEFAULTS, AGENTDEPLOYMENT_KIND, AGENTDEPLOYMENT_LIMITS } from '../api/agentdeployment';
 import { LLMMODEL_KIND } from '../api/llmmodel';
 import type { AdmissionContext, KindAdmission } from './admission';
 import { agentOverrideProblems } from './agent-overrides';
@@ -17,25 +12,26 @@ import type { ClusterLookups, ModelKind } from './lookups';
 import { type AdmissionRequest, isRecord } from './review';
 import { type SecretReference, checkSecretAccess } from './secret-access';
 import { Findings, type Verdict, lookupFailed } from './verdict';
+import type { AgentDeploymentV1beta1 } from '../api/v1beta1';
 
 const dns1035Label = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
 /** Every Secret the AgentDeployment makes the operator read or mount. */
-export function referencedSecrets(agent: AgentDeployment): SecretReference[] {
+export function referencedSecrets(agent: AgentDeploymentV1beta1): SecretReference[] {
   const secrets: SecretReference[] = [];
   const credentials = agent.spec.model.externalAPI?.credentialsRef;
   if (credentials?.name) secrets.push({ name: credentials.name, field: 'spec.model.externalAPI.credentialsRef.name' });
-  (agent.spec.env ?? []).forEach((variable, index) => {
+  (agent.spec.container?.env ?? []).forEach((variable, index) => {
     const secretKeyRef = (variable.valueFrom as { secretKeyRef?: { name?: unknown } } | undefined)?.secretKeyRef;
     if (typeof secretKeyRef?.name === 'string' && secretKeyRef.name) {
-      secrets.push({ name: secretKeyRef.name, field: `spec.env[${index}].valueFrom.secretKeyRef.name` });
+      secrets.push({ name: secretKeyRef.name, field: `spec.container.env[${index}].valueFrom.secretKeyRef.name` });
     }
   });
   return secrets;
 }
 
 /** Field-level checks of one AgentDeployment object (no cluster state). */
-export function agentDeploymentFieldFindings(agent: AgentDeployment, findings: Findings): void {
+export function agentDeploymentFieldFindings(agent: AgentDeploymentV1beta1, findings: Findings): void {
   const name = agent.metadata?.name ?? '';
   if (name.length > AGENTDEPLOYMENT_LIMITS.maxNameLength || !dns1035Label.test(name)) {
     findings.deny(
@@ -59,14 +55,14 @@ export function agentDeploymentFieldFindings(agent: AgentDeployment, findings: F
     if (problem) findings.deny(problem);
   }
   // The schema keeps the sections verbatim; the allow-list is enforced here.
-  for (const problem of agentOverrideProblems(agent.spec.provider?.overrides)) findings.deny(problem);
+  for (const problem of agentOverrideProblems(agent.spec.overrides)) findings.deny(problem);
   if (agent.spec.lifecycle === 'job' && agent.spec.port !== undefined && agent.spec.port !== AGENTDEPLOYMENT_DEFAULTS.port) {
     findings.warn('spec.port is ignored for a job agent, which gets no Service; remove it or use lifecycle: deployment');
   }
 }
 
 async function checkModelReference(
-  agent: AgentDeployment,
+  agent: AgentDeploymentV1beta1,
   namespace: string,
   lookups: ClusterLookups,
   findings: Findings,
@@ -102,8 +98,8 @@ async function checkModelReference(
   }
 }
 
-export async function validateAgentDeployment(request: AdmissionRequest<AgentDeployment>, context: AdmissionContext): Promise<Verdict> {
-  const agent = request.object as AgentDeployment;
+export async function validateAgentDeployment(request: AdmissionRequest<AgentDeploymentV1beta1>, context: AdmissionContext): Promise<Verdict> {
+  const agent = request.object as AgentDeploymentV1beta1;
   const namespace = agent.metadata?.namespace ?? request.namespace ?? '';
   const findings = new Findings();
   // Placement first: outside the watched namespaces nothing would reconcile the agent, and the
@@ -118,7 +114,7 @@ export async function validateAgentDeployment(request: AdmissionRequest<AgentDep
   agentDeploymentFieldFindings(agent, findings);
   // The model may be deleted later; only a new or changed reference must point at a live model,
   // so that later metadata updates (finalizers) are never blocked.
-  const previousRef = request.oldObject ? (request.oldObject as AgentDeployment).spec?.model?.modelRef : undefined;
+  const previousRef = request.oldObject ? (request.oldObject as AgentDeploymentV1beta1).spec?.model?.modelRef : undefined;
   const modelRefChanged = request.operation === 'CREATE' || !jsonEqual(previousRef, agent.spec.model.modelRef);
   await Promise.all([
     modelRefChanged ? checkModelReference(agent, namespace, context.lookups, findings) : Promise.resolve(),
@@ -133,7 +129,7 @@ export async function validateAgentDeployment(request: AdmissionRequest<AgentDep
  * (a job runs one pod, so it gets none), and the model id of a referenced LLMModel.
  * Runs before schema validation, so every field read is type-checked first.
  */
-export async function defaultAgentDeployment(agent: AgentDeployment, namespace: string, lookups: ClusterLookups): Promise<void> {
+export async function defaultAgentDeployment(agent: AgentDeploymentV1beta1, namespace: string, lookups: ClusterLookups): Promise<void> {
   const spec: unknown = agent.spec;
   if (!isRecord(spec)) return;
   const lifecycle = spec.lifecycle ?? AGENTDEPLOYMENT_DEFAULTS.lifecycle;
@@ -151,7 +147,7 @@ export async function defaultAgentDeployment(agent: AgentDeployment, namespace: 
   }
 }
 
-export const agentDeploymentAdmission: KindAdmission<AgentDeployment> = {
+export const agentDeploymentAdmission: KindAdmission<AgentDeploymentV1beta1> = {
   kind: AGENTDEPLOYMENT_KIND,
   resource: 'agentdeployment',
   validate: validateAgentDeployment,

@@ -1,8 +1,10 @@
 // The webhook server as the operator starts it: one call that reads the environment contract,
 // obtains a serving certificate (self-managed or mounted from cert-manager), listens, and keeps
 // certificates, CA injection and readiness up to date until closed.
+import { CONVERSION_WEBHOOK_PATH } from '../api/crd';
 import type { KubeConnection } from '../kube/connection';
 import { admissionRoutes } from './admission';
+import { combinedConfigurations, kubernetesConversionCrds } from './conversion-crds';
 import { agentDeploymentAdmission } from './agentdeployment';
 import type { RotationPolicy } from './certificate-rotation';
 import { serviceDnsNames } from './certificates';
@@ -10,7 +12,7 @@ import { llmModelAdmission } from './llmmodel';
 import { KubeRest } from '../kube/rest';
 import { type Logger, jsonLogger } from './log';
 import { type ClusterLookups, kubernetesLookups } from './lookups';
-import { MountedCertificates } from './mounted-certificates';
+import { MountedCertificates, readMountedCa } from './mounted-certificates';
 import { passthroughModelAdmission } from './passthroughmodel';
 import { ReadinessGate } from './readiness';
 import { SelfManagedCertificates } from './self-managed-certificates';
@@ -43,6 +45,10 @@ export interface WebhookServerOptions {
   readonly log?: Logger;
   /** Cluster reads of the rules. @default the API server through `kubeConfig` */
   readonly lookups?: ClusterLookups;
+  /** Tests: our CRDs call this URL (https://127.0.0.1:<port>/convert) instead of the webhook Service. */
+  readonly conversionUrl?: string;
+  /** Told how long each ConversionReview took (tests record latency with it). */
+  readonly onConversion?: (durationMs: number, objects: number) => void;
 }
 
 export interface WebhookServer {
@@ -64,7 +70,17 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const readiness = new ReadinessGate();
   // One keep-alive pool for every lookup: admission must answer within the API server's timeout.
   const rest = new KubeRest(options.kubeConfig);
-  const configurations = kubernetesWebhookConfigurations(rest, settings.webhookConfigurations);
+  const admissionConfigurations = kubernetesWebhookConfigurations(rest, settings.webhookConfigurations);
+  // Our CRDs convert through this server: the operator points their spec.conversion at its own
+  // Service with its CA (both certificate modes), and readiness waits for it like for the
+  // admission configurations. Until the pod is ready the fail-closed admission webhooks refuse
+  // every write of our kinds, so nothing is stored while conversion is not in place.
+  const conversionCrds = kubernetesConversionCrds(
+    rest,
+    settings.conversionCrds,
+    options.conversionUrl ? { url: options.conversionUrl } : { name: settings.serviceName, namespace: settings.namespace },
+  );
+  const configurations = combinedConfigurations(admissionConfigurations, conversionCrds);
   const routes = admissionRoutes(admittedKinds, {
     operatorNamespace: settings.namespace,
     agentNamespaces: settings.agentNamespaces,
@@ -101,9 +117,13 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   } else {
     const mounted = new MountedCertificates({ directory: settings.certDir, serve, intervalMs: options.checkIntervalMs, log });
     await mounted.start();
-    // cert-manager's CA injector owns caBundle here; we only watch whether it trusts what we serve.
+    // cert-manager's CA injector owns the admission configurations' caBundle; the CRDs' conversion
+    // block is ours in this mode too, with the CA cert-manager mounts as ca.crt.
     const checkTrust = async () => {
       try {
+        const ca = await readMountedCa(settings.certDir);
+        if (ca) await conversionCrds.inject(ca);
+        else if (settings.conversionCrds.length > 0) log.warn('no ca.crt in the mounted certificate Secret; the CRDs cannot trust the conversion webhook', { directory: settings.certDir });
         readiness.observe(await configurations.read(), mounted.servedCertificate());
       } catch (error) {
         log.warn('reading webhook configurations for readiness failed', { error: String(error) });
@@ -131,14 +151,22 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   if (!current.first) throw new Error('no serving certificate was obtained');
   let listening: AdmissionServer;
   try {
-    listening = await listenAdmissionServer({ routes, certificate: current.first, host: options.host, port: settings.port, log });
+    listening = await listenAdmissionServer({
+      routes,
+      conversionPath: CONVERSION_WEBHOOK_PATH,
+      onConversion: options.onConversion,
+      certificate: current.first,
+      host: options.host,
+      port: settings.port,
+      log,
+    });
   } catch (error) {
     stopCertificates();
     rest.close();
     throw error;
   }
   current.server = listening;
-  log.info('webhook server listening', { port: listening.port, certMode: settings.certMode, paths: [...routes.keys()] });
+  log.info('webhook server listening', { port: listening.port, certMode: settings.certMode, paths: [...routes.keys(), CONVERSION_WEBHOOK_PATH] });
 
   return {
     port: listening.port,

@@ -2,12 +2,13 @@
 // in the operator's managed namespace, no name shared with a PassthroughModel, the effective
 // endpoint subdomain, warnings for settings that work but surprise, and defaults that depend on
 // other fields.
-import { LLMMODEL_KIND, LLMMODEL_NAME_PATTERN, type LLMModel } from '../api/llmmodel';
+import { LLMMODEL_KIND, LLMMODEL_NAME_PATTERN } from '../api/llmmodel';
 import { PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
 import type { AdmissionContext, KindAdmission } from './admission';
 import { validateModel } from './model-placement';
 import { type AdmissionRequest, isRecord } from './review';
 import { Findings, type Verdict } from './verdict';
+import type { LLMModelV1beta1 } from '../api/v1beta1';
 
 const maxLabelLength = 63;
 const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -16,7 +17,7 @@ const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
  * The DNS label the model's external endpoint uses: `spec.endpoints.external.subdomain`, else
  * the object name with dots turned into dashes (a name may be a DNS subdomain, a label may not).
  */
-export function effectiveSubdomain(model: Pick<LLMModel, 'metadata' | 'spec'>): { value: string; field: string } {
+export function effectiveSubdomain(model: Pick<LLMModelV1beta1, 'metadata' | 'spec'>): { value: string; field: string } {
   // The generated type of `external` lacks `subdomain` (it is added through a schema helper).
   const external = model.spec?.endpoints?.external as { subdomain?: string } | undefined;
   const explicit = external?.subdomain;
@@ -41,7 +42,7 @@ export function llmModelNameProblem(name: string): string | undefined {
 }
 
 /** Field-level checks and warnings of one LLMModel object (no cluster state). */
-export function llmModelFieldFindings(model: LLMModel, findings: Findings): void {
+export function llmModelFieldFindings(model: LLMModelV1beta1, findings: Findings): void {
   const { spec } = model;
   const subdomain = effectiveSubdomain(model);
   if (subdomain.value.length > maxLabelLength) {
@@ -91,10 +92,10 @@ export function llmModelFieldFindings(model: LLMModel, findings: Findings): void
   }
 }
 
-export function validateLLMModel(request: AdmissionRequest<LLMModel>, context: AdmissionContext): Promise<Verdict> {
+export function validateLLMModel(request: AdmissionRequest<LLMModelV1beta1>, context: AdmissionContext): Promise<Verdict> {
   // The name is checked on CREATE only (as the CRD rule): it cannot change, and an object admitted
   // before the rule must still take the operator's finalizer removal.
-  const fieldFindings = (model: LLMModel, findings: Findings) => {
+  const fieldFindings = (model: LLMModelV1beta1, findings: Findings) => {
     const nameProblem = request.operation === 'CREATE' ? llmModelNameProblem(model.metadata?.name ?? request.name ?? '') : undefined;
     if (nameProblem) findings.deny(nameProblem);
     llmModelFieldFindings(model, findings);
@@ -107,7 +108,7 @@ export function validateLLMModel(request: AdmissionRequest<LLMModel>, context: A
 
 /** Defaults that follow from other fields: tensor parallelism spans the requested GPUs. */
 // Runs before schema validation, so every field read is type-checked first.
-export function defaultLLMModel(model: LLMModel): void {
+export function defaultLLMModel(model: LLMModelV1beta1): void {
   const gpus = model.spec.resources?.gpu?.count;
   const serving: unknown = model.spec.serving;
   if (!Number.isInteger(gpus) || gpus < 1) return;
@@ -115,7 +116,7 @@ export function defaultLLMModel(model: LLMModel): void {
   else if (isRecord(serving) && serving.tensorParallelism === undefined) serving.tensorParallelism = gpus;
 }
 
-export const llmModelAdmission: KindAdmission<LLMModel> = {
+export const llmModelAdmission: KindAdmission<LLMModelV1beta1> = {
   kind: LLMMODEL_KIND,
   resource: 'llmmodel',
   validate: validateLLMModel,

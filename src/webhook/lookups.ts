@@ -2,7 +2,7 @@
 // they stay plain functions; `kubernetesLookups` is the real implementation over the API server.
 // Every read is uncached (admission must see the latest state) and bounded in time, because the
 // API server gives the whole webhook call 10 s by default.
-import { API_GROUP, API_VERSION } from '../api/common';
+import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { LLMMODEL_KIND } from '../api/llmmodel';
 import { PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
 import { KubeApiError, type KubeObject, type KubeRest, objectRef } from '../kube/rest';
@@ -60,7 +60,7 @@ export function kubernetesLookups(rest: KubeRest, options: { timeoutMs?: number 
         // undefined covers both "no such object" and "CRD not installed": either way there is no model.
         return (await bounded(
           `reading ${kind} ${namespace}/${name}`,
-          rest.get(objectRef(`${API_GROUP}/${API_VERSION}`, kind, name, namespace)),
+          rest.get(objectRef(API_GROUP_VERSION_V1BETA1, kind, name, namespace)),
           timeoutMs,
         )) as KubernetesObject | undefined;
       } catch (error) {

@@ -28,6 +28,16 @@ export async function readMountedCertificate(directory: string): Promise<Serving
   }
 }
 
+/** The issuing CA cert-manager puts beside the certificate (ca.crt); undefined when absent. */
+export async function readMountedCa(directory: string): Promise<string | undefined> {
+  try {
+    const ca = await readFile(join(directory, 'ca.crt'), 'utf8');
+    return ca.includes('BEGIN CERTIFICATE') ? ca : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export class MountedCertificates {
   private served = '';
   private timer: NodeJS.Timeout | undefined;

@@ -2,22 +2,17 @@
 // placement in the operator's managed namespace, no name shared with an LLMModel, everything the
 // operator's provider resolution would reject (so a bad object never reaches the reconciler),
 // duplicate model ids, warnings, and defaults that follow from the backend type.
-import {
-  PASSTHROUGHMODEL_DEFAULTS,
-  PASSTHROUGHMODEL_KIND,
-  type PassthroughModel,
-  passthroughBackendType,
-  passthroughCredentialType,
-} from '../api/passthroughmodel';
+import { PASSTHROUGHMODEL_DEFAULTS, PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
 import { LLMMODEL_KIND } from '../api/llmmodel';
 import { resolvePassthroughProvider } from '../translate/gateway/provider';
 import type { AdmissionContext, KindAdmission } from './admission';
 import { validateModel } from './model-placement';
 import { type AdmissionRequest, isRecord } from './review';
 import { Findings, type Verdict } from './verdict';
+import { passthroughCredentialTypeV1beta1, type PassthroughModelV1beta1 } from '../api/v1beta1';
 
 /** Field-level checks and warnings of one PassthroughModel object (no cluster state). */
-export function passthroughModelFieldFindings(model: PassthroughModel, findings: Findings): void {
+export function passthroughModelFieldFindings(model: PassthroughModelV1beta1, findings: Findings): void {
   const { spec } = model;
   const resolved = resolvePassthroughProvider(spec);
   if (!resolved.ok) {
@@ -46,16 +41,16 @@ export function passthroughModelFieldFindings(model: PassthroughModel, findings:
   }
 }
 
-export function validatePassthroughModel(request: AdmissionRequest<PassthroughModel>, context: AdmissionContext): Promise<Verdict> {
+export function validatePassthroughModel(request: AdmissionRequest<PassthroughModelV1beta1>, context: AdmissionContext): Promise<Verdict> {
   return validateModel(request, context, { kind: PASSTHROUGHMODEL_KIND, otherKind: LLMMODEL_KIND }, passthroughModelFieldFindings, {
     secrets: (model) => {
-      const name = model.spec?.provider?.credentialSecretName;
-      return name ? [{ name, field: 'spec.provider.credentialSecretName' }] : [];
+      const name = model.spec?.provider?.credential?.secretRef?.name;
+      return name ? [{ name, field: 'spec.provider.credential.secretRef.name' }] : [];
     },
     // The gateway sends the key to this host: pointing an existing model elsewhere re-checks it.
     destination: (model) => {
       const provider = model.spec?.provider;
-      return [passthroughBackendType(model.spec), provider?.hostname, provider?.port, provider?.backend];
+      return [provider?.backend?.type ?? PASSTHROUGHMODEL_DEFAULTS.backendType, provider?.hostname, provider?.port, provider?.backend];
     },
   });
 }
@@ -65,20 +60,23 @@ export function validatePassthroughModel(request: AdmissionRequest<PassthroughMo
  * APIKey otherwise) and Anthropic's well-known host. Runs before schema validation, so it only
  * fills fields whose parents are well-formed.
  */
-export function defaultPassthroughModel(model: PassthroughModel): void {
+export function defaultPassthroughModel(model: PassthroughModelV1beta1): void {
   const provider: unknown = model.spec.provider;
   if (!isRecord(provider)) return;
   const backend: unknown = provider.backend;
   if (backend !== undefined && (!isRecord(backend) || typeof backend.type !== 'string')) return;
+  // The type is written out, as v1alpha1 always stored it (its readers see no change).
   if (provider.credential === undefined) {
-    provider.credential = { type: passthroughCredentialType(model.spec) };
+    provider.credential = { type: passthroughCredentialTypeV1beta1(model.spec) };
+  } else if (isRecord(provider.credential) && provider.credential.type === undefined) {
+    provider.credential.type = passthroughCredentialTypeV1beta1(model.spec);
   }
-  if (provider.hostname === undefined && passthroughBackendType(model.spec) === 'Anthropic') {
+  if (provider.hostname === undefined && (model.spec.provider?.backend?.type ?? PASSTHROUGHMODEL_DEFAULTS.backendType) === 'Anthropic') {
     provider.hostname = PASSTHROUGHMODEL_DEFAULTS.anthropicHostname;
   }
 }
 
-export const passthroughModelAdmission: KindAdmission<PassthroughModel> = {
+export const passthroughModelAdmission: KindAdmission<PassthroughModelV1beta1> = {
   kind: PASSTHROUGHMODEL_KIND,
   resource: 'passthroughmodel',
   validate: validatePassthroughModel,

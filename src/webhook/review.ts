@@ -25,6 +25,11 @@ export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 export interface AdmissionRequest<T = KubernetesObject> {
   readonly uid: string;
   readonly kind: GroupVersionKind;
+  /**
+   * The kind of the client's own request, when the API server converted it to `kind` first
+   * (`matchPolicy: Equivalent`): a v1alpha1 write reaches our v1beta1 webhooks with this v1alpha1.
+   */
+  readonly requestKind?: GroupVersionKind;
   readonly operation: AdmissionOperation;
   readonly name?: string;
   readonly namespace?: string;
@@ -157,6 +162,8 @@ export function parseAdmissionReview(body: unknown): ParsedReview {
   }
   const kind = parseGroupVersionKind(request.kind, 'request.kind');
   if (typeof kind === 'string') return { ok: false, reason: kind };
+  const requestKind = request.requestKind === undefined ? undefined : parseGroupVersionKind(request.requestKind, 'request.requestKind');
+  if (typeof requestKind === 'string') return { ok: false, reason: requestKind };
   if (typeof operation !== 'string' || !operations.includes(operation)) {
     return { ok: false, reason: `request.operation must be one of ${operations.join(', ')}` };
   }
@@ -176,6 +183,7 @@ export function parseAdmissionReview(body: unknown): ParsedReview {
     request: {
       uid,
       kind,
+      ...(requestKind ? { requestKind } : {}),
       operation: operation as AdmissionOperation,
       name: name || undefined,
       namespace: namespace || undefined,

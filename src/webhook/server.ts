@@ -4,6 +4,7 @@
 import * as https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerConversionReview, parseConversionReview } from './conversion';
 import { type AdmissionRequest, type AdmissionReviewResponse, deny, parseAdmissionReview } from './review';
 import { type Logger, silentLogger } from './log';
 
@@ -19,6 +20,10 @@ export interface ServingCertificate {
 export interface AdmissionServerOptions {
   /** Handlers by URL path, e.g. `/validate-llmmodel`. */
   readonly routes: ReadonlyMap<string, AdmissionHandler>;
+  /** Path of the conversion webhook (ConversionReview v1), e.g. `/convert`; none when omitted. */
+  readonly conversionPath?: string;
+  /** Told how long each ConversionReview took to answer and how many objects it held. */
+  readonly onConversion?: (durationMs: number, objects: number) => void;
   /** The certificate served first; replace it later with `setCertificate`. */
   readonly certificate: ServingCertificate;
   /** @default '0.0.0.0' */
@@ -191,8 +196,12 @@ export async function listenAdmissionServer(options: AdmissionServerOptions): Pr
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
     const handler = options.routes.get(path);
-    if (!handler) throw new HttpError(404, `no admission webhook at ${path}; served paths: ${[...options.routes.keys()].join(', ')}`);
-    if (req.method !== 'POST') throw new HttpError(405, `${req.method} is not allowed; admission reviews are POSTed`);
+    const conversion = options.conversionPath !== undefined && path === options.conversionPath;
+    if (!handler && !conversion) {
+      const served = [...options.routes.keys(), ...(options.conversionPath ? [options.conversionPath] : [])];
+      throw new HttpError(404, `no webhook at ${path}; served paths: ${served.join(', ')}`);
+    }
+    if (req.method !== 'POST') throw new HttpError(405, `${req.method} is not allowed; reviews are POSTed`);
     const declaredType = req.headers['content-type'] ?? '';
     const contentType = declaredType === jsonType ? declaredType : declaredType.split(';')[0].trim().toLowerCase();
     if (contentType !== jsonType) throw new HttpError(415, `content type ${JSON.stringify(contentType)} is not served; send ${jsonType}`);
@@ -202,6 +211,17 @@ export async function listenAdmissionServer(options: AdmissionServerOptions): Pr
       decoded = JSON.parse(raw.toString('utf8'));
     } catch {
       throw new HttpError(400, 'body is not valid JSON');
+    }
+    if (conversion || !handler) {
+      const review = parseConversionReview(decoded);
+      if (!review.ok) throw new HttpError(400, review.reason);
+      const started = process.hrtime.bigint();
+      const answer = answerConversionReview(review);
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      options.onConversion?.(ms, review.objects.length);
+      log.debug('conversion', { uid: review.uid, to: review.desiredAPIVersion, objects: review.objects.length, result: answer.response.result.status, ms });
+      send(res, 200, JSON.stringify(answer));
+      return;
     }
     const parsed = parseAdmissionReview(decoded);
     if (!parsed.ok) throw new HttpError(400, parsed.reason);

@@ -22,6 +22,11 @@ export interface WebhookSettings {
    * the chart's ClusterRole grants `get` per kind by resourceNames.
    */
   readonly webhookConfigurations: WebhookConfigurationNames;
+  /**
+   * `NLS_CONVERSION_CRDS`: names of our CRDs (comma-separated) whose conversion webhook this server
+   * answers; in self-managed mode the CA is injected into them and readiness waits for it.
+   */
+  readonly conversionCrds: readonly string[];
   /** `NLS_LOG_LEVEL`. */
   readonly logLevel: string;
   /** Where AgentDeployments are admitted: `namespace` plus `NLS_WATCH_NAMESPACES`. */
@@ -81,6 +86,7 @@ export function webhookSettingsFromEnv(env: NodeJS.ProcessEnv): WebhookSettings 
       validating: names(env, 'NLS_VALIDATING_WEBHOOK_CONFIGURATIONS'),
       mutating: names(env, 'NLS_MUTATING_WEBHOOK_CONFIGURATIONS'),
     },
+    conversionCrds: names(env, 'NLS_CONVERSION_CRDS'),
     logLevel: env.NLS_LOG_LEVEL?.trim() || 'info',
     agentNamespaces: agentNamespacesFromEnv(env, namespace),
   };

@@ -9,9 +9,9 @@ import type { WebhookConfigurationNames } from './settings';
 
 export type WebhookConfigurationKind = 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration';
 
-/** One webhook configuration as far as trust is concerned. */
+/** One webhook configuration (or a CRD's conversion webhook, src/webhook/conversion-crds.ts) as far as trust is concerned. */
 export interface WebhookConfigurationTrust {
-  readonly kind: WebhookConfigurationKind;
+  readonly kind: WebhookConfigurationKind | 'CustomResourceDefinition';
   readonly name: string;
   readonly resourceVersion: string;
   /** Each webhook's name and its caBundle decoded to PEM ('' when empty). */
@@ -74,7 +74,7 @@ export function kubernetesWebhookConfigurations(rest: KubeRest, names: WebhookCo
           ...stale.map((w) => ({ op: 'add', path: `/webhooks/${w.index}/clientConfig/caBundle`, value: encoded })),
         ];
         try {
-          await rest.jsonPatch(refOf(configuration.kind, configuration.name), body);
+          await rest.jsonPatch(refOf(configuration.kind as WebhookConfigurationKind, configuration.name), body);
           changed.push(`${configuration.kind}/${configuration.name}`);
         } catch (error) {
           if (error instanceof KubeApiError && (error.code === 409 || error.code === 404)) continue;

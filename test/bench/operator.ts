@@ -28,7 +28,7 @@ import { KubeRest, KubeObject } from '../../src/kube/rest';
 import { watch } from '../../src/kube/watch';
 import { desiredGatewayObjects } from '../../src/translate/gateway';
 import { desiredApiKeyMetadataConfigMap, desiredApiKeySecret } from '../../src/translate/keys/api-keys';
-import type { PassthroughModel } from '../../src/api/passthroughmodel';
+import type { PassthroughModelV1beta1 as PassthroughModel } from '../../src/api/v1beta1';
 import { diffCounts, perModel, requestCounts, totalOf } from '../support/apiserver-requests';
 import { OPERATOR_OLD_SPACE_PERCENT_OF_LIMIT, operatorNodeFlags } from '../../constructs/operator';
 import { defaultValues } from '../../src/chart/values-schema';
@@ -181,7 +181,7 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
     for (const ns of ['warmup', 'baseline']) {
       await client.request('DELETE', `/apis/llm.nebari.dev/v1alpha1/namespaces/${ns}/passthroughmodels`);
       for (;;) {
-        if ((await client.list('llm.nebari.dev/v1alpha1', 'PassthroughModel', { namespace: ns })).items.length === 0) break;
+        if ((await client.list('llm.nebari.dev/v1beta1', 'PassthroughModel', { namespace: ns })).items.length === 0) break;
         await new Promise((r) => setTimeout(r, 200));
       }
     }
@@ -271,7 +271,7 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
         lastPoll = Date.now();
         polls++;
         try {
-          const { items } = await client!.list<ModelStatus>('llm.nebari.dev/v1alpha1', 'PassthroughModel', { namespace });
+          const { items } = await client!.list<ModelStatus>('llm.nebari.dev/v1beta1', 'PassthroughModel', { namespace });
           ready = items.filter(isReady).length;
         } catch (err) {
           failedPolls.push(`${((Date.now() - t1) / 1000).toFixed(0)} s: ${(err as Error).message}`);

@@ -22,7 +22,7 @@ export function staticModelsConfig(count: number): unknown {
       const backend = BACKENDS[i % BACKENDS.length];
       const { type, ...rest } = backend;
       return {
-        apiVersion: 'llm.nebari.dev/v1alpha1',
+        apiVersion: 'llm.nebari.dev/v1beta1',
         kind: 'PassthroughModel',
         metadata: { name: `model-${String(i).padStart(4, '0')}` },
         spec: {

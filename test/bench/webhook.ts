@@ -164,7 +164,7 @@ async function measureAll(requests: number, secondsPerRun: number, node: string)
   const certificates = { cert: serving.certPem, key: serving.keyPem };
   const body = JSON.stringify(
     admissionReview({
-      apiVersion: 'llm.nebari.dev/v1alpha1',
+      apiVersion: 'llm.nebari.dev/v1beta1',
       kind: 'LLMModel',
       metadata: { name: 'bench', namespace: operatorNamespace },
       spec: { model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface' }, resources: { gpu: { count: 1, type: 'nvidia' } }, access: { public: true } },

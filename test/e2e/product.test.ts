@@ -130,6 +130,29 @@ test('a PassthroughModel reaches Ready with its gateway objects', async () => {
   expect(keys).toBeDefined();
 });
 
+test('both API versions serve the same object: the operator pointed conversion at its own Service, v1beta1 is stored', async () => {
+  const crdPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/passthroughmodels.llm.nebari.dev';
+  // helm installed crds/ without spec.conversion; the operator wrote it before it became Ready.
+  const crd = await admin().request<{ spec: { conversion?: { strategy: string; webhook?: { clientConfig?: { service?: { name: string; namespace: string; path: string }; caBundle?: string } } }; versions: { name: string; storage: boolean }[] }; status: { storedVersions: string[] } }>('GET', crdPath);
+  const ca = await admin().get<KubeObject & { data: Record<string, string> }>(objectRef('v1', 'Secret', `${RELEASE}-webhook-server-cert`, NAMESPACE));
+  expect(crd.spec.conversion).toEqual({
+    strategy: 'Webhook',
+    webhook: { conversionReviewVersions: ['v1'], clientConfig: { service: { name: `${RELEASE}-webhook`, namespace: NAMESPACE, path: '/convert', port: 443 }, caBundle: ca?.data['ca.crt'] } },
+  });
+  expect(crd.spec.versions.find((v) => v.storage)?.name).toBe('v1beta1');
+  expect(crd.status.storedVersions).toEqual(['v1beta1']);
+  // The same PassthroughModel read in both versions, converted by the operator through its Service.
+  const at = (version: string) => `/apis/llm.nebari.dev/${version}/namespaces/${NAMESPACE}/passthroughmodels/openai`;
+  type Model = { spec: { provider: { credentialSecretName?: string; credential?: { secretRef?: { name: string } } }; models: { declared: string[] } } };
+  const started = Date.now();
+  const beta = await admin().request<Model>('GET', at('v1beta1'));
+  const alpha = await admin().request<Model>('GET', at('v1alpha1'));
+  figures.conversionRoundTrip = `${Date.now() - started} ms for one read in each version`;
+  expect(beta.spec.provider.credential?.secretRef?.name).toBe('provider-credentials');
+  expect(alpha.spec.provider.credentialSecretName).toBe('provider-credentials');
+  expect(beta.spec.models).toEqual(alpha.spec.models);
+});
+
 test('a LLMModel with the vLLM provider runs its pods, reaches Ready and serves the OpenAI paths', async () => {
   const started = Date.now();
   await admin().create({
@@ -184,6 +207,8 @@ test('nls keys mint and nls verify work against the installation', async () => {
   expect(listed.output).toContain(key.clientId);
   const verify = await nls(['verify', '--release', RELEASE, '--namespace', NAMESPACE, '--images']);
   if (verify.code !== 0) throw new Error(`nls verify failed (${verify.code}):\n${verify.output}`);
+  expect(verify.output).toMatch(/conversion passthroughmodels\s+PASS/);
+  expect(verify.output).toMatch(/stored versions llmmodels\s+PASS/);
   // The kubelet's image digests agree with the digest the published chart pins.
   expect(verify.output).toMatch(new RegExp(`operator pod images\\s+PASS\\s+\\d+ pod\\(s\\) run ${state.images.operator.digest}, the digest the chart values name`));
 });

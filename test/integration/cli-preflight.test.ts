@@ -103,7 +103,7 @@ beforeAll(async () => {
   // CRDs admitted such names, seed 001). An object stored under it stays when the CRD tightens.
   const crds = ['agentdeployments', 'llmmodels', 'passthroughmodels'].map((p) => readYaml(path.join(root, 'crds', `llm.nebari.dev_${p}.yaml`))[0]);
   const older = JSON.parse(JSON.stringify(crds[2]));
-  delete older.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.provider.properties.hostname['x-kubernetes-validations'];
+  for (const version of older.spec.versions) delete version.schema.openAPIV3Schema.properties.spec.properties.provider.properties.hostname['x-kubernetes-validations'];
   await installCRDs([writeCrds('older.yaml', [crds[0], crds[1], older])], plane.kubeConfig());
   await rest.create(passthrough('legacy-provider', 'api_internal.example.com'));
   await installCRDs([path.join(root, 'crds')], plane.kubeConfig());

@@ -49,7 +49,11 @@ export function wiredChart(root: string, version: string, port: number, addField
   if (addField) {
     const crdFile = path.join(dir, 'crds', 'llm.nebari.dev_llmmodels.yaml');
     const crd = parseDocument(fs.readFileSync(crdFile, 'utf8'));
-    crd.setIn(['spec', 'versions', 0, 'schema', 'openAPIV3Schema', 'properties', 'spec', 'properties', NEW_FIELD], { type: 'string', description: 'A field only the test release has.' });
+    // In every served version, so clients of either can write it.
+    const versions = (crd.getIn(['spec', 'versions']) as { items: unknown[] }).items.length;
+    for (let i = 0; i < versions; i++) {
+      crd.setIn(['spec', 'versions', i, 'schema', 'openAPIV3Schema', 'properties', 'spec', 'properties', NEW_FIELD], { type: 'string', description: 'A field only the test release has.' });
+    }
     fs.writeFileSync(crdFile, crd.toString());
   }
   return dir;

@@ -232,7 +232,9 @@ describe('nls lifecycle commands', () => {
     fs.writeFileSync(path.join(dir, 'Chart.yaml'), chartYaml.toString());
     const crdFile = path.join(dir, 'crds', 'llm.nebari.dev_passthroughmodels.yaml');
     const crd = parseDocument(fs.readFileSync(crdFile, 'utf8'));
-    crd.setIn(['spec', 'versions', 0, 'name'], 'v1beta1');
+    // Drops the stored v1beta1 (v1alpha1 alone, stored): refused by crds-check.
+    crd.deleteIn(['spec', 'versions', 0]);
+    crd.setIn(['spec', 'versions', 0, 'storage'], true);
     fs.writeFileSync(crdFile, crd.toString());
     await helmOk(['package', dir, '--destination', tmp]);
     await helmOk(['push', path.join(tmp, `${CHART}-${SKIP}.tgz`), repo, '--plain-http']);
@@ -264,7 +266,7 @@ describe('nls lifecycle commands', () => {
     expect(allowed.output).toMatch(/warning: upgrading 0\.2\.0 → 0\.4\.0 skips 0\.3, .*--allow-skip/);
     expect(allowed.output).toMatch(/chart nebari-llm-serving 0\.4\.0 is published[\s\S]*done in[\s\S]*==> \[3\/8\] crds-check/);
     expect(allowed.output).toContain('!!! crds-check refused');
-    expect(allowed.output).toContain('passthroughmodels.llm.nebari.dev: version v1alpha1 is listed in status.storedVersions but the new CRD drops it');
+    expect(allowed.output).toContain('passthroughmodels.llm.nebari.dev: version v1beta1 is listed in status.storedVersions but the new CRD drops it');
     expect(allowed.output).toContain('Nothing was changed.');
     expect(await history()).toEqual(history0);
     expect(await clusterObjects()).toEqual(objects0);
@@ -364,10 +366,14 @@ describe('nls lifecycle commands', () => {
       fs.writeFileSync(file, crd.toString());
       return dir;
     };
-    // v1alpha1 renamed: the stored version (with 50+ objects) would disappear.
-    const renamed = await cli(runCrdsApply, ['--chart', chart('renamed', (crd) => crd.setIn(['spec', 'versions', 0, 'name'], 'v1beta1'))]);
-    expect(renamed.code).toBe(3);
-    expect(renamed.output).toContain('passthroughmodels.llm.nebari.dev: version v1alpha1 is listed in status.storedVersions but the new CRD drops it');
+    // v1beta1 dropped (v1alpha1 stored again): the stored version (with 50+ objects) would disappear.
+    const dropped = await cli(runCrdsApply, ['--chart', chart('dropped', (crd) => {
+      crd.deleteIn(['spec', 'versions', 0]);
+      crd.setIn(['spec', 'versions', 0, 'storage'], true);
+    })]);
+    expect(dropped.code).toBe(3);
+    expect(dropped.output).toContain('passthroughmodels.llm.nebari.dev: version v1beta1 is listed in status.storedVersions but the new CRD drops it');
+    expect(dropped.output).toContain('nls storage migrate --crd passthroughmodels.llm.nebari.dev');
     // A schema the API server rejects, in the last of the three files: the first two are not applied either.
     const invalid = await cli(runCrdsApply, ['--chart', chart('invalid', (crd) => crd.setIn(['spec', 'versions', 0, 'schema', 'openAPIV3Schema', 'type'], 'array'))]);
     expect(invalid.code).toBe(3);

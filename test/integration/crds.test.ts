@@ -121,11 +121,19 @@ describe('the CRDs', () => {
   });
 });
 
-describe.each(['llmmodel', 'passthroughmodel', 'agentdeployment'])('examples/%s', (dir) => {
+/** The v1alpha1 examples carry the names of the v1beta1 ones: keep them apart. */
+function ownObject(dir: string, object: Obj): Obj {
+  return dir.startsWith('v1alpha1/') ? { ...object, metadata: { ...object.metadata, name: `${object.metadata.name as string}-v1alpha1` } } : object;
+}
+
+describe.each(['llmmodel', 'passthroughmodel', 'agentdeployment', 'v1alpha1/llmmodel', 'v1alpha1/passthroughmodel', 'v1alpha1/agentdeployment'])('examples/%s', (dir) => {
   it.each(exampleFiles(dir).map((e) => [e.file, e] as const))('%s is stored as written plus the schema defaults', async (_file, example) => {
     const def = kindDefinition(example.object.kind as string)!;
-    const stored = await applyObject<Obj>(inNamespace(example.object));
-    const expected = applyDefaults(rootSchema(def.schema), example.object);
+    const object = ownObject(dir, example.object);
+    const stored = await applyObject<Obj>(inNamespace(object));
+    // Each version's own schema defaults (v1beta1 for examples/<kind>/, v1alpha1 for examples/v1alpha1/).
+    const schema = String(example.object.apiVersion).endsWith('/v1beta1') ? def.v1beta1Schema! : def.schema;
+    const expected = applyDefaults(rootSchema(schema), object);
     expect(stored.spec).toEqual(expected.spec);
     const read = await getObject<Obj>({ apiVersion: stored.apiVersion, kind: stored.kind, metadata: { name: stored.metadata.name, namespace } });
     expect(read?.spec).toEqual(stored.spec);
@@ -143,13 +151,26 @@ describe('defaults the API server applies', () => {
       'spec.serving.updateStrategy': 'Recreate',
     }],
     ['examples/llmmodel/kaito.yaml', 'llmmodel', { 'spec.resources.gpu.type': 'nvidia' }],
-    ['examples/passthroughmodel/openai.yaml', 'passthroughmodel', { 'spec.provider.port': 443, 'spec.provider.schemaVersion': 'v1' }],
-    ['examples/passthroughmodel/bedrock.yaml', 'passthroughmodel', { 'spec.provider.port': 443, 'spec.provider.schemaVersion': 'v1' }],
-    ['examples/agentdeployment/model-ref.yaml', 'agentdeployment', { 'spec.lifecycle': 'deployment', 'spec.observability.otlp.protocol': 'grpc' }],
+    // v1beta1 has no path-prefix default (P3 in docs/api-versions.md).
+    ['examples/passthroughmodel/openai.yaml', 'passthroughmodel', { 'spec.provider.port': 443 }],
+    ['examples/passthroughmodel/bedrock.yaml', 'passthroughmodel', { 'spec.provider.port': 443 }],
     ['examples/agentdeployment/external-api.yaml', 'agentdeployment', { 'spec.lifecycle': 'deployment', 'spec.port': 8080, 'spec.model.externalAPI.credentialsRef.key': 'apiKey' }],
+    // v1alpha1, as its clients still write it.
+    ['examples/v1alpha1/llmmodel/vllm-huggingface.yaml', 'v1alpha1/llmmodel', {
+      'spec.model.storage.type': 'pvc',
+      'spec.resources.gpu.type': 'nvidia',
+      'spec.serving.replicas': 1,
+      'spec.serving.dataParallelism': 1,
+      'spec.serving.updateStrategy': 'Recreate',
+    }],
+    ['examples/v1alpha1/llmmodel/kaito.yaml', 'v1alpha1/llmmodel', { 'spec.resources.gpu.type': 'nvidia' }],
+    ['examples/v1alpha1/passthroughmodel/openai.yaml', 'v1alpha1/passthroughmodel', { 'spec.provider.port': 443, 'spec.provider.schemaVersion': 'v1' }],
+    ['examples/v1alpha1/passthroughmodel/bedrock.yaml', 'v1alpha1/passthroughmodel', { 'spec.provider.port': 443, 'spec.provider.schemaVersion': 'v1' }],
+    ['examples/v1alpha1/agentdeployment/model-ref.yaml', 'v1alpha1/agentdeployment', { 'spec.lifecycle': 'deployment', 'spec.observability.otlp.protocol': 'grpc' }],
+    ['examples/v1alpha1/agentdeployment/external-api.yaml', 'v1alpha1/agentdeployment', { 'spec.lifecycle': 'deployment', 'spec.port': 8080, 'spec.model.externalAPI.credentialsRef.key': 'apiKey' }],
   ])('%s gets exactly the documented defaults', async (file, dir, defaults) => {
     const example = exampleFiles(dir).find((e) => e.file === file)!;
-    const stored = await applyObject<Obj>(inNamespace(example.object));
+    const stored = await applyObject<Obj>(inNamespace(ownObject(dir, example.object)));
     expect(addedPaths(example.object.spec, stored.spec, 'spec')).toEqual(defaults);
   });
 });

@@ -146,7 +146,7 @@ describe.each(crdSets)('upstream CRDs: $name', (set) => {
     await expect(applyObject(unknown, { kubeConfig: kc, fieldManager: 'nebari-llm-serving' })).rejects.toThrow(/\.spec\.rules\[0\]\.notAField: field not declared in schema/);
   });
 
-  test('schema.prefix is stored as /api/v1 for the legacy schemaVersion api/v1; Bedrock has no prefix', () => {
+  test('schema.prefix is stored as /api/v1 for pathPrefix /api/v1; Bedrock has no prefix', () => {
     const backends = [...stored.values()].filter((o) => o.kind === 'AIServiceBackend');
     const byName = new Map(backends.map((b) => [b.metadata.name, b.spec.schema]));
     expect(byName.get('openrouter')).toEqual({ name: 'OpenAI', prefix: '/api/v1' });

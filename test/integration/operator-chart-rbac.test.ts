@@ -18,7 +18,7 @@ import { plainObjects } from '../../src/chart/render';
 import { defaultValues } from '../../src/chart/values-schema';
 import { KubeObject, KubeRest } from '../../src/kube/rest';
 import { translateVLLM } from '../../src/translate/providers/vllm';
-import type { LLMModel } from '../../src/api/llmmodel';
+import type { LLMModelV1beta1 as LLMModel } from '../../src/api/v1beta1';
 import { OperatorProcess, condition, installGatewayCRDs, installOwnCRDs, isReadyAtGeneration, passthroughModel, providerCredential, startOperator } from './operator-support';
 
 const ns = uniqueName('op-rbac');
@@ -110,7 +110,7 @@ it('starts the webhook server, leads and reconciles with the chart RBAC only, wi
   }
 
   await apply(passthroughModel(ns, 'rbac-model'));
-  const ref = { apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'PassthroughModel', metadata: { name: 'rbac-model', namespace: ns } };
+  const ref = { apiVersion: 'llm.nebari.dev/v1beta1', kind: 'PassthroughModel', metadata: { name: 'rbac-model', namespace: ns } };
   await waitFor('rbac-model Ready', async () => isReadyAtGeneration(await getObject(ref, admin)), { timeoutMs: 60_000 });
   // Every informer has listed and the server accepted its watch (a list or watch the chart did not
   // grant would never get there); nothing was ever denied. On a timeout the denials are the story.
@@ -124,7 +124,7 @@ it('starts the webhook server, leads and reconciles with the chart RBAC only, wi
 
 it('reconciles AgentDeployments in a watched namespace with the agent Role only, and never touches an unwatched one', async () => {
   const agent = (namespace: string) => ({
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'AgentDeployment',
     metadata: { name: 'helper', namespace },
     spec: { image: 'example.com/agent:1', model: { externalAPI: { type: 'anthropic', baseURL: 'https://api.anthropic.com', modelName: 'claude-sonnet-4', credentialsRef: { name: 'anthropic', key: 'apiKey' } } } },
@@ -133,7 +133,7 @@ it('reconciles AgentDeployments in a watched namespace with the agent Role only,
     await apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'anthropic', namespace }, stringData: { apiKey: 'sk-ant-test-value-not-real-0000000000' } });
     await apply(agent(namespace));
   }
-  const ref = (namespace: string) => ({ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'AgentDeployment', metadata: { name: 'helper', namespace } });
+  const ref = (namespace: string) => ({ apiVersion: 'llm.nebari.dev/v1beta1', kind: 'AgentDeployment', metadata: { name: 'helper', namespace } });
   await waitFor('the watched agent applied', async () => condition(await getObject(ref(agentNs), admin), 'ProviderReady')?.reason === 'Applied', { timeoutMs: 60_000 });
   expect(await getObject({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'helper', namespace: agentNs } }, admin)).toBeDefined();
   // Reconciled: it carries the operator's cleanup finalizer.
@@ -149,7 +149,7 @@ it('reconciles AgentDeployments in a watched namespace with the agent Role only,
 
 it('may create the vLLM endpoint picker ServiceAccount, Role and RoleBinding (no escalation)', async () => {
   const model = {
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'LLMModel',
     metadata: { name: 'rbac-vllm', namespace: ns, uid: '00000000-0000-0000-0000-000000000001' },
     spec: { model: { name: 'Qwen/Qwen3-8B', source: 'huggingface' }, resources: { gpu: { count: 1, type: 'nvidia' } }, access: { public: true } },
@@ -172,7 +172,7 @@ it('applies the KAITO and llm-d providers\' objects with the chart RBAC, at the 
   for (const [file, apiVersion] of Object.entries(expected)) {
     const example = parseYaml(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'llmmodel', file), 'utf8')) as KubeObject;
     await apply({ ...example, metadata: { ...example.metadata, namespace: ns } });
-    const ref = { apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'LLMModel', metadata: { name: example.metadata.name, namespace: ns } };
+    const ref = { apiVersion: 'llm.nebari.dev/v1beta1', kind: 'LLMModel', metadata: { name: example.metadata.name, namespace: ns } };
     await waitFor(`${file}: provider objects applied`, async () => condition(await getObject(ref, admin), 'ProviderReady')?.reason === 'Applied', { timeoutMs: 90_000, intervalMs: 1000 });
     const stored = (await getObject(ref, admin))!;
     expect((stored.status as { provider?: { apiVersion?: string } }).provider?.apiVersion).toBe(apiVersion);

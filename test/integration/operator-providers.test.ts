@@ -14,11 +14,12 @@ import { applyObject, installCRDs, upstreamCrdDir } from '../support/cluster';
 import { waitFor } from '../support/processes';
 import { KubeObject, KubeRest, objectRef } from '../../src/kube/rest';
 import { OperatorProcess, condition, installGatewayCRDs, installOwnCRDs, startOperator } from './operator-support';
-import type { LLMModel, LLMProviderName } from '../../src/api/llmmodel';
+import type { LLMProviderName } from '../../src/api/llmmodel';
+import type { LLMModelV1beta1 as LLMModel } from '../../src/api/v1beta1';
 import { providers } from '../../src/translate/providers';
 
 const ns = 'models';
-const GROUP = 'llm.nebari.dev/v1alpha1';
+const GROUP = 'llm.nebari.dev/v1beta1';
 let plane: ControlPlane;
 let client: KubeRest;
 let operator: OperatorProcess;

@@ -7,7 +7,7 @@
 // A private API server (no controllers) keeps these CRDs away from the other test files.
 import * as path from 'path';
 import type * as k8s from '@kubernetes/client-node';
-import type { LLMModel } from '../../src/api/llmmodel';
+import type { LLMModelV1beta1 as LLMModel } from '../../src/api/v1beta1';
 import { dynamoProvider, DYNAMO_FRONTEND, DYNAMO_WORKER } from '../../src/translate/providers/dynamo';
 import type { Manifest } from '../../src/translate/providers/provider';
 import { applyObject, getObject, installCRDs, rest, startControlPlane, uniqueName, upstreamCrdDir, type ControlPlane } from '../support/cluster';
@@ -21,7 +21,7 @@ type Obj = Record<string, Json>;
 
 function llmModel(namespace: string, name: string, spec: Partial<LLMModel['spec']>): LLMModel {
   return {
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'LLMModel',
     metadata: { name, namespace, uid: '6f1c7a52-4d0e-4c55-9b1f-0d2f6a8c9e31' },
     spec: {
@@ -42,21 +42,24 @@ function models(namespace: string): LLMModel[] {
     llmModel(namespace, 'qwen3-8b-served-by-dynamo-with-every-mapped-field', {
       model: { name: 'Qwen/Qwen3-8B', source: 'huggingface', revision: '9c925d64d72725edaf899c6cb9c377fd0709d9c5', storage: { type: 'emptyDir' } },
       resources: { gpu: { count: 2, type: 'nvidia' }, requests: { cpu: 8, memory: '64Gi' }, limits: { memory: '96Gi', 'ephemeral-storage': '200Gi' } },
-      serving: { image: IMAGE, replicas: 1, dataParallelism: 2, vllmArgs: ['--max-model-len=8192'], command: ['python3', '-m', 'dynamo.vllm'] },
-      advanced: {
-        vllm: {
-          extraArgs: ['--enforce-eager'],
-          extraEnv: [
-            { name: 'VLLM_LOGGING_LEVEL', value: 'DEBUG' },
-            { name: 'EXTRA_TOKEN', valueFrom: { secretKeyRef: { name: 'extra', key: 'token' } } },
-          ],
-          tolerations: [{ key: 'spot', operator: 'Equal', value: 'true', effect: 'NoExecute', tolerationSeconds: 300 }],
-          nodeSelector: { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3' },
-          affinity: {
-            nodeAffinity: {
-              requiredDuringSchedulingIgnoredDuringExecution: {
-                nodeSelectorTerms: [{ matchExpressions: [{ key: 'node-pool', operator: 'In', values: ['gpu-a', 'gpu-b'] }] }],
-              },
+      serving: {
+        image: IMAGE,
+        replicas: 1,
+        dataParallelism: 2,
+        engineArgs: ['--max-model-len=8192', '--enforce-eager'],
+        command: ['python3', '-m', 'dynamo.vllm'],
+        env: [
+          { name: 'VLLM_LOGGING_LEVEL', value: 'DEBUG' },
+          { name: 'EXTRA_TOKEN', valueFrom: { secretKeyRef: { name: 'extra', key: 'token' } } },
+        ],
+      },
+      scheduling: {
+        tolerations: [{ key: 'spot', operator: 'Equal', value: 'true', effect: 'NoExecute', tolerationSeconds: 300 }],
+        nodeSelector: { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3' },
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchExpressions: [{ key: 'node-pool', operator: 'In', values: ['gpu-a', 'gpu-b'] }] }],
             },
           },
         },

@@ -5,7 +5,7 @@
 // to Ready, and the limits the docs state hold: v0.3.0 serves no v1beta1, and only v0.12.0's
 // v1beta1 keeps presetOptions.modelAccessSecret.
 import * as path from 'path';
-import type { LLMModel } from '../../src/api/llmmodel';
+import type { LLMModelV1beta1 as LLMModel } from '../../src/api/v1beta1';
 import { KubeObject, KubeRest, objectRef } from '../../src/kube/rest';
 import { fieldManager as FIELD_MANAGER } from '../../src/operator/runtime/apply';
 import { kaitoProvider } from '../../src/translate/providers/kaito';
@@ -38,7 +38,7 @@ function servedInFile(dir: string): string[] {
 
 function llmModel(namespace: string, spec: Partial<LLMModel['spec']> = {}): LLMModel {
   return {
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'LLMModel',
     metadata: { name: 'phi-4-kaito', namespace, uid: '2f0f1a52-6d4c-4f7e-9a51-3c1f6f1f0b11' },
     spec: {

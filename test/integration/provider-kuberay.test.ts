@@ -5,7 +5,7 @@
 // because this file replaces a CRD that other files may use on the shared one.
 import * as path from 'path';
 import type * as k8s from '@kubernetes/client-node';
-import type { LLMModel } from '../../src/api/llmmodel';
+import type { LLMModelV1beta1 as LLMModel } from '../../src/api/v1beta1';
 import { kuberayProvider } from '../../src/translate/providers/kuberay';
 import { installCRDs, rest, startControlPlane, testFieldManager, uniqueName, upstreamCrdDir, type ControlPlane } from '../support/cluster';
 import { waitFor } from '../support/processes';
@@ -16,20 +16,17 @@ const crdFile = (version: string) => path.join(upstreamCrdDir(), 'kuberay', vers
 
 function model(namespace: string): LLMModel {
   return {
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'LLMModel',
     metadata: { name: 'qwen3-8b', namespace },
     spec: {
       model: { name: 'Qwen/Qwen3-8B', source: 'huggingface', revision: 'main', authSecretName: 'hf-token' },
       provider: { name: 'kuberay', overrides: { spec: { rayClusterConfig: { headGroupSpec: { serviceType: 'ClusterIP' } } } } },
       resources: { gpu: { count: 2, type: 'nvidia' }, requests: { memory: '32Gi' }, limits: { memory: '48Gi' } },
-      serving: { replicas: 2, tensorParallelism: 2, vllmArgs: ['--max-model-len=8192', '--enforce-eager'] },
-      advanced: {
-        vllm: {
-          extraEnv: [{ name: 'VLLM_LOGGING_LEVEL', value: 'INFO' }],
-          tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'llm', effect: 'NoSchedule' }],
-          nodeSelector: { 'node.kubernetes.io/instance-type': 'g6.12xlarge' },
-        },
+      serving: { replicas: 2, tensorParallelism: 2, engineArgs: ['--max-model-len=8192', '--enforce-eager'], env: [{ name: 'VLLM_LOGGING_LEVEL', value: 'INFO' }] },
+      scheduling: {
+        tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'llm', effect: 'NoSchedule' }],
+        nodeSelector: { 'node.kubernetes.io/instance-type': 'g6.12xlarge' },
       },
       access: { public: true },
     },

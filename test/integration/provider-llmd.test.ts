@@ -4,7 +4,7 @@
 // the objective's poolRef names the model's InferencePool, and the pods the model-server Deployment
 // starts carry llm-d's labels and are the ones the pool selects.
 import * as path from 'path';
-import type { LLMModel } from '../../src/api/llmmodel';
+import type { LLMModelV1beta1 as LLMModel } from '../../src/api/v1beta1';
 import { ProviderVersions } from '../../src/operator/provider-versions';
 import { resolveGatewayContext } from '../../src/translate/gateway/context';
 import { modelInferencePool } from '../../src/translate/gateway/llmmodel';
@@ -66,14 +66,14 @@ const schedulerConfig = {
 };
 
 const llmModel = {
-  apiVersion: 'llm.nebari.dev/v1alpha1',
+  apiVersion: 'llm.nebari.dev/v1beta1',
   kind: 'LLMModel',
   metadata: { name: 'qwen-llmd', namespace: ns },
   spec: {
     model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface', storage: { size: '5Gi' } },
     provider: { name: 'llmd', overrides: { spec: { priority: 7 } } },
     resources: { gpu: { count: 1, type: 'nvidia' }, requests: { cpu: '2', memory: '8Gi' } },
-    serving: { replicas: 2, vllmArgs: ['--max-model-len=4096'] },
+    serving: { replicas: 2, engineArgs: ['--max-model-len=4096'] },
     access: { public: true },
     advanced: { vllm: { extraEnv: [{ name: 'VLLM_LOGGING_LEVEL', value: 'INFO' }] }, inferencePool: { schedulerConfig } },
   },

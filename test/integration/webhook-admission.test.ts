@@ -3,6 +3,8 @@
 import * as k8s from '@kubernetes/client-node';
 import { installCRDs, kubeConfig, uniqueName } from '../support/cluster';
 import { collectionPath, kubeRequest } from '../support/webhook/kube-raw';
+
+const deprecated = (kind: string) => expect.stringMatching(new RegExp(`^llm\\.nebari\\.dev/v1alpha1 ${kind} is deprecated; use llm\\.nebari\\.dev/v1beta1`));
 import { type WebhookEnvironment, crdDirectory, createNamespace, selectorLabel, startWebhookEnvironment } from '../support/webhook/webhook-env';
 
 const admin = kubeConfig();
@@ -83,7 +85,8 @@ describe('LLMModel admission through the API server', () => {
       llmModel('scratch', { model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface', storage: { type: 'emptyDir' }, preload: true } }),
     );
     expect(response).toMatchObject({ status: 201 });
-    expect(response.warnings).toEqual([expect.stringContaining('spec.model.storage.type: emptyDir with spec.model.preload downloads the whole model again')]);
+    // A v1alpha1 client also hears that the version is deprecated (the CRD's deprecationWarning).
+    expect(response.warnings).toEqual([deprecated('LLMModel'), expect.stringContaining('spec.model.storage.type: emptyDir with spec.model.preload downloads the whole model again')]);
   });
 });
 
@@ -118,7 +121,8 @@ describe('PassthroughModel admission through the API server', () => {
   it('warns that the host name is normalised, and stores it as written', async () => {
     const response = await create(env.operatorNamespace, 'passthroughmodels', passthroughModel('upper', { hostname: 'API.OpenAI.com.' }));
     expect(response).toMatchObject({ status: 201 });
-    expect(response.warnings).toEqual([expect.stringContaining('spec.provider.hostname: "API.OpenAI.com." is used as "api.openai.com"')]);
+    // A v1alpha1 client also hears that the version is deprecated (the CRD's deprecationWarning).
+    expect(response.warnings).toEqual([deprecated('PassthroughModel'), expect.stringContaining('spec.provider.hostname: "API.OpenAI.com." is used as "api.openai.com"')]);
     expect(response.body).toMatchObject({ spec: { provider: { hostname: 'API.OpenAI.com.' } } });
   });
 });
@@ -162,6 +166,7 @@ describe('AgentDeployment admission through the API server', () => {
   it('warns when an external API is called without credentials', async () => {
     const response = await create(team, 'agentdeployments', agent('nokey', { externalAPI: { type: 'openai', baseURL: 'https://api.openai.com/v1', modelName: 'gpt-4o' } }));
     expect(response).toMatchObject({ status: 201 });
-    expect(response.warnings).toEqual([expect.stringContaining('spec.model.externalAPI.credentialsRef is not set')]);
+    // A v1alpha1 client also hears that the version is deprecated (the CRD's deprecationWarning).
+    expect(response.warnings).toEqual([deprecated('AgentDeployment'), expect.stringContaining('spec.model.externalAPI.credentialsRef is not set')]);
   });
 });

@@ -5,6 +5,7 @@ import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
+import { CRD_NAMES } from '../../src/api/kinds';
 import { KubeRest, type ObjectRef } from '../../src/kube/rest';
 import { waitFor } from './processes';
 import { readSharedState } from './state';
@@ -110,6 +111,19 @@ export async function installCRDs(paths: string[], kc?: k8s.KubeConfig): Promise
     await waitFor(`CRD ${name} Established`, async () => {
       const crd = await api.readCustomResourceDefinition({ name });
       return !!crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
+    }, { timeoutMs: 60000 });
+  }
+  // Ours convert through the webhook the control plane runs (conversion-wiring.ts): wait until it
+  // is wired and the API server had a moment to load it, so no test writes v1alpha1 before.
+  const ours = names.filter((name) => CRD_NAMES.includes(name));
+  if (ours.length > 0) {
+    let wiredSince = 0;
+    await waitFor(`conversion webhook wired into ${ours.join(', ')}`, async () => {
+      const stored = await Promise.all(ours.map((name) => api.readCustomResourceDefinition({ name })));
+      const wired = stored.every((crd) => crd.spec.conversion?.strategy === 'Webhook' && !!crd.spec.conversion.webhook?.clientConfig?.caBundle);
+      if (!wired) wiredSince = 0;
+      else wiredSince ||= Date.now();
+      return wired && Date.now() - wiredSince >= 1000;
     }, { timeoutMs: 60000 });
   }
   return names;

@@ -13,6 +13,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { NODE_ADDRESS, NODE_NAME, RealNode, setUpNodeNetwork, startRealNode } from './node';
 import { freePort, ManagedProcess, startProcess, waitFor } from './processes';
+import { type ConversionWiring, startConversionWiring } from './conversion-wiring';
 import { toolPaths } from './tools';
 
 export type ControlPlaneMode = 'apiserver' | 'cluster' | 'node';
@@ -27,6 +28,11 @@ export interface ControlPlaneOptions {
   readonly nodes?: number;
   /** Node mode: where the sandbox (pause) image is, already pushed. */
   readonly realNode?: { readonly registryHost: string; readonly pauseImage: string };
+  /**
+   * Serve and wire our CRDs' conversion webhook the way the operator would (conversion-wiring.ts).
+   * @default true, except in node mode, where the installed operator does it through its Service
+   */
+  readonly conversion?: boolean;
 }
 
 /** A plain (non-admin) user known to the API server, for RBAC tests. */
@@ -41,6 +47,8 @@ export interface ControlPlane {
   /** The admin kubeconfig file (user `admin`, group `system:masters`). */
   readonly kubeconfigPath: string;
   readonly server: string;
+  /** etcd's client URL (plain HTTP on loopback), for tests that check how objects are stored. */
+  readonly etcdUrl: string;
   /** Users without any RBAC grant (`alice`, `bob`). */
   readonly users: readonly TestUser[];
   kubeConfig(): k8s.KubeConfig;
@@ -50,6 +58,8 @@ export interface ControlPlane {
   readonly node?: RealNode;
   /** Node mode: the API server's audit log (JSON lines, requests of ServiceAccounts). */
   readonly auditLog?: string;
+  /** Our CRDs' conversion webhook, run by the test process (unless `conversion: false` or node mode). */
+  readonly conversion?: ConversionWiring;
   /** Stops kube-apiserver and starts it again on the same port and etcd (a restart mid-run). */
   restartApiServer(): Promise<void>;
   /** Process ids of etcd and kube-apiserver now (the benchmarks read their CPU time). */
@@ -249,6 +259,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       }, { timeoutMs: 60000 });
     }
 
+    const conversion = (options.conversion ?? !realNode) ? await startConversionWiring(kubeConfig()) : undefined;
+
     const restartApiServer = async () => {
       await apiserver.stop();
       processes.splice(processes.indexOf(apiserver), 1, (apiserver = startProcess('kube-apiserver', tools.kubeApiserver, apiserverArgs, { logDir: dir })));
@@ -260,14 +272,17 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       dir,
       kubeconfigPath,
       server,
+      etcdUrl,
       users,
       node,
       auditLog: realNode ? auditLog : undefined,
       kubeConfig,
       userKubeConfig,
+      conversion,
       restartApiServer,
       pids: () => ({ etcd: etcd.child.pid!, apiserver: apiserver.child.pid! }),
       stop: async () => {
+        await conversion?.stop();
         await node?.stop();
         await stopAll();
         fs.rmSync(dir, { recursive: true, force: true });

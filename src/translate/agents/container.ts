@@ -3,10 +3,11 @@
 // dialect the agent speaks (OPENAI_*, ANTHROPIC_* or AZURE_OPENAI_*) plus OTEL_EXPORTER_OTLP_*.
 // The API key always comes from a Secret reference, never as a literal value.
 import { AGENTDEPLOYMENT_DEFAULTS } from '../../api/agentdeployment';
-import type { AgentDeployment, ExternalAPIType } from '../../api/agentdeployment';
+import type { ExternalAPIType } from '../../api/agentdeployment';
 import { translationError, TranslationError } from '../gateway/errors';
 import { boundedName } from '../gateway/names';
 import type { Manifest } from '../providers/provider';
+import { AGENTDEPLOYMENT_V1BETA1_DEFAULTS, type AgentDeploymentV1beta1 } from '../../api/v1beta1';
 
 /** The model an agent is bound to, after the operator resolved it. */
 export interface ResolvedModelBinding {
@@ -53,7 +54,7 @@ export function modelEnv(binding: ResolvedModelBinding): Array<Record<string, un
   ];
 }
 
-function labels(agent: AgentDeployment): Record<string, string> {
+function labels(agent: AgentDeploymentV1beta1): Record<string, string> {
   return {
     'app.kubernetes.io/component': 'agent',
     'app.kubernetes.io/instance': boundedName(agent.metadata.name ?? ''),
@@ -63,7 +64,7 @@ function labels(agent: AgentDeployment): Record<string, string> {
   };
 }
 
-function metadata(agent: AgentDeployment, name: string) {
+function metadata(agent: AgentDeploymentV1beta1, name: string) {
   const { uid } = agent.metadata;
   return {
     name,
@@ -81,15 +82,16 @@ export interface AgentTranslation {
 }
 
 /** The objects that run `agent` bound to `binding`. */
-export function desiredAgentObjects(agent: AgentDeployment, binding: ResolvedModelBinding): AgentTranslation {
+export function desiredAgentObjects(agent: AgentDeploymentV1beta1, binding: ResolvedModelBinding): AgentTranslation {
   const spec = agent.spec;
   const name = agent.metadata.name ?? '';
   const names = agentObjectNames(name);
   const lifecycle = spec.lifecycle ?? AGENTDEPLOYMENT_DEFAULTS.lifecycle;
   const workload = lifecycle === 'job' ? { apiVersion: 'batch/v1', kind: 'Job' as const, name: names.workload } : { apiVersion: 'apps/v1', kind: 'Deployment' as const, name: names.workload };
-  if (!spec.image) {
-    const field = spec.framework ? 'spec.framework.name' : 'spec.image';
-    return { objects: [], workload, errors: [translationError(field, spec.framework ? `framework "${spec.framework.name}" is not registered with this operator; set spec.image to run the agent container directly` : 'is required; set the agent container image')] };
+  const container = spec.container ?? {};
+  if (!container.image) {
+    const field = spec.framework ? 'spec.framework.name' : 'spec.container.image';
+    return { objects: [], workload, errors: [translationError(field, spec.framework ? `framework "${spec.framework.name}" is not registered with this operator; set spec.container.image to run the agent container directly` : 'is required; set the agent container image')] };
   }
   const port = spec.port ?? AGENTDEPLOYMENT_DEFAULTS.port;
   const otlp = spec.observability?.otlp;
@@ -98,12 +100,12 @@ export function desiredAgentObjects(agent: AgentDeployment, binding: ResolvedMod
     ...(otlp
       ? [
           { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', value: otlp.endpoint },
-          { name: 'OTEL_EXPORTER_OTLP_PROTOCOL', value: otlp.protocol ?? AGENTDEPLOYMENT_DEFAULTS.otlpProtocol },
+          { name: 'OTEL_EXPORTER_OTLP_PROTOCOL', value: otlp.protocol ?? AGENTDEPLOYMENT_V1BETA1_DEFAULTS.otlpProtocol },
           { name: 'OTEL_SERVICE_NAME', value: name },
         ]
       : []),
     { name: 'AGENT_CONFIG', value: `${AGENT_CONFIG_MOUNT}/${AGENT_CONFIG_FILE}` },
-    ...((spec.env ?? []) as Array<Record<string, unknown>>),
+    ...((container.env ?? []) as Array<Record<string, unknown>>),
   ];
   // The config file carries the binding without any credential, so it is safe in a ConfigMap.
   const configJson = JSON.stringify(
@@ -116,12 +118,12 @@ export function desiredAgentObjects(agent: AgentDeployment, binding: ResolvedMod
     containers: [
       {
         name: 'agent',
-        image: spec.image,
-        ...(spec.command ? { command: spec.command } : {}),
-        ...(spec.args ? { args: spec.args } : {}),
+        image: container.image,
+        ...(container.command ? { command: container.command } : {}),
+        ...(container.args ? { args: container.args } : {}),
         env,
         ...(lifecycle === 'deployment' ? { ports: [{ name: 'http', containerPort: port, protocol: 'TCP' }] } : {}),
-        ...(spec.resources ? { resources: spec.resources } : {}),
+        ...(container.resources ? { resources: container.resources } : {}),
         volumeMounts: [{ name: 'config', mountPath: AGENT_CONFIG_MOUNT, readOnly: true }],
         securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
       },

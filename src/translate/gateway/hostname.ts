@@ -12,13 +12,13 @@ const MAX_NAME_LENGTH = 253;
 export interface HostnameHints {
   /** Field for a port, e.g. `spec.provider.port`. */
   readonly portField?: string;
-  /** Field for a path prefix, e.g. `spec.provider.schemaVersion`. */
+  /** Field for a path prefix, e.g. `spec.provider.pathPrefix`. */
   readonly pathField?: string;
   /** A valid value to show, e.g. `api.openai.com`. */
   readonly example?: string;
 }
 
-const PROVIDER_HINTS: HostnameHints = { portField: 'spec.provider.port', pathField: 'spec.provider.schemaVersion', example: 'api.openai.com' };
+const PROVIDER_HINTS: HostnameHints = { portField: 'spec.provider.port', pathField: 'spec.provider.pathPrefix', example: 'api.openai.com' };
 
 /**
  * The one normalisation host names get everywhere (provider hosts, the chart's `platform` host

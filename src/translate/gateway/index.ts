@@ -1,8 +1,6 @@
 // Gateway translation: a PassthroughModel or LLMModel in, the Envoy AI Gateway / Envoy Gateway /
 // Gateway API objects that publish it out. Pure and deterministic (same input, same objects, same
 // key order), so the operator and the cdk8s constructs render byte-identical objects.
-import type { LLMModel } from '../../api/llmmodel';
-import type { PassthroughModel } from '../../api/passthroughmodel';
 import { GatewayContext, resolveGatewayContext, ResolvedGatewayContext, DURATION_PATTERN } from './context';
 import { DeletionStep, disabledEndpointDeletions } from './deletions';
 import { TranslationError, translationError } from './errors';
@@ -14,6 +12,7 @@ import { providerAIServiceBackend, providerBackend, providerBackendSecurityPolic
 import { resolvePassthroughProvider } from './provider';
 import { endpointRoute, RouteCatalog } from './routes';
 import { externalSecurityPolicy, internalSecurityPolicy, ModelAccess } from './security-policies';
+import type { LLMModelV1beta1, PassthroughModelV1beta1 } from '../../api/v1beta1';
 
 export type { GatewayContext } from './context';
 export type { DeletionStep } from './deletions';
@@ -25,7 +24,7 @@ export type { GeneratedGatewayObject } from './objects';
 export { GATEWAY_OBJECT_KINDS, gatewayObjectKinds } from './objects';
 
 /** A model the gateway can publish. */
-export type GatewayModel = LLMModel | PassthroughModel;
+export type GatewayModel = LLMModelV1beta1 | PassthroughModelV1beta1;
 
 export interface GatewayTranslation {
   /**
@@ -105,7 +104,7 @@ function failedTranslation(errors: TranslationError[]): GatewayTranslation {
   return { objects: [], deletions: [], errors: [...unique.values()] };
 }
 
-function translatePassthroughModel(model: PassthroughModel, context: ResolvedGatewayContext, errors: TranslationError[]): GatewayTranslation {
+function translatePassthroughModel(model: PassthroughModelV1beta1, context: ResolvedGatewayContext, errors: TranslationError[]): GatewayTranslation {
   const enabled = enabledEndpoints(model.spec.endpoints);
   errors.push(...checkEndpoints(enabled, model.spec.access, context));
   const provider = resolvePassthroughProvider(model.spec);
@@ -135,7 +134,7 @@ function translatePassthroughModel(model: PassthroughModel, context: ResolvedGat
   };
 }
 
-function translateLLMModel(model: LLMModel, context: ResolvedGatewayContext, errors: TranslationError[]): GatewayTranslation {
+function translateLLMModel(model: LLMModelV1beta1, context: ResolvedGatewayContext, errors: TranslationError[]): GatewayTranslation {
   const enabled = enabledEndpoints(model.spec.endpoints);
   errors.push(...checkEndpoints(enabled, model.spec.access, context));
   const requestTimeout = model.spec.endpoints?.requestTimeout ?? context.llmModelRequestTimeout;

@@ -1,18 +1,15 @@
 // Resolves a PassthroughModel's provider block into what the gateway objects need: the effective
-// host and port, the Envoy AI Gateway API schema (with the path prefix derived from the legacy
-// schemaVersion) and the credential sent upstream. All defaults of the upstream pack apply here,
-// so an object written for it means the same thing.
-import {
-  CREDENTIAL_SECRET_KEY,
-  PASSTHROUGHMODEL_DEFAULTS,
-  passthroughBackendType,
-  passthroughCredentialType,
-} from '../../api/passthroughmodel';
-import type { BackendType, PassthroughModelSpec } from '../../api/passthroughmodel';
+// host and port, the Envoy AI Gateway API schema (with its path prefix) and the credential sent
+// upstream. All defaults of the upstream pack apply here, so an object written for it means the
+// same thing.
+import { CREDENTIAL_SECRET_KEY, PASSTHROUGHMODEL_DEFAULTS } from '../../api/passthroughmodel';
+import type { BackendType } from '../../api/passthroughmodel';
+import { passthroughCredentialTypeV1beta1 } from '../../api/v1beta1/passthroughmodel';
 import { bedrockRuntimeHostname, checkBedrockHostnameOverride, validateBedrockRegion } from './bedrock';
 import { failed, ok, Result, TranslationError, translationError } from './errors';
 import { normalizeHostname } from './hostname';
 import type { AIServiceBackendSchema, BackendSecurityPolicyType } from './objects';
+import type { PassthroughModelSpecV1beta1 } from '../../api/v1beta1';
 
 /** The upstream credential, in the terms of a BackendSecurityPolicy. */
 export type UpstreamCredential =
@@ -28,33 +25,34 @@ export interface ResolvedProvider {
   readonly credential: UpstreamCredential;
 }
 
-const SCHEMA_VERSION_FIELD = 'spec.provider.schemaVersion';
+const PATH_PREFIX_FIELD = 'spec.provider.pathPrefix';
 const PATH_SEGMENTS = /^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/;
 
 /**
- * The AI Gateway `schema.prefix` for a legacy `schemaVersion`: `"/" + trim(schemaVersion, "/")`,
- * so `api/v1` reaches `/api/v1/chat/completions` and the default `v1` stays `/v1`. An empty
- * value gives `/` (paths straight under the host): the prefix cannot be left out for that,
- * because the AI Gateway reads a missing OpenAI/Anthropic prefix as `v1`.
+ * The AI Gateway `schema.prefix` for `pathPrefix`: `"/" + trim(pathPrefix, "/")`, so `/api/v1`
+ * reaches `/api/v1/chat/completions` and an omitted prefix means `/v1`. `/` gives paths straight
+ * under the host: the prefix cannot be left out for that, because the AI Gateway reads a missing
+ * OpenAI/Anthropic prefix as `v1`.
  */
-export function schemaPrefix(schemaVersion: string | undefined): Result<string> {
-  const trimmed = (schemaVersion ?? PASSTHROUGHMODEL_DEFAULTS.schemaVersion).replace(/^\/+|\/+$/g, '');
+export function schemaPrefix(pathPrefix: string | undefined): Result<string> {
+  const trimmed = (pathPrefix ?? PASSTHROUGHMODEL_DEFAULTS.schemaVersion).replace(/^\/+|\/+$/g, '');
   if (trimmed === '') return ok('/');
   if (!PATH_SEGMENTS.test(trimmed)) {
     return failed(
       translationError(
-        SCHEMA_VERSION_FIELD,
-        `${JSON.stringify(schemaVersion)} is not a path prefix; use path segments such as v1 or api/v1 (no scheme, host, query or spaces)`,
+        PATH_PREFIX_FIELD,
+        `${JSON.stringify(pathPrefix)} is not a path prefix; use path segments such as /v1 or /api/v1 (no scheme, host, query or spaces)`,
       ),
     );
   }
   return ok(`/${trimmed}`);
 }
 
-export function resolvePassthroughProvider(spec: Pick<PassthroughModelSpec, 'provider'>): Result<ResolvedProvider> {
+export function resolvePassthroughProvider(spec: Pick<PassthroughModelSpecV1beta1, 'provider'>): Result<ResolvedProvider> {
   const { provider } = spec;
-  const backendType = passthroughBackendType(spec);
-  const credentialType = passthroughCredentialType(spec);
+  const backendType = provider.backend?.type ?? PASSTHROUGHMODEL_DEFAULTS.backendType;
+  const credentialType = passthroughCredentialTypeV1beta1(spec);
+  const secretName = provider.credential?.secretRef?.name;
   const port = provider.port ?? PASSTHROUGHMODEL_DEFAULTS.port;
   const errors: TranslationError[] = [];
   const collect = <T>(result: Result<T>): T | undefined => {
@@ -76,21 +74,21 @@ export function resolvePassthroughProvider(spec: Pick<PassthroughModelSpec, 'pro
       errors.push(
         translationError(
           'spec.provider.credential.type',
-          `WorkloadIdentity is supported only for Bedrock; use APIKey with spec.provider.credentialSecretName for the ${backendType} backend`,
+          `WorkloadIdentity is supported only for Bedrock; use APIKey with spec.provider.credential.secretRef.name for the ${backendType} backend`,
         ),
       );
       return undefined;
     }
-    if (!provider.credentialSecretName) {
+    if (!secretName) {
       errors.push(
         translationError(
-          'spec.provider.credentialSecretName',
+          'spec.provider.credential.secretRef.name',
           `is required for the ${backendType} backend; name a Secret in this namespace whose "${CREDENTIAL_SECRET_KEY}" key holds the provider API key`,
         ),
       );
       return undefined;
     }
-    return { type, secretName: provider.credentialSecretName };
+    return { type, secretName };
   };
   const requiredHostname = (): string | undefined => {
     if (provider.hostname === undefined) {
@@ -102,14 +100,14 @@ export function resolvePassthroughProvider(spec: Pick<PassthroughModelSpec, 'pro
   switch (backendType) {
     case 'OpenAI': {
       hostname = requiredHostname();
-      const prefix = collect(schemaPrefix(provider.schemaVersion));
+      const prefix = collect(schemaPrefix(provider.pathPrefix));
       if (prefix !== undefined) schema = { name: 'OpenAI', prefix };
       credential = secretCredential('APIKey');
       break;
     }
     case 'Anthropic': {
       hostname = provider.hostname === undefined ? PASSTHROUGHMODEL_DEFAULTS.anthropicHostname : override;
-      const prefix = collect(schemaPrefix(provider.schemaVersion));
+      const prefix = collect(schemaPrefix(provider.pathPrefix));
       if (prefix !== undefined) schema = { name: 'Anthropic', prefix };
       credential = secretCredential('AnthropicAPIKey');
       break;
@@ -132,18 +130,18 @@ export function resolvePassthroughProvider(spec: Pick<PassthroughModelSpec, 'pro
     }
     case 'Bedrock': {
       const region = collect(validateBedrockRegion(provider.backend?.bedrock?.region));
-      if (provider.schemaVersion !== undefined && provider.schemaVersion !== '' && provider.schemaVersion !== PASSTHROUGHMODEL_DEFAULTS.schemaVersion) {
+      if (provider.pathPrefix !== undefined) {
         errors.push(
           translationError(
-            SCHEMA_VERSION_FIELD,
-            `${JSON.stringify(provider.schemaVersion)} applies only to OpenAI and Anthropic backends; remove it for Bedrock, which uses its native paths`,
+            PATH_PREFIX_FIELD,
+            `${JSON.stringify(provider.pathPrefix)} applies only to OpenAI and Anthropic backends; remove it for Bedrock, which uses its native paths`,
           ),
         );
       }
-      if (provider.credentialSecretName !== undefined) {
+      if (provider.credential?.secretRef !== undefined) {
         errors.push(
           translationError(
-            'spec.provider.credentialSecretName',
+            'spec.provider.credential.secretRef',
             "must be omitted for Bedrock, which signs requests with the gateway's AWS workload identity; remove it",
           ),
         );

@@ -4,12 +4,12 @@
 // the InferencePool consults. Dynamo's own operator turns the graph into Deployments and Services;
 // the phase is read back from the graph's status (state, Ready condition, per-component replicas).
 import { LLMMODEL_DEFAULTS } from '../../api/llmmodel';
-import type { LLMModel } from '../../api/llmmodel';
 import { translationError, TranslationError } from '../gateway/errors';
 import { defaultServingPodSelector, SERVING_POD_MODEL_LABEL, SERVING_POD_ROLE_LABEL } from '../gateway/llmmodel';
 import { boundedName, gatewayObjectNames } from '../gateway/names';
 import { FATAL_WAITING_REASONS, LLMProvider, Manifest, ObservedWorkload, ProviderContext, ProviderPhase, ProviderResource, ProviderTranslation, ServedVersions } from './provider';
 import { EPP_GRPC_PORT, dns1035Name, modelCacheClaim, endpointPickerNames, endpointPickerObjects, gpuResourceName, mergeOverrides, providerMetadata } from './serving-objects';
+import type { LLMModelV1beta1 } from '../../api/v1beta1';
 
 export const DYNAMO_GROUP = 'nvidia.com';
 export const DYNAMO_KIND = 'DynamoGraphDeployment';
@@ -74,7 +74,7 @@ export function dynamoServingSelector(modelName: string): Record<string, string>
 }
 
 /** Arguments of `python3 -m dynamo.vllm`: the Hugging Face model, parallelism, then the user's engine arguments. */
-export function dynamoWorkerArgs(model: LLMModel): string[] {
+export function dynamoWorkerArgs(model: LLMModelV1beta1): string[] {
   const spec = model.spec;
   const tp = spec.serving?.tensorParallelism ?? Math.max(spec.resources.gpu.count, 1);
   const dp = spec.serving?.dataParallelism ?? LLMMODEL_DEFAULTS.dataParallelism;
@@ -85,12 +85,11 @@ export function dynamoWorkerArgs(model: LLMModel): string[] {
     '--tensor-parallel-size',
     String(tp),
     ...(dp > 1 ? ['--data-parallel-size', String(dp)] : []),
-    ...(spec.serving?.vllmArgs ?? []),
-    ...(spec.advanced?.vllm?.extraArgs ?? []),
+    ...(spec.serving?.engineArgs ?? []),
   ];
 }
 
-function check(model: LLMModel): TranslationError[] {
+function check(model: LLMModelV1beta1): TranslationError[] {
   const errors: TranslationError[] = [];
   const spec = model.spec;
   if (spec.model.source !== 'huggingface') {
@@ -132,7 +131,7 @@ function dynamoResourceList(list: Record<string, string | number> | undefined): 
   return Object.keys(custom).length > 0 ? { ...out, custom } : out;
 }
 
-export function translateDynamo(model: LLMModel, context: ProviderContext, served?: ServedVersions): ProviderTranslation {
+export function translateDynamo(model: LLMModelV1beta1, context: ProviderContext, served?: ServedVersions): ProviderTranslation {
   const name = model.metadata.name ?? '';
   const names = dynamoObjectNames(name);
   const apiVersion = served?.[DYNAMO_KIND] ?? DYNAMO_API_VERSION;
@@ -162,7 +161,7 @@ export function translateDynamo(model: LLMModel, context: ProviderContext, serve
     ...(gpuName !== 'nvidia.com/gpu' ? { gpuType: gpuName } : {}),
   };
   const requests = dynamoResourceList(spec.resources.requests);
-  const tolerations = [{ key: gpuName, operator: 'Exists', effect: 'NoSchedule' }, ...(spec.advanced?.vllm?.tolerations ?? [])];
+  const tolerations = [{ key: gpuName, operator: 'Exists', effect: 'NoSchedule' }, ...(spec.scheduling?.tolerations ?? [])];
   const image = spec.serving?.image ?? '';
 
   const graph: Manifest = {
@@ -183,7 +182,7 @@ export function translateDynamo(model: LLMModel, context: ProviderContext, serve
           componentType: 'worker',
           replicas,
           ...secret,
-          envs: [{ name: 'HF_HOME', value: DYNAMO_CACHE_MOUNT }, ...(spec.advanced?.vllm?.extraEnv ?? [])],
+          envs: [{ name: 'HF_HOME', value: DYNAMO_CACHE_MOUNT }, ...(spec.serving?.env ?? [])],
           resources: { ...(Object.keys(requests).length > 0 ? { requests } : {}), limits },
           extraPodMetadata: { labels: { [SERVING_POD_MODEL_LABEL]: modelLabel, [SERVING_POD_ROLE_LABEL]: 'serving', [DYNAMO_COMPONENT_LABEL]: 'worker' } },
           extraPodSpec: {
@@ -195,8 +194,8 @@ export function translateDynamo(model: LLMModel, context: ProviderContext, serve
             },
             volumes: [cacheVolume],
             tolerations,
-            ...(spec.advanced?.vllm?.nodeSelector ? { nodeSelector: spec.advanced.vllm.nodeSelector } : {}),
-            ...(spec.advanced?.vllm?.affinity ? { affinity: spec.advanced.vllm.affinity } : {}),
+            ...(spec.scheduling?.nodeSelector ? { nodeSelector: spec.scheduling.nodeSelector } : {}),
+            ...(spec.scheduling?.affinity ? { affinity: spec.scheduling.affinity } : {}),
           },
         },
       },
@@ -220,7 +219,7 @@ function count(value: unknown): number | undefined {
  * failed), the `Ready` condition's message, and the worker component's ready replicas; a frontend
  * pod stuck on its image or crashing is reported too.
  */
-export function dynamoPhase(model: LLMModel, observed: ObservedWorkload): ProviderPhase {
+export function dynamoPhase(model: LLMModelV1beta1, observed: ObservedWorkload): ProviderPhase {
   const desired = model.spec.serving?.replicas ?? LLMMODEL_DEFAULTS.replicas;
   const graphName = dynamoGraphName(model.metadata.name ?? '');
   const dgd = observed.workload;

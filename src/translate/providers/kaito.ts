@@ -6,7 +6,6 @@
 // `inference.preset.presetOptions.modelAccessSecret`, and only in recent releases (v0.12.0 has it,
 // v0.4.5 does not). The phase is read from the Workspace's conditions (ResourceReady,
 // InferenceReady, WorkspaceSucceeded) and, while it is not ready, from the serving pods.
-import type { LLMModel } from '../../api/llmmodel';
 import { LLMMODEL_DEFAULTS } from '../../api/llmmodel';
 import { translationError, TranslationError } from '../gateway/errors';
 import { SERVING_POD_MODEL_LABEL } from '../gateway/llmmodel';
@@ -23,6 +22,7 @@ import {
   ServedVersions,
 } from './provider';
 import { EPP_GRPC_PORT, dns1035Name, endpointPickerObjects, mergeOverrides, providerMetadata } from './serving-objects';
+import type { LLMModelV1beta1 } from '../../api/v1beta1';
 
 export const KAITO_GROUP = 'kaito.sh';
 export const KAITO_WORKSPACE_KIND = 'Workspace';
@@ -60,9 +60,9 @@ export function kaitoWorkspaceName(modelName: string): string {
   return dns1035Name(modelName, KAITO_WORKSPACE_NAME_MAX);
 }
 
-/** The label selector of the GPU nodes: `spec.advanced.vllm.nodeSelector`, else a per-model label. */
-export function kaitoNodeLabels(model: LLMModel): Record<string, string> {
-  const nodeSelector = model.spec.advanced?.vllm?.nodeSelector;
+/** The label selector of the GPU nodes: `spec.scheduling.nodeSelector`, else a per-model label. */
+export function kaitoNodeLabels(model: LLMModelV1beta1): Record<string, string> {
+  const nodeSelector = model.spec.scheduling?.nodeSelector;
   if (nodeSelector && Object.keys(nodeSelector).length > 0) return { ...nodeSelector };
   return { [SERVING_POD_MODEL_LABEL]: gatewayObjectNames(model.metadata.name ?? '').modelLabel };
 }
@@ -72,7 +72,7 @@ function workspaceApiVersion(served: ServedVersions | undefined): string {
   return served?.[KAITO_WORKSPACE_KIND] ?? `${KAITO_GROUP}/${KAITO_WORKSPACE_VERSIONS[0]}`;
 }
 
-function check(model: LLMModel, apiVersion: string): TranslationError[] {
+function check(model: LLMModelV1beta1, apiVersion: string): TranslationError[] {
   const spec = model.spec;
   const errors: TranslationError[] = [];
   const useConfigMap =
@@ -127,19 +127,16 @@ function check(model: LLMModel, apiVersion: string): TranslationError[] {
   if ((spec.serving?.dataParallelism ?? LLMMODEL_DEFAULTS.dataParallelism) !== 1) {
     errors.push(translationError('spec.serving.dataParallelism', `is not supported by the KAITO provider; remove it, or ${useConfigMap}`));
   }
-  if (spec.serving?.vllmArgs?.length) {
-    errors.push(translationError('spec.serving.vllmArgs', `are not passed by the KAITO provider; remove them and ${useConfigMap}`));
+  if (spec.serving?.engineArgs?.length) {
+    errors.push(translationError('spec.serving.engineArgs', `are not passed by the KAITO provider; remove them and ${useConfigMap}`));
   }
-  if (spec.advanced?.vllm?.extraArgs?.length) {
-    errors.push(translationError('spec.advanced.vllm.extraArgs', `are not passed by the KAITO provider; remove them and ${useConfigMap}`));
-  }
-  if (spec.advanced?.vllm?.extraEnv?.length) {
-    errors.push(translationError('spec.advanced.vllm.extraEnv', 'is not supported by the KAITO provider: KAITO builds the serving pod; remove it or use provider vllm'));
+  if (spec.serving?.env?.length) {
+    errors.push(translationError('spec.serving.env', 'is not supported by the KAITO provider: KAITO builds the serving pod; remove it or use provider vllm'));
   }
   return errors;
 }
 
-export function translateKAITO(model: LLMModel, context: ProviderContext, served?: ServedVersions): ProviderTranslation {
+export function translateKAITO(model: LLMModelV1beta1, context: ProviderContext, served?: ServedVersions): ProviderTranslation {
   const name = kaitoWorkspaceName(model.metadata.name ?? '');
   const apiVersion = workspaceApiVersion(served);
   const workload = { apiVersion, kind: KAITO_WORKSPACE_KIND, name };
@@ -194,7 +191,7 @@ const conditionText = (c: WorkspaceCondition) => `${c.type} is ${c.status}${c.re
  * The phase from the Workspace's conditions. One Workspace is one serving instance, so `desired`
  * is 1 and `ready` is 1 exactly when KAITO reports InferenceReady True.
  */
-export function kaitoPhase(_model: LLMModel, observed: ObservedWorkload): ProviderPhase {
+export function kaitoPhase(_model: LLMModelV1beta1, observed: ObservedWorkload): ProviderPhase {
   const desired = 1;
   if (!observed.workload) return { phase: 'Pending', ready: 0, desired, message: 'waiting for the KAITO Workspace to be created' };
   const { conditions, state } = workspaceStatus(observed.workload);

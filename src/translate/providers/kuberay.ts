@@ -24,13 +24,13 @@
 //   volumes) are not written, so one object is stored unchanged by both.
 import { stringify } from 'yaml';
 import { LLMMODEL_DEFAULTS, LLMMODEL_LIMITS } from '../../api/llmmodel';
-import type { LLMModel } from '../../api/llmmodel';
 import { translationError, TranslationError } from '../gateway/errors';
 import { SERVING_POD_MODEL_LABEL, SERVING_POD_ROLE, SERVING_POD_ROLE_LABEL, defaultServingPodSelector } from '../gateway/llmmodel';
 import { gatewayObjectNames } from '../gateway/names';
 import { FATAL_WAITING_REASONS } from './provider';
 import type { LLMProvider, Manifest, ObservedWorkload, ProviderContext, ProviderPhase, ProviderResource, ProviderTranslation, ServedVersions } from './provider';
 import { EPP_GRPC_PORT, dns1035Name, endpointPickerNames, endpointPickerObjects, gpuResourceName, mergeOverrides, providerMetadata } from './serving-objects';
+import type { LLMModelV1beta1 } from '../../api/v1beta1';
 
 export const RAYSERVICE_KIND = 'RayService';
 
@@ -94,7 +94,7 @@ export function kuberayObjectNames(modelName: string) {
 }
 
 /** Labels of the Ray pods: only ours, so KubeRay's own selectors keep matching (see top). */
-function podLabels(model: LLMModel, role: string): Record<string, string> {
+function podLabels(model: LLMModelV1beta1, role: string): Record<string, string> {
   return { [SERVING_POD_MODEL_LABEL]: gatewayObjectNames(model.metadata.name ?? '').modelLabel, [SERVING_POD_ROLE_LABEL]: role };
 }
 
@@ -162,7 +162,7 @@ export function engineKwargsFromArgs(args: readonly string[], field: string): { 
   return { kwargs, errors };
 }
 
-function check(model: LLMModel): TranslationError[] {
+function check(model: LLMModelV1beta1): TranslationError[] {
   const spec = model.spec;
   const errors: TranslationError[] = [];
   if (spec.model.source !== 'huggingface') {
@@ -206,7 +206,7 @@ function check(model: LLMModel): TranslationError[] {
 }
 
 /** The Serve config (serveConfigV2) running Ray Serve LLM's OpenAI app for the model. */
-function serveConfig(model: LLMModel, engineKwargs: Record<string, unknown>): string {
+function serveConfig(model: LLMModelV1beta1, engineKwargs: Record<string, unknown>): string {
   const spec = model.spec;
   const replicas = spec.serving?.replicas ?? LLMMODEL_DEFAULTS.replicas;
   const config = {
@@ -237,7 +237,7 @@ function serveConfig(model: LLMModel, engineKwargs: Record<string, unknown>): st
   return stringify(config, { version: '1.1', lineWidth: 0 });
 }
 
-export function translateKubeRay(model: LLMModel, context: KubeRayProviderContext, served?: ServedVersions): ProviderTranslation {
+export function translateKubeRay(model: LLMModelV1beta1, context: KubeRayProviderContext, served?: ServedVersions): ProviderTranslation {
   const modelName = model.metadata.name ?? '';
   const names = kuberayObjectNames(modelName);
   const apiVersion = served?.[RAYSERVICE_KIND] ?? `${KUBERAY_RESOURCE.group}/${KUBERAY_RESOURCE.versions[0]}`;
@@ -246,22 +246,20 @@ export function translateKubeRay(model: LLMModel, context: KubeRayProviderContex
 
   const spec = model.spec;
   const gpus = spec.resources.gpu.count;
-  const fromServing = engineKwargsFromArgs(spec.serving?.vllmArgs ?? [], 'spec.serving.vllmArgs');
-  const fromAdvanced = engineKwargsFromArgs(spec.advanced?.vllm?.extraArgs ?? [], 'spec.advanced.vllm.extraArgs');
-  const errors = [...check(model), ...fromServing.errors, ...fromAdvanced.errors];
+  const fromServing = engineKwargsFromArgs(spec.serving?.engineArgs ?? [], 'spec.serving.engineArgs');
+  const errors = [...check(model), ...fromServing.errors];
   if (errors.length > 0) return { objects: [], workload, servingPool, errors };
 
   const engineKwargs = {
     tensor_parallel_size: spec.serving?.tensorParallelism ?? Math.max(gpus, 1),
     ...(spec.model.revision ? { revision: spec.model.revision } : {}),
     ...fromServing.kwargs,
-    ...fromAdvanced.kwargs,
   };
   const image = spec.serving?.image ?? context.rayImage ?? DEFAULT_RAY_IMAGE;
   const gpuName = gpuResourceName(spec.resources.gpu.type);
   const hfToken = spec.model.authSecretName ? [{ name: 'HF_TOKEN', valueFrom: { secretKeyRef: { name: spec.model.authSecretName, key: 'HF_TOKEN' } } }] : [];
-  const env = [...hfToken, ...(spec.advanced?.vllm?.extraEnv ?? [])];
-  const userTolerations = spec.advanced?.vllm?.tolerations ?? [];
+  const env = [...hfToken, ...(spec.serving?.env ?? [])];
+  const userTolerations = spec.scheduling?.tolerations ?? [];
   const tolerations = [
     ...(userTolerations.some((t) => t.key === gpuName) ? [] : [{ key: gpuName, operator: 'Exists', effect: 'NoSchedule' }]),
     ...userTolerations,
@@ -326,8 +324,8 @@ export function translateKubeRay(model: LLMModel, context: KubeRayProviderContex
                   },
                 ],
                 tolerations,
-                ...(spec.advanced?.vllm?.nodeSelector ? { nodeSelector: spec.advanced.vllm.nodeSelector } : {}),
-                ...(spec.advanced?.vllm?.affinity ? { affinity: spec.advanced.vllm.affinity } : {}),
+                ...(spec.scheduling?.nodeSelector ? { nodeSelector: spec.scheduling.nodeSelector } : {}),
+                ...(spec.scheduling?.affinity ? { affinity: spec.scheduling.affinity } : {}),
               },
             },
           },
@@ -398,7 +396,7 @@ function appSummary(cluster: ClusterState | undefined): string {
 }
 
 /** The LLMModel phase from the RayService status (KubeRay v1.1: serviceStatus; newer: conditions) and the serving pods. */
-export function kuberayPhase(model: LLMModel, observed: ObservedWorkload): ProviderPhase {
+export function kuberayPhase(model: LLMModelV1beta1, observed: ObservedWorkload): ProviderPhase {
   const desired = model.spec.serving?.replicas ?? LLMMODEL_DEFAULTS.replicas;
   const ready = observed.pods.filter((p) => p.ready).length;
   const result = (phase: ProviderPhase['phase'], message: string): ProviderPhase => ({ phase, ready, desired, message: brief(message) });

@@ -5,13 +5,13 @@
 // `InferenceObjective` names the pool so the scheduler's flow control knows the model's priority.
 // Prefill/decode disaggregation is not modelled by LLMModel: every pod serves both roles.
 import { LLMMODEL_DEFAULTS } from '../../api/llmmodel';
-import type { LLMModel } from '../../api/llmmodel';
 import { translationError, TranslationError } from '../gateway/errors';
 import { boundedName, gatewayObjectNames } from '../gateway/names';
 import { INFERENCE_API_GROUP } from '../gateway/objects';
 import { LLMProvider, Manifest, ProviderContext, ProviderResource, ProviderTranslation, ServedVersions, phaseFromPods } from './provider';
 import { mergeOverrides, providerMetadata } from './serving-objects';
 import { translateVLLM, vllmObjectNames } from './vllm';
+import type { LLMModelV1beta1 } from '../../api/v1beta1';
 
 /** API group of the llm-d router's own kinds (InferenceObjective, InferenceModelRewrite). */
 export const LLMD_API_GROUP = 'llm-d.ai';
@@ -94,8 +94,8 @@ const SCHEDULER_EXTRA_RULES = [{ apiGroups: [LLMD_API_GROUP], resources: ['infer
  * The shared endpoint picker objects, turned into llm-d's scheduler: read access to llm-d's kinds,
  * and the scheduler configuration when the model has one (the image is the chart's picker image).
  */
-function schedulerObjects(objects: readonly Manifest[], names: ReturnType<typeof llmdObjectNames>, model: LLMModel): Manifest[] {
-  const config = model.spec.advanced?.inferencePool?.schedulerConfig;
+function schedulerObjects(objects: readonly Manifest[], names: ReturnType<typeof llmdObjectNames>, model: LLMModelV1beta1): Manifest[] {
+  const config = model.spec.inferencePool?.schedulerConfig;
   return objects.map((obj) => {
     if (obj.kind === 'Role' && obj.metadata.name === names.eppServiceAccount) {
       return { ...obj, rules: [...((obj.rules as unknown[]) ?? []), ...SCHEDULER_EXTRA_RULES] };
@@ -117,14 +117,14 @@ function schedulerObjects(objects: readonly Manifest[], names: ReturnType<typeof
   });
 }
 
-function check(model: LLMModel): TranslationError[] {
-  const config = model.spec.advanced?.inferencePool?.schedulerConfig;
+function check(model: LLMModelV1beta1): TranslationError[] {
+  const config = model.spec.inferencePool?.schedulerConfig;
   if (!config) return [];
   const missing = ['apiVersion', 'kind'].filter((key) => typeof config[key] !== 'string' || config[key] === '');
   if (missing.length === 0) return [];
   return [
     translationError(
-      'spec.advanced.inferencePool.schedulerConfig',
+      'spec.inferencePool.schedulerConfig',
       `has no ${missing.join(' and ')}; the scheduler reads it as a whole EndpointPickerConfig document, so set apiVersion to the version your scheduler image reads and kind to EndpointPickerConfig`,
     ),
   ];
@@ -135,7 +135,7 @@ function check(model: LLMModel): TranslationError[] {
  * (for example `spec.priority`; unset, the scheduler reads 0). The pool reference is the model's own
  * pool whatever the overrides say: pointing the objective elsewhere would only detach it.
  */
-function inferenceObjective(model: LLMModel, name: string, apiVersion: string): Manifest {
+function inferenceObjective(model: LLMModelV1beta1, name: string, apiVersion: string): Manifest {
   // group and kind are what the CRD would default them to, so the object reads back as applied.
   const poolRef = { group: INFERENCE_API_GROUP, kind: 'InferencePool', name: gatewayObjectNames(model.metadata.name ?? '').inferencePool };
   const objective: Manifest = {
@@ -148,7 +148,7 @@ function inferenceObjective(model: LLMModel, name: string, apiVersion: string): 
   return { ...merged, spec: { ...(isObject(merged.spec) ? merged.spec : {}), poolRef } };
 }
 
-export function translateLLMD(model: LLMModel, context: ProviderContext, served?: ServedVersions): ProviderTranslation {
+export function translateLLMD(model: LLMModelV1beta1, context: ProviderContext, served?: ServedVersions): ProviderTranslation {
   const name = model.metadata.name ?? '';
   const names = llmdObjectNames(name);
   const base = translateVLLM(model, context);

@@ -1,9 +1,10 @@
 // The interface every LLMModel provider implements, so KAITO, Dynamo, KubeRay and llm-d can each
 // be added as one file beside vllm.ts: a pure translation of the model into the objects that run
 // it, the serving pods the gateway's InferencePool selects, and how to read the phase back.
-import type { LLMModel, LLMModelPhase, LLMProviderName } from '../../api/llmmodel';
+import type { LLMModelPhase, LLMProviderName } from '../../api/llmmodel';
 import type { TranslationError } from '../gateway/errors';
 import type { ServingPoolSettings } from '../gateway/context';
+import type { LLMModelV1beta1 } from '../../api/v1beta1';
 
 /** A Kubernetes object as the operator applies it. */
 export interface Manifest {
@@ -95,8 +96,8 @@ export interface LLMProvider {
    * Pure translation. `served` holds, for each kind in `resources`, the `group/version` to write
    * (always set for every listed kind when the operator calls it).
    */
-  translate(model: LLMModel, context: ProviderContext, served?: ServedVersions): ProviderTranslation;
-  phase(model: LLMModel, observed: ObservedWorkload): ProviderPhase;
+  translate(model: LLMModelV1beta1, context: ProviderContext, served?: ServedVersions): ProviderTranslation;
+  phase(model: LLMModelV1beta1, observed: ObservedWorkload): ProviderPhase;
 }
 
 /** Waiting reasons that will not resolve without a change (image, config). */

@@ -2,17 +2,17 @@
 // creates, the GPU resource name, and the endpoint picker (EPP) the model's InferencePool consults,
 // whichever workload serves the model.
 import { LLMMODEL_DEFAULTS } from '../../api/llmmodel';
-import type { LLMModel } from '../../api/llmmodel';
 import { modelOwnerReferences } from '../gateway/labels';
 import { SERVING_POD_MODEL_LABEL, SERVING_POD_ROLE_LABEL } from '../gateway/llmmodel';
 import { boundedName, gatewayObjectNames, stableHash } from '../gateway/names';
 import type { Manifest, ProviderContext } from './provider';
+import type { LLMModelV1beta1 } from '../../api/v1beta1';
 
 export const EPP_GRPC_PORT = 9002;
 export const DEFAULT_EPP_IMAGE = 'registry.k8s.io/gateway-api-inference-extension/epp:v1.0.2';
 
 /** Labels of an object a provider creates for `model`, in the given role (`serving`, `endpoint-picker`, ...). */
-export function providerLabels(model: LLMModel, role: string): Record<string, string> {
+export function providerLabels(model: LLMModelV1beta1, role: string): Record<string, string> {
   return {
     'app.kubernetes.io/component': role,
     'app.kubernetes.io/managed-by': 'nebari-llm-serving',
@@ -23,7 +23,7 @@ export function providerLabels(model: LLMModel, role: string): Record<string, st
 }
 
 /** Name, namespace, labels and the owner reference to the model. */
-export function providerMetadata(model: LLMModel, name: string, role: string) {
+export function providerMetadata(model: LLMModelV1beta1, name: string, role: string) {
   const owners = modelOwnerReferences(model);
   return { name, namespace: model.metadata.namespace ?? '', labels: providerLabels(model, role), ...(owners ? { ownerReferences: owners } : {}) };
 }
@@ -40,7 +40,7 @@ export function gpuResourceName(type: string | undefined): string {
 }
 
 /** The EPP: ServiceAccount, Role to read pods and InferencePools, Deployment and gRPC Service. */
-export function endpointPickerObjects(model: LLMModel, context: ProviderContext): Manifest[] {
+export function endpointPickerObjects(model: LLMModelV1beta1, context: ProviderContext): Manifest[] {
   const name = model.metadata.name ?? '';
   const names = endpointPickerNames(name);
   const eppLabels = providerLabels(model, 'endpoint-picker');
@@ -139,7 +139,7 @@ export function dns1035Name(modelName: string, max: number): string {
 }
 
 /** The PersistentVolumeClaim that caches a Hugging Face model's files (`spec.model.storage`). */
-export function modelCacheClaim(model: LLMModel, context: ProviderContext, name: string): Manifest {
+export function modelCacheClaim(model: LLMModelV1beta1, context: ProviderContext, name: string): Manifest {
   const storage = model.spec.model.storage;
   const storageClassName = storage?.storageClassName ?? context.storageClassName;
   return {

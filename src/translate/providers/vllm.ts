@@ -2,12 +2,12 @@
 // server (GPU resources and tolerations, model download in an init container, /dev/shm), a
 // Service on port 8000, and the endpoint picker (EPP) the InferencePool consults.
 import { LLMMODEL_DEFAULTS } from '../../api/llmmodel';
-import type { LLMModel } from '../../api/llmmodel';
 import { translationError, TranslationError } from '../gateway/errors';
 import { defaultServingPodSelector } from '../gateway/llmmodel';
 import { boundedName } from '../gateway/names';
 import { LLMProvider, Manifest, ProviderContext, ProviderTranslation, phaseFromPods } from './provider';
 import { EPP_GRPC_PORT, modelCacheClaim, endpointPickerNames, endpointPickerObjects, gpuResourceName, providerLabels, providerMetadata } from './serving-objects';
+import type { LLMModelV1beta1 } from '../../api/v1beta1';
 
 export { EPP_GRPC_PORT, DEFAULT_EPP_IMAGE, gpuResourceName } from './serving-objects';
 
@@ -28,7 +28,7 @@ export function vllmObjectNames(modelName: string) {
 }
 
 /** vLLM arguments: model path, served name, port, parallelism, then the user's args. */
-export function vllmArgs(model: LLMModel): string[] {
+export function vllmArgs(model: LLMModelV1beta1): string[] {
   const spec = model.spec;
   const gpus = spec.resources.gpu.count;
   const tp = spec.serving?.tensorParallelism ?? Math.max(gpus, 1);
@@ -40,12 +40,11 @@ export function vllmArgs(model: LLMModel): string[] {
     `--port=${VLLM_PORT}`,
     `--tensor-parallel-size=${tp}`,
     ...(dp > 1 ? [`--data-parallel-size=${dp}`] : []),
-    ...(spec.serving?.vllmArgs ?? []),
-    ...(spec.advanced?.vllm?.extraArgs ?? []),
+    ...(spec.serving?.engineArgs ?? []),
   ];
 }
 
-function check(model: LLMModel): TranslationError[] {
+function check(model: LLMModelV1beta1): TranslationError[] {
   const errors: TranslationError[] = [];
   const spec = model.spec;
   const tp = spec.serving?.tensorParallelism;
@@ -58,7 +57,7 @@ function check(model: LLMModel): TranslationError[] {
   return errors;
 }
 
-export function translateVLLM(model: LLMModel, context: ProviderContext): ProviderTranslation {
+export function translateVLLM(model: LLMModelV1beta1, context: ProviderContext): ProviderTranslation {
   const name = model.metadata.name ?? '';
   const names = vllmObjectNames(name);
   const selector = defaultServingPodSelector(name);
@@ -106,7 +105,7 @@ export function translateVLLM(model: LLMModel, context: ProviderContext): Provid
     requests: { ...(spec.resources.requests ?? {}), ...(gpus > 0 ? { [gpuName]: gpus } : {}) },
     limits: { ...(spec.resources.limits ?? {}), ...(gpus > 0 ? { [gpuName]: gpus } : {}) },
   };
-  const tolerations = [...(gpus > 0 ? [{ key: gpuName, operator: 'Exists', effect: 'NoSchedule' }] : []), ...(spec.advanced?.vllm?.tolerations ?? [])];
+  const tolerations = [...(gpus > 0 ? [{ key: gpuName, operator: 'Exists', effect: 'NoSchedule' }] : []), ...(spec.scheduling?.tolerations ?? [])];
   const replicas = spec.serving?.replicas ?? LLMMODEL_DEFAULTS.replicas;
   objects.push({
     apiVersion: 'apps/v1',
@@ -126,7 +125,7 @@ export function translateVLLM(model: LLMModel, context: ProviderContext): Provid
               image: spec.serving?.image ?? context.vllmImage ?? DEFAULT_VLLM_IMAGE,
               command: spec.serving?.command ?? DEFAULT_COMMAND,
               args: vllmArgs(model),
-              env: [...hfToken, ...(spec.advanced?.vllm?.extraEnv ?? [])],
+              env: [...hfToken, ...(spec.serving?.env ?? [])],
               ports: [{ name: 'http', containerPort: VLLM_PORT, protocol: 'TCP' }],
               readinessProbe: { httpGet: { path: '/health', port: VLLM_PORT }, periodSeconds: 10, failureThreshold: 3 },
               startupProbe: { httpGet: { path: '/health', port: VLLM_PORT }, periodSeconds: 10, failureThreshold: 180 },
@@ -139,8 +138,8 @@ export function translateVLLM(model: LLMModel, context: ProviderContext): Provid
           ],
           volumes: [modelVolume, { name: 'dshm', emptyDir: { medium: 'Memory' } }],
           tolerations,
-          ...(spec.advanced?.vllm?.nodeSelector ? { nodeSelector: spec.advanced.vllm.nodeSelector } : {}),
-          ...(spec.advanced?.vllm?.affinity ? { affinity: spec.advanced.vllm.affinity } : {}),
+          ...(spec.scheduling?.nodeSelector ? { nodeSelector: spec.scheduling.nodeSelector } : {}),
+          ...(spec.scheduling?.affinity ? { affinity: spec.scheduling.affinity } : {}),
         },
       },
     },

@@ -50,6 +50,6 @@ export async function kubeRequest<T = Record<string, unknown>>(
 }
 
 /** The collection path of one of our kinds in a namespace. */
-export function collectionPath(namespace: string, plural: string): string {
-  return `/apis/llm.nebari.dev/v1alpha1/namespaces/${namespace}/${plural}`;
+export function collectionPath(namespace: string, plural: string, version = 'v1alpha1'): string {
+  return `/apis/llm.nebari.dev/${version}/namespaces/${namespace}/${plural}`;
 }

@@ -66,8 +66,10 @@ export function webhookEntries(purpose: 'validate' | 'mutate', port: number, id:
       failurePolicy: 'Fail',
       sideEffects: 'None',
       timeoutSeconds: 10,
+      // As the chart: registered for v1beta1, v1alpha1 writes reach the webhook converted.
+      matchPolicy: 'Equivalent',
       namespaceSelector: { matchLabels: { [selectorLabel]: id } },
-      rules: [{ apiGroups: ['llm.nebari.dev'], apiVersions: ['v1alpha1'], operations: ['CREATE', 'UPDATE'], resources: [k.plural], scope: 'Namespaced' }],
+      rules: [{ apiGroups: ['llm.nebari.dev'], apiVersions: ['v1beta1'], operations: ['CREATE', 'UPDATE'], resources: [k.plural], scope: 'Namespaced' }],
       ...(purpose === 'mutate' ? { reinvocationPolicy: 'Never' } : {}),
     }));
 }
@@ -133,7 +135,7 @@ export async function startWebhookEnvironment(options: StartOptions): Promise<We
  */
 export async function waitUntilApiServerCalls(kubeConfig: k8s.KubeConfig, namespace: string): Promise<void> {
   const probe = {
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'LLMModel',
     metadata: { name: 'probe' },
     spec: { model: { name: 'probe', source: 'huggingface' }, resources: { gpu: { count: 0 } }, access: { public: true } },
@@ -142,7 +144,7 @@ export async function waitUntilApiServerCalls(kubeConfig: k8s.KubeConfig, namesp
   await waitUntil(
     'the API server to call the webhook',
     async () => {
-      const response = await kubeRequest(kubeConfig, 'POST', `${collectionPath(namespace, 'llmmodels')}?dryRun=All`, probe);
+      const response = await kubeRequest(kubeConfig, 'POST', `${collectionPath(namespace, 'llmmodels', 'v1beta1')}?dryRun=All`, probe);
       last = `${response.status} ${String(response.body.message ?? '')}`;
       return response.status < 500;
     },

@@ -4,16 +4,16 @@ import { admit, admitLLMModel } from '../../../src/admission';
 
 const operatorNamespace = 'models';
 const llm = (name: string, spec: Record<string, unknown> = {}) => ({
-  apiVersion: 'llm.nebari.dev/v1alpha1',
+  apiVersion: 'llm.nebari.dev/v1beta1',
   kind: 'LLMModel',
   metadata: { name },
   spec: { model: { name: 'Qwen/Qwen3-8B', source: 'huggingface' }, resources: { gpu: { count: 2 } }, access: { public: true }, ...spec },
 });
 const ptm = (name: string) => ({
-  apiVersion: 'llm.nebari.dev/v1alpha1',
+  apiVersion: 'llm.nebari.dev/v1beta1',
   kind: 'PassthroughModel',
   metadata: { name, namespace: operatorNamespace },
-  spec: { provider: { hostname: 'api.openai.com', credentialSecretName: 'k' }, models: { declared: ['gpt-4.1'] }, access: { public: true } },
+  spec: { provider: { hostname: 'api.openai.com', credential: { secretRef: { name: 'k' } } }, models: { declared: ['gpt-4.1'] }, access: { public: true } },
 });
 
 describe('admit', () => {
@@ -65,10 +65,10 @@ describe('admit', () => {
 
   test('an AgentDeployment outside the watched namespaces and an unknown kind are refused naming the field', async () => {
     const agent = {
-      apiVersion: 'llm.nebari.dev/v1alpha1',
+      apiVersion: 'llm.nebari.dev/v1beta1',
       kind: 'AgentDeployment',
       metadata: { name: 'bot', namespace: 'elsewhere' },
-      spec: { image: 'registry.example.com/a:1', model: { externalAPI: { type: 'openai', baseURL: 'https://api.openai.com/v1', modelName: 'gpt-4.1' } } },
+      spec: { container: { image: 'registry.example.com/a:1' }, model: { externalAPI: { type: 'openai', baseURL: 'https://api.openai.com/v1', modelName: 'gpt-4.1' } } },
     };
     expect((await admit(agent, { operatorNamespace, agentNamespaces: ['team'] })).problems[0]).toMatchObject({ field: 'metadata.namespace' });
     expect((await admit({ ...agent, metadata: { name: 'bot', namespace: 'team' } }, { operatorNamespace, agentNamespaces: ['team'] })).admitted).toBe(true);
@@ -89,5 +89,47 @@ describe('validation ratcheting on UPDATE', () => {
   test('a changed value is checked', async () => {
     const changed = llm('qwen', { model: { name: 'Qwen/Qwen3-8B', source: 'huggingface', storage: { size: '-1Gi' } } });
     expect((await admit(changed, { operatorNamespace }, stored)).problems.map((p) => p.field)).toEqual(['spec.model.storage.size']);
+  });
+});
+
+describe('v1alpha1 objects (still served, converted for the webhooks)', () => {
+  const alpha = (kind: string, name: string, spec: Record<string, unknown>) => ({ apiVersion: 'llm.nebari.dev/v1alpha1', kind, metadata: { name, namespace: operatorNamespace }, spec });
+
+  test('are admitted in their own version: v1alpha1 defaults, webhook defaults, both argument lists kept apart', async () => {
+    const model = alpha('LLMModel', 'qwen', {
+      model: { name: 'Qwen/Qwen3-8B', source: 'huggingface' },
+      resources: { gpu: { count: 2 } },
+      serving: { vllmArgs: ['--max-model-len=8192'] },
+      advanced: { vllm: { extraArgs: ['--enforce-eager'] } },
+      access: { public: true },
+    });
+    const result = await admit(model, { operatorNamespace });
+    expect(result.problems).toEqual([]);
+    expect(result.object).toMatchObject({
+      apiVersion: 'llm.nebari.dev/v1alpha1',
+      spec: { resources: { gpu: { type: 'nvidia' } }, serving: { vllmArgs: ['--max-model-len=8192'], tensorParallelism: 2 }, advanced: { vllm: { extraArgs: ['--enforce-eager'] } } },
+    });
+    expect(result.object.metadata).toEqual({ name: 'qwen', namespace: operatorNamespace });
+  });
+
+  test('keep the v1alpha1 meaning of an omitted OTLP protocol (grpc)', async () => {
+    const agent = alpha('AgentDeployment', 'bot', {
+      image: 'registry.example.com/a:1',
+      model: { externalAPI: { type: 'custom', baseURL: 'http://llm.example.com/v1', modelName: 'm' } },
+      observability: { otlp: { endpoint: 'http://otel:4317' } },
+    });
+    const result = await admit(agent, { operatorNamespace });
+    expect(result.problems).toEqual([]);
+    expect(result.object).toMatchObject({ spec: { image: 'registry.example.com/a:1', observability: { otlp: { protocol: 'grpc' } } } });
+  });
+
+  test('read a webhook refusal in their own field names', async () => {
+    const spec = { model: { externalAPI: { type: 'custom', baseURL: 'http://llm.example.com/v1', modelName: 'm' } } };
+    const agent = alpha('AgentDeployment', 'bot', { ...spec, image: 'registry.example.com/a:1', provider: { overrides: { workload: { hostPID: true } } } });
+    expect((await admit(agent, { operatorNamespace })).problems).toEqual([
+      expect.objectContaining({ source: 'webhook', field: 'spec.provider.overrides.workload.hostPID', message: expect.stringMatching(/^spec\.provider\.overrides\.workload\.hostPID: is not allowed/) }),
+    ]);
+    const beta = { ...agent, apiVersion: 'llm.nebari.dev/v1beta1', spec: { ...spec, container: { image: 'registry.example.com/a:1' }, overrides: { workload: { hostPID: true } } } };
+    expect((await admit(beta, { operatorNamespace })).problems).toEqual([expect.objectContaining({ field: 'spec.overrides.workload.hostPID' })]);
   });
 });

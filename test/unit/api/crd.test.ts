@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import {
   API_CATEGORY,
   API_GROUP,
+  conversionSpec,
   crdFiles,
   crdObject,
   crdObjects,
@@ -56,20 +57,20 @@ describe('structuralProblems', () => {
   });
 });
 
-describe.each(KIND_DEFINITIONS.map((d) => [d.kind, d] as const))('the %s CRD', (kind, def) => {
+describe.each(KIND_DEFINITIONS.flatMap((d) => [0, 1].map((index) => [d.kind, index, d] as const)))('the %s CRD, spec.versions[%i]', (kind, index, def) => {
   const crd = crdObject(def) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  const schema = crd.spec.versions[0].schema.openAPIV3Schema as JsonSchema;
+  const schema = crd.spec.versions[index].schema.openAPIV3Schema as JsonSchema;
 
   it('is named <plural>.<group>, namespaced, in the nebari category, with a status subresource', () => {
     expect(crd.metadata.name).toBe(`${def.plural}.${API_GROUP}`);
     expect(crd.spec.scope).toBe('Namespaced');
     expect(crd.spec.names).toMatchObject({ kind, plural: def.plural, categories: [API_CATEGORY] });
     expect(crd.spec.names.shortNames.length).toBeGreaterThan(0);
-    expect(crd.spec.versions[0].subresources).toEqual({ status: {} });
+    expect(crd.spec.versions[index].subresources).toEqual({ status: {} });
   });
 
   it('prints Phase, Ready and Age columns', () => {
-    const columns = crd.spec.versions[0].additionalPrinterColumns.map((c: { name: string }) => c.name);
+    const columns = crd.spec.versions[index].additionalPrinterColumns.map((c: { name: string }) => c.name);
     expect(columns).toEqual(expect.arrayContaining(['Phase', 'Ready', 'Age']));
     expect(columns[0]).toBe('Phase');
     expect(columns[columns.length - 1]).toBe('Age');
@@ -109,6 +110,36 @@ describe.each(KIND_DEFINITIONS.map((d) => [d.kind, d] as const))('the %s CRD', (
       if (node.type === 'object' && typeof node.additionalProperties === 'object' && node.maxProperties === undefined) unbounded.push(`spec.${at}: maxProperties`);
     });
     expect(unbounded).toEqual([]);
+  });
+});
+
+describe.each(KIND_DEFINITIONS.map((d) => [d.kind, d] as const))('the %s CRD serves v1alpha1 and v1beta1', (_kind, def) => {
+  const crd = crdObject(def);
+
+  it('serves both, stores v1beta1, and marks v1alpha1 deprecated with a warning naming the replacement', () => {
+    expect(crd.spec.versions.map((v) => ({ name: v.name, served: v.served, storage: v.storage, deprecated: (v as { deprecated?: boolean }).deprecated }))).toEqual([
+      { name: 'v1beta1', served: true, storage: true, deprecated: undefined },
+      { name: 'v1alpha1', served: true, storage: false, deprecated: true },
+    ]);
+    expect((crd.spec.versions[1] as { deprecationWarning?: string }).deprecationWarning).toMatch(/llm\.nebari\.dev\/v1alpha1 \w+ is deprecated; use llm\.nebari\.dev\/v1beta1/);
+    expect(crd.spec.versions[1].additionalPrinterColumns).toEqual(crd.spec.versions[0].additionalPrinterColumns);
+    expect((crd.spec.versions[0].schema.openAPIV3Schema.properties as Record<string, JsonSchema>).apiVersion.description).toContain('llm.nebari.dev/v1beta1');
+  });
+
+  it('leaves spec.conversion and annotations to the operator, so no apply of the files owns or resets them', () => {
+    expect('conversion' in crd.spec).toBe(false);
+    expect('annotations' in crd.metadata).toBe(false);
+  });
+});
+
+describe('conversionSpec', () => {
+  it('points at one release\'s Service on /convert, with the CA only when given', () => {
+    const service = { name: 'team-a-webhook', namespace: 'team-a' };
+    expect(conversionSpec(service)).toEqual({
+      strategy: 'Webhook',
+      webhook: { conversionReviewVersions: ['v1'], clientConfig: { service: { name: 'team-a-webhook', namespace: 'team-a', path: '/convert', port: 443 } } },
+    });
+    expect(conversionSpec(service, 'Q0E=').webhook.clientConfig).toEqual({ service: { name: 'team-a-webhook', namespace: 'team-a', path: '/convert', port: 443 }, caBundle: 'Q0E=' });
   });
 });
 

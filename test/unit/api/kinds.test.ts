@@ -1,8 +1,10 @@
 // The kinds' schemas agree with their TypeScript types, their examples and their defaults.
 import Ajv from 'ajv';
 import {
+  AgentDeploymentV1beta1Schema,
   AGENTDEPLOYMENT_DEFINITION,
   AGENTDEPLOYMENT_KIND,
+  API_GROUP,
   API_GROUP_VERSION,
   applyDefaults,
   kindDefinition,
@@ -28,9 +30,9 @@ import type {
 import { examples, schemaAt } from './schema-helpers';
 
 /** ajv over the CRD schema: the x-kubernetes-* keywords and k8s formats are not JSON Schema. */
-function validator(def: KindDefinition) {
+function validator(def: KindDefinition, version: 'v1alpha1' | 'v1beta1' = 'v1alpha1') {
   const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
-  return ajv.compile(rootSchema(def.schema));
+  return ajv.compile(rootSchema(version === 'v1alpha1' ? def.schema : kindDefinition(def.kind)!.v1beta1Schema!));
 }
 
 describe('types and schema agree', () => {
@@ -126,7 +128,7 @@ describe('types and schema agree', () => {
   });
 
   it('finds each kind by name', () => {
-    expect(kindDefinition(AGENTDEPLOYMENT_KIND)).toBe(AGENTDEPLOYMENT_DEFINITION);
+    expect(kindDefinition(AGENTDEPLOYMENT_KIND)).toEqual({ ...AGENTDEPLOYMENT_DEFINITION, v1beta1Schema: AgentDeploymentV1beta1Schema });
     expect(kindDefinition('Deployment')).toBeUndefined();
   });
 });
@@ -136,29 +138,36 @@ describe.each<[string, 'llmmodel' | 'passthroughmodel' | 'agentdeployment', Kind
   ['PassthroughModel', 'passthroughmodel', PASSTHROUGHMODEL_DEFINITION],
   ['AgentDeployment', 'agentdeployment', AGENTDEPLOYMENT_DEFINITION],
 ])('%s examples', (kind, dir, def) => {
-  const files = examples(dir);
-  const validate = validator(def);
+  describe.each(['v1beta1', 'v1alpha1'] as const)('%s', (version) => {
+    const files = examples(dir, version);
+    const validate = validator(def, version);
 
-  it('exist', () => {
-    expect(files.length).toBeGreaterThan(0);
+    it('exist', () => {
+      expect(files.length).toBeGreaterThan(0);
+    });
+
+    it.each(files.map((e) => [e.file, e] as const))('%s is a valid %s', (_file, example) => {
+      expect(example.object.kind).toBe(kind);
+      expect(example.object.apiVersion).toBe(`${API_GROUP}/${version}`);
+      const defaulted = applyDefaults(rootSchema(version === 'v1alpha1' ? def.schema : kindDefinition(def.kind)!.v1beta1Schema!), example.object);
+      expect(validate(defaulted) ? [] : validate.errors).toEqual([]);
+    });
   });
 
-  it.each(files.map((e) => [e.file, e] as const))('%s is a valid, commented %s', (_file, example) => {
-    expect(example.object.kind).toBe(kind);
-    expect(example.object.apiVersion).toBe(API_GROUP_VERSION);
-    const defaulted = applyDefaults(rootSchema(def.schema), example.object);
-    expect(validate(defaulted) ? [] : validate.errors).toEqual([]);
+  it('has the same example files in both versions', () => {
+    const beta = examples(dir).map((e) => e.file.split('/').pop());
+    expect(examples(dir, 'v1alpha1').map((e) => e.file.split('/').pop())).toEqual(beta);
   });
 });
 
 describe('examples cover every provider, backend and binding', () => {
   it('has an LLMModel per provider', () => {
-    const providers = examples('llmmodel').map((e) => llmModelProviderName(e.object.spec as LLMModelSpec));
+    const providers = examples('llmmodel').map((e) => llmModelProviderName(e.object.spec as Pick<LLMModelSpec, 'provider'>));
     expect(new Set(providers)).toEqual(new Set(LLM_PROVIDERS));
   });
 
   it('has a PassthroughModel per backend type', () => {
-    const backends = examples('passthroughmodel').map((e) => passthroughBackendType(e.object.spec as PassthroughModelSpec));
+    const backends = examples('passthroughmodel').map((e) => passthroughBackendType(e.object.spec as Pick<PassthroughModelSpec, 'provider'>));
     expect(new Set(backends)).toEqual(new Set(['OpenAI', 'Bedrock', 'Anthropic', 'AzureOpenAI']));
   });
 

@@ -13,7 +13,7 @@ describe('crdReferenceDoc', () => {
 
   it.each(KIND_DEFINITIONS.map((d) => [d.kind, d] as const))('lists every %s field with a description', (kind, def) => {
     expect(doc.content).toContain(`## ${kind}`);
-    const rows = fieldRows(rootSchema(def.schema)).filter((r) => !['apiVersion', 'kind', 'metadata'].includes(r.path));
+    const rows = fieldRows(rootSchema(def.v1beta1Schema ?? def.schema)).filter((r) => !['apiVersion', 'kind', 'metadata'].includes(r.path));
     expect(rows.length).toBeGreaterThan(20);
     for (const row of rows) {
       expect(row.description).not.toBe('');
@@ -22,7 +22,7 @@ describe('crdReferenceDoc', () => {
   });
 
   it.each(KIND_DEFINITIONS.map((d) => [d.kind, d] as const))('shows every %s CEL rule with its message', (_kind, def) => {
-    walk(rootSchema(def.schema), (node) => {
+    walk(rootSchema(def.v1beta1Schema ?? def.schema), (node) => {
       for (const rule of (node['x-kubernetes-validations'] as CelRule[] | undefined) ?? []) {
         expect(doc.content).toContain((rule.message ?? rule.messageExpression ?? '').replace(/\|/g, '\\|'));
       }

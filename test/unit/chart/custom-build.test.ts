@@ -7,11 +7,11 @@ import { desiredGatewayObjects } from '../../../src/translate/gateway';
 import { loadConfig, parseArgs } from '../../../src/cli/synth';
 
 const anthropic = {
-  apiVersion: 'llm.nebari.dev/v1alpha1',
+  apiVersion: 'llm.nebari.dev/v1beta1',
   kind: 'PassthroughModel',
   metadata: { name: 'anthropic' },
   spec: {
-    provider: { backend: { type: 'Anthropic' }, credentialSecretName: 'anthropic-key' },
+    provider: { backend: { type: 'Anthropic' }, credential: { secretRef: { name: 'anthropic-key' } } },
     models: { declared: ['claude-sonnet-4-5'] },
     access: { groups: ['llm-users'] },
   },
@@ -41,7 +41,7 @@ describe('custom build config', () => {
     ['misspelt chart value', { values: { operator: { replica: 2 } } }, 'values.operator.replica: Unexpected property'],
     ['chart value of the wrong type', { values: { webhook: { timeoutSeconds: 'ten' } } }, 'values.webhook.timeoutSeconds: Expected integer'],
     ['release name that is not a DNS label', { release: { name: 'Team_LLM' } }, 'release.name: Expected string to match'],
-    ['a kind that cannot be static', { values: { platform }, models: [{ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'AgentDeployment', metadata: { name: 'a' } }] }, 'models[0].kind: "AgentDeployment" is not a static model kind'],
+    ['a kind that cannot be static', { values: { platform }, models: [{ apiVersion: 'llm.nebari.dev/v1beta1', kind: 'AgentDeployment', metadata: { name: 'a' } }] }, 'models[0].kind: "AgentDeployment" is not a static model kind'],
     ['a field the CRD does not have', { values: { platform }, models: [{ ...anthropic, spec: { ...anthropic.spec, extra: 1 } }] }, 'models[0].spec.extra: unknown field'],
     ['a field of the wrong type', { values: { platform }, models: [{ ...anthropic, spec: { ...anthropic.spec, access: { groups: 'llm-users' } } }] }, 'models[0].spec.access.groups: Invalid value: "string": spec.access.groups in body must be of type array'],
     ['a model in another namespace', { values: { platform }, models: [{ ...anthropic, metadata: { name: 'a', namespace: 'elsewhere' } }] }, 'models[0].metadata.namespace: "elsewhere" differs from the release namespace'],
@@ -52,6 +52,17 @@ describe('custom build config', () => {
     expect((await problems(config)).join('\n')).toContain(message);
   });
 
+  test('a v1alpha1 model (still served) is admitted in its own version and translated as v1beta1; its problems name its fields', async () => {
+    const example = parse(fs.readFileSync(path.join(__dirname, '../../../examples/v1alpha1/passthroughmodel/openrouter.yaml'), 'utf8')) as Record<string, unknown>;
+    const build = await resolveCustomBuild({ values: { platform }, models: [example] });
+    expect(build.models[0]).toMatchObject({ apiVersion: 'llm.nebari.dev/v1alpha1', spec: { provider: { schemaVersion: 'api/v1', credentialSecretName: 'openrouter-key' } } });
+    const preview = customBuildFiles(build, { preview: true })[PREVIEW_FILE];
+    expect(preview).toContain('prefix: /api/v1');
+    const spec = example.spec as { provider: Record<string, unknown> };
+    const broken = { ...example, spec: { ...spec, provider: { ...spec.provider, hostname: 'openrouter.ai/api' } } };
+    expect((await problems({ values: { platform }, models: [broken] })).join('\n')).toContain('put the path prefix in spec.provider.schemaVersion');
+  });
+
   test('an example pasted under models passes: defaults come before the schema (gpu.type)', async () => {
     const example = parse(fs.readFileSync(path.join(__dirname, '../../../examples/llmmodel/vllm-huggingface.yaml'), 'utf8')) as Record<string, unknown>;
     const build = await resolveCustomBuild({ values: { platform }, models: [example] });
@@ -59,7 +70,7 @@ describe('custom build config', () => {
   });
 
   const llm = (name: string, spec: Record<string, unknown>) => ({
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'LLMModel',
     metadata: { name },
     spec: { model: { name: 'Qwen/Qwen3-8B', source: 'huggingface' }, resources: { gpu: { count: 1 } }, access: { public: true }, ...spec },
@@ -122,7 +133,7 @@ describe('custom build output', () => {
   });
 
   test('an LLMModel gets the tensor parallelism the webhook would default, and a model keeps its own annotations', async () => {
-    const llm = { apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'LLMModel', metadata: { name: 'qwen', annotations: { 'argocd.argoproj.io/sync-wave': '5', team: 'a' } }, spec: { model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface' }, resources: { gpu: { count: 4, type: 'nvidia' } }, access: { public: true } } };
+    const llm = { apiVersion: 'llm.nebari.dev/v1beta1', kind: 'LLMModel', metadata: { name: 'qwen', annotations: { 'argocd.argoproj.io/sync-wave': '5', team: 'a' } }, spec: { model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface' }, resources: { gpu: { count: 4, type: 'nvidia' } }, access: { public: true } } };
     const [stored] = docs(customBuildFiles(await resolveCustomBuild({ values: { platform }, models: [llm] }))['models.yaml']);
     expect(stored.spec.serving).toMatchObject({ tensorParallelism: 4 });
     expect(stored.metadata.annotations).toEqual({ ...GITOPS_ANNOTATIONS, 'argocd.argoproj.io/sync-wave': '5', team: 'a' });

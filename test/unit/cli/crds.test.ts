@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { crdObjects } from '../../../src/api/kinds';
-import { type CrdObject, crdChangeProblems, readCrdDirectory, runCrds, runCrdsApply } from '../../../src/cli/crds';
+import { type CrdObject, crdChangeProblems, needsConversionFirst, readCrdDirectory, runCrds, runCrdsApply } from '../../../src/cli/crds';
 
 const crd = (versions: { name: string; served: boolean; storage: boolean }[], extra: Partial<CrdObject['spec']> = {}, storedVersions?: string[]): CrdObject => ({
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -26,8 +26,8 @@ describe('crdChangeProblems', () => {
   });
 
   test.each([
-    ['drops a stored version', crd([v1alpha1], {}, ['v1alpha1']), crd([v1beta1]), none, /version v1alpha1 is listed in status.storedVersions but the new CRD drops it; migrate the stored objects to v1beta1/],
-    ['drops a served version that has objects', crd([v1alpha1, { ...v1beta1, storage: false }], {}, ['v1alpha1']), crd([{ ...v1alpha1 }]), some, /version v1beta1 has objects but the new CRD drops it; migrate them to v1alpha1 first/],
+    ['drops a stored version', crd([v1alpha1], {}, ['v1alpha1']), crd([v1beta1]), none, /version v1alpha1 is listed in status.storedVersions but the new CRD drops it; migrate the stored objects to v1beta1 and remove v1alpha1 from storedVersions first: nls storage migrate --crd llmmodels\.llm\.nebari\.dev$/],
+    ['drops a served version that has objects', crd([v1alpha1, { ...v1beta1, storage: false }], {}, ['v1alpha1']), crd([{ ...v1alpha1 }]), some, /version v1beta1 has objects but the new CRD drops it; migrate them to v1alpha1 first: nls storage migrate --crd llmmodels\.llm\.nebari\.dev$/],
     ['stops serving a version that has objects', crd([v1alpha1], {}, []), crd([{ ...v1alpha1, served: false }]), some, /version v1alpha1 has objects but the new CRD stops serving it/],
     ['changes the scope', crd([v1alpha1]), crd([v1alpha1], { scope: 'Cluster' }), none, /spec.scope would change from Namespaced to Cluster/],
     ['changes the group', crd([v1alpha1]), crd([v1alpha1], { group: 'llm.example.com' }), none, /spec.group would change/],
@@ -41,6 +41,28 @@ describe('crdChangeProblems', () => {
 
   test('stopping to serve an empty, unstored version is allowed', () => {
     expect(crdChangeProblems(crd([v1alpha1, { ...v1beta1, storage: false }], {}, ['v1alpha1']), crd([v1alpha1]), none)).toEqual([]);
+  });
+});
+
+describe('needsConversionFirst', () => {
+  const desired = () => structuredClone(crdObjects()[0]) as unknown as CrdObject;
+  /** The same CRD as a v1alpha1-only release shipped it. */
+  const alphaOnly = () => {
+    const crd = desired();
+    crd.spec.versions = crd.spec.versions.filter((v) => v.name === 'v1alpha1').map((v) => ({ ...v, storage: true }));
+    return crd;
+  };
+
+  it('is needed when an installed single-version CRD without a webhook gains versions and changes storage', () => {
+    expect(needsConversionFirst(alphaOnly(), desired())).toBe(true);
+  });
+
+  it('is not needed for a new CRD, one that already converts through a webhook, or a single-version target', () => {
+    expect(needsConversionFirst(undefined, desired())).toBe(false);
+    const wired = { ...alphaOnly(), spec: { ...alphaOnly().spec, conversion: { strategy: 'Webhook' } } } as unknown as CrdObject;
+    expect(needsConversionFirst(wired, desired())).toBe(false);
+    expect(needsConversionFirst(alphaOnly(), alphaOnly())).toBe(false);
+    expect(needsConversionFirst(desired(), desired())).toBe(false);
   });
 });
 

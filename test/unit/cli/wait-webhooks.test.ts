@@ -1,5 +1,5 @@
 import Ajv from 'ajv';
-import { PASSTHROUGHMODEL_DEFINITION, rootSchema } from '../../../src/api';
+import { kindDefinition, PASSTHROUGHMODEL_DEFINITION, rootSchema } from '../../../src/api';
 import { probeObject, probeOutcome } from '../../../src/cli/wait-webhooks';
 import { apiError } from '../../../src/kube/rest';
 
@@ -28,8 +28,8 @@ describe('wait-webhooks probe', () => {
 
   test('the probe is a PassthroughModel the CRD schema accepts, in the given namespace', () => {
     const probe = probeObject('ns');
-    expect(probe).toMatchObject({ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'PassthroughModel', metadata: { namespace: 'ns' } });
-    const validate = new Ajv({ strict: false, validateFormats: false, allErrors: true }).compile(rootSchema(PASSTHROUGHMODEL_DEFINITION.schema));
+    expect(probe).toMatchObject({ apiVersion: 'llm.nebari.dev/v1beta1', kind: 'PassthroughModel', metadata: { namespace: 'ns' } });
+    const validate = new Ajv({ strict: false, validateFormats: false, allErrors: true }).compile(rootSchema(kindDefinition(PASSTHROUGHMODEL_DEFINITION.kind)!.v1beta1Schema!));
     expect(validate(probe) ? [] : validate.errors).toEqual([]);
     // The CEL rule on access (ajv does not run CEL): someone may call the model.
     expect(probe.spec.access.groups?.length).toBeGreaterThan(0);

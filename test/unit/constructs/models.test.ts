@@ -3,11 +3,11 @@ import { StaticModelError, StaticModels } from '../../../constructs/models';
 import { desiredGatewayObjects, GatewayModel } from '../../../src/translate/gateway';
 
 const model = {
-  apiVersion: 'llm.nebari.dev/v1alpha1',
+  apiVersion: 'llm.nebari.dev/v1beta1',
   kind: 'PassthroughModel',
   metadata: { name: 'openai', namespace: 'llm' },
   spec: {
-    provider: { backend: { type: 'OpenAI' }, hostname: 'api.openai.com', port: 443, credentialSecretName: 'k' },
+    provider: { backend: { type: 'OpenAI' }, hostname: 'api.openai.com', port: 443, credential: { secretRef: { name: 'k' } } },
     models: { declared: ['gpt-4o'] },
     access: { public: true },
     endpoints: { internal: { enabled: false } },

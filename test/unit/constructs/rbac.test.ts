@@ -1,4 +1,5 @@
-import { LLM_PROVIDERS, type LLMModel } from '../../../src/api/llmmodel';
+import { LLM_PROVIDERS } from '../../../src/api/llmmodel';
+import type { LLMModelV1beta1 as LLMModel } from '../../../src/api/v1beta1';
 import { providers } from '../../../src/translate/providers';
 import { find, render } from './fixtures';
 
@@ -10,13 +11,23 @@ describe('operator RBAC', () => {
   type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
   const grants = (rules: Rule[], group: string, resource: string, verb: string) => rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
 
-  test('the ClusterRole holds only cluster-scoped rights: CRDs, SubjectAccessReviews, our webhook configurations by name', () => {
+  test('the ClusterRole holds only cluster-scoped rights and reading Services: CRDs, SubjectAccessReviews, our webhook configurations by name', () => {
     expect(clusterRole.rules.map((r: Rule) => `${r.apiGroups.join()}/${r.resources.join()}`)).toEqual([
       'apiextensions.k8s.io/customresourcedefinitions',
+      'apiextensions.k8s.io/customresourcedefinitions',
+      '/services',
       'authorization.k8s.io/subjectaccessreviews',
       'admissionregistration.k8s.io/validatingwebhookconfigurations',
       'admissionregistration.k8s.io/mutatingwebhookconfigurations',
     ]);
+    // Only our own CRDs may be patched (their spec.conversion); Services are only read (whose conversion is it).
+    expect(clusterRole.rules[2]).toEqual({ apiGroups: [''], resources: ['services'], verbs: ['get'] });
+    expect(clusterRole.rules[1]).toEqual({
+      apiGroups: ['apiextensions.k8s.io'],
+      resources: ['customresourcedefinitions'],
+      resourceNames: ['llmmodels.llm.nebari.dev', 'passthroughmodels.llm.nebari.dev', 'agentdeployments.llm.nebari.dev'],
+      verbs: ['patch'],
+    });
   });
 
   test('everything namespaced is granted in the release namespace only, with no escalation', () => {
@@ -60,7 +71,7 @@ describe('operator RBAC', () => {
 
   test.each(LLM_PROVIDERS)('holds every right the %s endpoint picker Role grants (no escalation needed)', (name) => {
     const model = {
-      apiVersion: 'llm.nebari.dev/v1alpha1',
+      apiVersion: 'llm.nebari.dev/v1beta1',
       kind: 'LLMModel',
       metadata: { name: 'qwen', namespace: 'ns1' },
       spec: { model: { name: 'Qwen/Qwen3-8B', source: 'huggingface' }, resources: { gpu: { count: 1, type: 'nvidia' } }, ...(name === 'dynamo' ? { serving: { image: 'example/runtime:1' } } : {}), access: { public: true } },

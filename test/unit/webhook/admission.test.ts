@@ -4,7 +4,7 @@ import { applyJsonPatch } from '../../../src/webhook/json-patch';
 import { llmModelAdmission } from '../../../src/webhook/llmmodel';
 import { passthroughModelAdmission } from '../../../src/webhook/passthroughmodel';
 import type { AdmissionRequest } from '../../../src/webhook/review';
-import { context, llmModel, request } from './fixtures';
+import { agentDeployment, context, llmModel, passthroughModel, request } from './fixtures';
 
 const routes = admissionRoutes([llmModelAdmission, passthroughModelAdmission, agentDeploymentAdmission], context());
 const call = (path: string, req: AdmissionRequest<unknown>) => routes.get(path)!(req as AdmissionRequest);
@@ -32,7 +32,7 @@ describe('admission routes', () => {
 
   it('denies versions it does not understand', async () => {
     const review = await call('/validate-llmmodel', request(llmModel(), { version: 'v9' }));
-    expect(review.response.status?.message).toContain('LLMModel version v9 is not served by this webhook (served: v1alpha1)');
+    expect(review.response.status?.message).toContain('LLMModel version v9 is not served by this webhook (served: v1beta1, v1alpha1); upgrade the operator or send llm.nebari.dev/v1beta1');
   });
 
   it('allows DELETE and objects being deleted without running rules', async () => {
@@ -64,5 +64,43 @@ describe('admission routes', () => {
   it('answers a mutation with nothing to default without a patch', async () => {
     const review = await call('/mutate-llmmodel', request(llmModel({ resources: { gpu: { count: 0, type: 'nvidia' } } })));
     expect(review.response).toEqual({ uid: 'uid-1', allowed: true });
+  });
+});
+
+describe('v1alpha1 clients', () => {
+  const alphaModel = {
+    apiVersion: 'llm.nebari.dev/v1alpha1',
+    kind: 'LLMModel',
+    metadata: { name: 'qwen', namespace: 'nebari-llm-serving-system' },
+    spec: {
+      model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface' },
+      resources: { gpu: { count: 2, type: 'nvidia' } },
+      serving: { vllmArgs: ['--max-model-len=8192'] },
+      advanced: { vllm: { extraArgs: ['--enforce-eager'] } },
+      access: { public: true },
+    },
+  };
+
+  it('reads its own field names when the API server converted its request (requestKind v1alpha1)', async () => {
+    const model = passthroughModel({ credential: undefined });
+    const asBeta = await call('/validate-passthroughmodel', request(model));
+    expect(asBeta.response.status?.message).toMatch(/^spec\.provider\.credential\.secretRef\.name: is required for the OpenAI backend/);
+    const fromAlpha = await call('/validate-passthroughmodel', { ...request(model), requestKind: { group: 'llm.nebari.dev', version: 'v1alpha1', kind: 'PassthroughModel' } });
+    expect(fromAlpha.response.status?.message).toMatch(/^spec\.provider\.credentialSecretName: is required for the OpenAI backend/);
+  });
+
+  it('is converted when a v1alpha1 request arrives as such: v1beta1 rules, its own field names', async () => {
+    const agent = agentDeployment({ overrides: { workload: { hostPID: true } } });
+    const alpha = { ...agent, apiVersion: 'llm.nebari.dev/v1alpha1', spec: { image: 'registry.example.com/agent:1.0', model: agent.spec.model, provider: { overrides: agent.spec.overrides } } };
+    const review = await call('/validate-agentdeployment', request(alpha, { version: 'v1alpha1' }));
+    expect(review.response.allowed).toBe(false);
+    expect(review.response.status?.message).toContain('spec.provider.overrides.workload.hostPID: is not allowed');
+  });
+
+  it('gets a patch for the object it sent: defaults from the v1beta1 rules, its two argument lists kept apart', async () => {
+    const review = await call('/mutate-llmmodel', request(alphaModel, { version: 'v1alpha1' }));
+    const patch = JSON.parse(Buffer.from(review.response.patch as string, 'base64').toString());
+    expect(patch).toEqual([{ op: 'add', path: '/spec/serving/tensorParallelism', value: 2 }]);
+    expect(applyJsonPatch(alphaModel, patch).spec).toEqual({ ...alphaModel.spec, serving: { vllmArgs: ['--max-model-len=8192'], tensorParallelism: 2 } });
   });
 });

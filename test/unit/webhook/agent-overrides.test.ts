@@ -29,16 +29,16 @@ describe('agentOverrideProblems', () => {
   });
 
   it.each([
-    [{ spec: { replicas: 3 } }, 'spec.provider.overrides.spec: is not allowed; overrides may only set workload.podSecurityContext and container.securityContext'],
-    [{ workload: { hostNetwork: true } }, 'spec.provider.overrides.workload.hostNetwork: is not allowed; workload overrides may only set podSecurityContext'],
-    [{ workload: { podSecurityContext: { sysctls: [] } } }, 'spec.provider.overrides.workload.podSecurityContext.sysctls: is not allowed'],
-    [{ container: { securityContext: { privileged: true } } }, 'spec.provider.overrides.container.securityContext.privileged: is not allowed'],
+    [{ spec: { replicas: 3 } }, 'spec.overrides.spec: is not allowed; overrides may only set workload.podSecurityContext and container.securityContext'],
+    [{ workload: { hostNetwork: true } }, 'spec.overrides.workload.hostNetwork: is not allowed; workload overrides may only set podSecurityContext'],
+    [{ workload: { podSecurityContext: { sysctls: [] } } }, 'spec.overrides.workload.podSecurityContext.sysctls: is not allowed'],
+    [{ container: { securityContext: { privileged: true } } }, 'spec.overrides.container.securityContext.privileged: is not allowed'],
     [{ container: { securityContext: { capabilities: { add: ['NET_ADMIN'] } } } }, 'only drop is allowed (found add); capabilities may be removed, never added'],
     [{ container: { securityContext: { seccompProfile: { type: 'Unconfined' } } } }, 'only type RuntimeDefault or Localhost'],
     [{ workload: { podSecurityContext: { runAsUser: -1 } } }, 'runAsUser: must be a non-negative integer ID'],
     [{ container: { securityContext: { readOnlyRootFilesystem: 'yes' } } }, 'readOnlyRootFilesystem: must be true or false'],
-    [{ workload: 'x' }, 'spec.provider.overrides.workload: must be an object holding podSecurityContext'],
-    ['x', 'spec.provider.overrides: must be an object'],
+    [{ workload: 'x' }, 'spec.overrides.workload: must be an object holding podSecurityContext'],
+    ['x', 'spec.overrides: must be an object'],
   ])('rejects %j', (overrides, message) => {
     expect(agentOverrideProblems(overrides).join('\n')).toContain(message);
   });

@@ -46,13 +46,13 @@ describe('AgentDeployment admission', () => {
   });
 
   it('also reviews Secrets mounted through env valueFrom', async () => {
-    const agent = agentDeployment({ env: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } }] });
+    const agent = agentDeployment({ container: { image: 'registry.example.com/agent:1.0', env: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } }] } });
     expect(referencedSecrets(agent).map((s) => s.field)).toEqual([
       'spec.model.externalAPI.credentialsRef.name',
-      'spec.env[0].valueFrom.secretKeyRef.name',
+      'spec.container.env[0].valueFrom.secretKeyRef.name',
     ]);
     const verdict = await agentDeploymentAdmission.validate(request(agent), context(readable));
-    expect(verdict.denials).toEqual([expect.stringContaining('spec.env[0].valueFrom.secretKeyRef.name: user "alice" may not get Secret "db"')]);
+    expect(verdict.denials).toEqual([expect.stringContaining('spec.container.env[0].valueFrom.secretKeyRef.name: user "alice" may not get Secret "db"')]);
   });
 
   it.each([
@@ -71,8 +71,8 @@ describe('AgentDeployment admission', () => {
     ['a bad OTLP endpoint', agentDeployment({ observability: { otlp: { endpoint: 'collector:4317' } } }), 'spec.observability.otlp.endpoint: "collector:4317"'],
     [
       'overrides outside the allow-list',
-      { ...agentDeployment(), spec: { ...agentDeployment().spec, provider: { overrides: { workload: { hostPID: true } } } } },
-      'spec.provider.overrides.workload.hostPID: is not allowed',
+      { ...agentDeployment(), spec: { ...agentDeployment().spec, overrides: { workload: { hostPID: true } } } },
+      'spec.overrides.workload.hostPID: is not allowed',
     ],
     ['a missing model', agentDeployment({ model: { modelRef: { kind: 'LLMModel', name: 'qwen' } } }), 'spec.model.modelRef.name: LLMModel "qwen" does not exist in namespace "team"; create it first or fix the reference'],
   ])('denies %s', async (_case, agent, message) => {

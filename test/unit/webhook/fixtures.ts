@@ -1,8 +1,8 @@
 // Objects and an in-memory ClusterLookups for the rule tests: the rules only see the interface,
 // and the real implementation is exercised against a real API server in the integration tests.
-import type { AgentDeployment } from '../../../src/api/agentdeployment';
-import type { LLMModel } from '../../../src/api/llmmodel';
-import type { PassthroughModel } from '../../../src/api/passthroughmodel';
+import type { AgentDeploymentV1beta1 as AgentDeployment } from '../../../src/api/v1beta1';
+import type { LLMModelV1beta1 as LLMModel } from '../../../src/api/v1beta1';
+import type { PassthroughModelV1beta1 as PassthroughModel } from '../../../src/api/v1beta1';
 import type { AdmissionContext } from '../../../src/webhook/admission';
 import type { ClusterLookups, ModelKind } from '../../../src/webhook/lookups';
 import type { AdmissionOperation, AdmissionRequest, KubernetesObject, UserInfo } from '../../../src/webhook/review';
@@ -53,7 +53,7 @@ export function request<T extends { kind?: string; metadata?: { name?: string; n
 ): AdmissionRequest<T> {
   return {
     uid: 'uid-1',
-    kind: { group: 'llm.nebari.dev', version: options.version ?? 'v1alpha1', kind: object.kind ?? '' },
+    kind: { group: 'llm.nebari.dev', version: options.version ?? 'v1beta1', kind: object.kind ?? '' },
     operation: options.operation ?? 'CREATE',
     name: object.metadata?.name,
     namespace: object.metadata?.namespace,
@@ -66,7 +66,7 @@ export function request<T extends { kind?: string; metadata?: { name?: string; n
 
 export function llmModel(spec: Partial<LLMModel['spec']> = {}, metadata: Partial<LLMModel['metadata']> = {}): LLMModel {
   return {
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'LLMModel',
     metadata: { name: 'qwen', namespace: operatorNamespace, ...metadata },
     spec: {
@@ -84,11 +84,11 @@ export function passthroughModel(
   metadata: Partial<PassthroughModel['metadata']> = {},
 ): PassthroughModel {
   return {
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'PassthroughModel',
     metadata: { name: 'openai', namespace: operatorNamespace, ...metadata },
     spec: {
-      provider: { hostname: 'api.openai.com', credentialSecretName: 'openai-key', ...provider },
+      provider: { hostname: 'api.openai.com', credential: { secretRef: { name: 'openai-key' } }, ...provider },
       models: { declared: ['gpt-4o'] },
       access: { groups: ['ml'] },
       ...spec,
@@ -98,11 +98,11 @@ export function passthroughModel(
 
 export function agentDeployment(spec: Partial<AgentDeployment['spec']> = {}, metadata: Partial<AgentDeployment['metadata']> = {}): AgentDeployment {
   return {
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'AgentDeployment',
     metadata: { name: 'helper', namespace: 'team', ...metadata },
     spec: {
-      image: 'registry.example.com/agent:1.0',
+      container: { image: 'registry.example.com/agent:1.0' },
       model: { externalAPI: { type: 'openai', baseURL: 'https://api.openai.com/v1', modelName: 'gpt-4o', credentialsRef: { name: 'openai', key: 'apiKey' } } },
       ...spec,
     },

@@ -14,7 +14,7 @@ describe('PassthroughModel admission', () => {
       const verdict = await passthroughModelAdmission.validate(request(passthroughModel()), context());
       expect(verdict.code).toBe(403);
       expect(verdict.denials).toEqual([
-        `spec.provider.credentialSecretName: user "alice" may not get Secret "openai-key" in namespace "${operatorNamespace}", so the model may not use it either; reference a Secret you can read, or ask an administrator for get access to it`,
+        `spec.provider.credential.secretRef.name: user "alice" may not get Secret "openai-key" in namespace "${operatorNamespace}", so the model may not use it either; reference a Secret you can read, or ask an administrator for get access to it`,
       ]);
     });
 
@@ -54,7 +54,7 @@ describe('PassthroughModel admission', () => {
     ['a duplicate model id', passthroughModel({}, { models: { declared: ['a', 'b', 'a'] } }), clusterState(), 'spec.models.declared[2]: "a" is already listed at spec.models.declared[0]; remove the duplicate'],
     ['a blank model id', passthroughModel({}, { models: { declared: ['  '] } }), clusterState(), 'spec.models.declared[0]: the model id is blank'],
     ['a padded model id', passthroughModel({}, { models: { declared: [' gpt'] } }), clusterState(), 'spec.models.declared[0]: " gpt" has leading or trailing whitespace'],
-    ['a missing credential', passthroughModel({ credentialSecretName: undefined }), clusterState(), 'spec.provider.credentialSecretName: is required for the OpenAI backend'],
+    ['a missing credential', passthroughModel({ credential: undefined }), clusterState(), 'spec.provider.credential.secretRef.name: is required for the OpenAI backend'],
   ])('denies %s', async (_case, model, state, message) => {
     const verdict = await passthroughModelAdmission.validate(request(model), context(state));
     expect(verdict.denials.join('\n')).toContain(message);
@@ -73,9 +73,9 @@ describe('PassthroughModel admission', () => {
   it('defaults the credential type from the backend and Anthropic\'s host', () => {
     const openai = passthroughModel();
     defaultPassthroughModel(openai);
-    expect(openai.spec.provider.credential).toEqual({ type: 'APIKey' });
+    expect(openai.spec.provider.credential).toEqual({ type: 'APIKey', secretRef: { name: 'openai-key' } });
 
-    const bedrock = passthroughModel({ hostname: undefined, credentialSecretName: undefined, backend: { type: 'Bedrock', bedrock: { region: 'us-east-1' } } });
+    const bedrock = passthroughModel({ hostname: undefined, credential: undefined, backend: { type: 'Bedrock', bedrock: { region: 'us-east-1' } } });
     defaultPassthroughModel(bedrock);
     expect(bedrock.spec.provider.credential).toEqual({ type: 'WorkloadIdentity' });
     expect(bedrock.spec.provider.hostname).toBeUndefined();

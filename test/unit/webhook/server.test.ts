@@ -46,7 +46,7 @@ describe('admission server', () => {
   });
 
   it.each([
-    ['an unknown path', '/nope', JSON.stringify(review), {}, 404, 'no admission webhook at /nope'],
+    ['an unknown path', '/nope', JSON.stringify(review), {}, 404, 'no webhook at /nope'],
     ['GET', '/allow', '', { method: 'GET' }, 405, 'GET is not allowed'],
     ['a wrong content type', '/allow', JSON.stringify(review), { headers: { 'Content-Type': 'text/plain' } }, 415, 'send application/json'],
     ['invalid JSON', '/allow', '{"apiVersion":', {}, 400, 'body is not valid JSON'],

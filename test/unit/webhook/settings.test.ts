@@ -10,6 +10,7 @@ describe('webhook settings from the environment', () => {
       secretName: 'llm-webhook-server-cert',
       serviceName: 'llm-webhook',
       webhookConfigurations: { validating: [], mutating: [] },
+      conversionCrds: [],
       logLevel: 'info',
       agentNamespaces: ['sys'],
     });
@@ -29,9 +30,18 @@ describe('webhook settings from the environment', () => {
       NLS_WEBHOOK_SERVICE: 'svc',
       NLS_VALIDATING_WEBHOOK_CONFIGURATIONS: ' a, b ,,',
       NLS_MUTATING_WEBHOOK_CONFIGURATIONS: 'c',
+      NLS_CONVERSION_CRDS: 'llmmodels.llm.nebari.dev, agentdeployments.llm.nebari.dev',
       NLS_LOG_LEVEL: 'debug',
     });
-    expect(settings).toMatchObject({ port: 8443, certMode: 'cert-manager', certDir: '/certs', secretName: 's', serviceName: 'svc', webhookConfigurations: { validating: ['a', 'b'], mutating: ['c'] } });
+    expect(settings).toMatchObject({
+      port: 8443,
+      certMode: 'cert-manager',
+      certDir: '/certs',
+      secretName: 's',
+      serviceName: 'svc',
+      webhookConfigurations: { validating: ['a', 'b'], mutating: ['c'] },
+      conversionCrds: ['llmmodels.llm.nebari.dev', 'agentdeployments.llm.nebari.dev'],
+    });
   });
 
   it.each([

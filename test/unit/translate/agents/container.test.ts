@@ -1,12 +1,12 @@
-import type { AgentDeployment } from '../../../../src/api/agentdeployment';
+import type { AgentDeploymentV1beta1 as AgentDeployment } from '../../../../src/api/v1beta1';
 import { desiredAgentObjects, modelEnv, ResolvedModelBinding } from '../../../../src/translate/agents/container';
 
 function agent(spec: Partial<AgentDeployment['spec']>): AgentDeployment {
   return {
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'AgentDeployment',
     metadata: { name: 'helper', namespace: 'team', uid: 'a-1' },
-    spec: { image: 'example/agent:1', model: { modelRef: { kind: 'LLMModel', name: 'qwen' } }, ...spec },
+    spec: { container: { image: 'example/agent:1' }, model: { modelRef: { kind: 'LLMModel', name: 'qwen' } }, ...spec },
   } as AgentDeployment;
 }
 
@@ -44,7 +44,8 @@ describe('desiredAgentObjects', () => {
     expect(Object.keys(t.objects[1]).sort()).toEqual(['apiVersion', 'kind', 'metadata', 'spec']);
     const container = (t.objects[1] as any).spec.template.spec.containers[0]; // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(container.env).toContainEqual({ name: 'OTEL_EXPORTER_OTLP_ENDPOINT', value: 'http://otel:4317' });
-    expect(container.env).toContainEqual({ name: 'OTEL_EXPORTER_OTLP_PROTOCOL', value: 'grpc' });
+    // An omitted protocol is v1beta1's default (a v1alpha1 object always converts with its protocol written out).
+    expect(container.env).toContainEqual({ name: 'OTEL_EXPORTER_OTLP_PROTOCOL', value: 'http/protobuf' });
     const config = JSON.parse((t.objects[0] as any).data['agent.json']); // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(config.model).toEqual({ bindingMode: 'modelRef', apiType: 'openai', baseURL: 'https://llm.example.com/v1', modelName: 'Qwen/Qwen3-8B' });
     for (const o of t.objects) expect(o.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'AgentDeployment', uid: 'a-1', controller: true });
@@ -57,7 +58,7 @@ describe('desiredAgentObjects', () => {
   });
 
   it('refuses a framework it does not know, naming the fix', () => {
-    const t = desiredAgentObjects(agent({ image: undefined, framework: { name: 'kagent' } }), gatewayBinding);
-    expect(t.errors[0].message).toBe('spec.framework.name: framework "kagent" is not registered with this operator; set spec.image to run the agent container directly');
+    const t = desiredAgentObjects(agent({ container: undefined, framework: { name: 'kagent' } }), gatewayBinding);
+    expect(t.errors[0].message).toBe('spec.framework.name: framework "kagent" is not registered with this operator; set spec.container.image to run the agent container directly');
   });
 });

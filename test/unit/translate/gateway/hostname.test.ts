@@ -25,7 +25,7 @@ describe('normalizeHostname rejects what is not a DNS name, naming the field and
     ['Api.OpenAI.com:443', 'spec.provider.hostname: "Api.OpenAI.com:443" has a port; put the port in spec.provider.port'],
     ['https://api.openai.com', 'spec.provider.hostname: "https://api.openai.com" is a URL; put only the host name in spec.provider.hostname (e.g. api.openai.com) and the port in spec.provider.port'],
     ['https://api.openai.com/v1', 'is a URL'],
-    ['api.openai.com/v1', 'spec.provider.hostname: "api.openai.com/v1" has a path; put only the host name here (a path prefix belongs in spec.provider.schemaVersion)'],
+    ['api.openai.com/v1', 'spec.provider.hostname: "api.openai.com/v1" has a path; put only the host name here (a path prefix belongs in spec.provider.pathPrefix)'],
     ['api.openai.com/', 'has a path'],
     [' api.openai.com', 'spec.provider.hostname: " api.openai.com" contains whitespace; remove it'],
     ['api.openai.com ', 'contains whitespace'],

@@ -15,12 +15,12 @@ const labels = (kind: string, endpoint?: string, name = 'openai') => ({
 
 describe('PassthroughModel (OpenAI-compatible, legacy schemaVersion)', () => {
   const model = passthroughModel('openai', {
-    provider: { hostname: 'OpenRouter.ai.', schemaVersion: 'api/v1', credentialSecretName: 'or-key' },
+    provider: { hostname: 'OpenRouter.ai.', pathPrefix: '/api/v1', credential: { secretRef: { name: 'or-key' } } },
     models: { declared: ['openai/gpt-4o'], catchAll: true },
     access: { groups: ['ml'] },
   });
   const { objects, deletions, errors } = desiredGatewayObjects(model, { ...context, apiKeyClientIDs: ['c1'] });
-  const owner = [{ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'PassthroughModel', name: 'openai', uid: model.metadata.uid, controller: true, blockOwnerDeletion: true }];
+  const owner = [{ apiVersion: 'llm.nebari.dev/v1beta1', kind: 'PassthroughModel', name: 'openai', uid: model.metadata.uid, controller: true, blockOwnerDeletion: true }];
   const meta = (name: string, endpoint?: string) => ({ name, namespace: 'models', labels: labels('PassthroughModel', endpoint), ownerReferences: owner });
 
   test('no errors and nothing to delete', () => {
@@ -129,7 +129,7 @@ describe('LLMModel', () => {
         name: 'llama',
         namespace: 'models',
         labels: labels('LLMModel', undefined, 'llama'),
-        ownerReferences: [{ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'LLMModel', name: 'llama', uid: model.metadata.uid, controller: true, blockOwnerDeletion: true }],
+        ownerReferences: [{ apiVersion: 'llm.nebari.dev/v1beta1', kind: 'LLMModel', name: 'llama', uid: model.metadata.uid, controller: true, blockOwnerDeletion: true }],
       },
       spec: {
         selector: { matchLabels: { 'llm.nebari.dev/model': 'llama', 'llm.nebari.dev/role': 'serving' } },
@@ -163,7 +163,7 @@ describe('LLMModel', () => {
 
 describe('endpoints on and off', () => {
   test('disabling the external endpoint: its route goes, then (after the HTTPRoute) its policy; keys stay', () => {
-    const model = passthroughModel('openai', { provider: { hostname: 'api.openai.com', credentialSecretName: 'k' }, endpoints: { external: { enabled: false } } });
+    const model = passthroughModel('openai', { provider: { hostname: 'api.openai.com', credential: { secretRef: { name: 'k' } } }, endpoints: { external: { enabled: false } } });
     const { objects, deletions } = desiredGatewayObjects(model, context);
     expect(objects.map((o) => o.kind + '/' + o.metadata.name).filter((n) => n.includes('external'))).toEqual([]);
     expect(objects.filter((o) => o.kind === 'AIGatewayRoute').map((o) => o.metadata.name)).toEqual(['openai-internal']);
@@ -208,7 +208,7 @@ describe('endpoints on and off', () => {
   });
 
   test('teardown on model deletion: all routes, both waits, then policies, then backends', () => {
-    const steps = gatewayTeardown(passthroughModel('openai', { provider: { hostname: 'api.openai.com', credentialSecretName: 'k' } }));
+    const steps = gatewayTeardown(passthroughModel('openai', { provider: { hostname: 'api.openai.com', credential: { secretRef: { name: 'k' } } } }));
     expect(steps.map((d) => `${d.action} ${d.object.kind}/${d.object.name}`)).toEqual([
       'delete AIGatewayRoute/openai-external',
       'awaitAbsence HTTPRoute/openai-external',
@@ -227,12 +227,12 @@ describe('endpoints on and off', () => {
 
 describe('errors are values: no objects, no deletions, every message names its field', () => {
   test.each([
-    ['bad hostname', passthroughModel('p', { provider: { hostname: 'https://api.openai.com/v1', credentialSecretName: 'k' } }), context, ['spec.provider.hostname']],
-    ['both endpoints off', passthroughModel('p', { provider: { hostname: 'api.openai.com', credentialSecretName: 'k' }, endpoints: { external: { enabled: false }, internal: { enabled: false } } }), context, ['spec.endpoints']],
+    ['bad hostname', passthroughModel('p', { provider: { hostname: 'https://api.openai.com/v1', credential: { secretRef: { name: 'k' } } } }), context, ['spec.provider.hostname']],
+    ['both endpoints off', passthroughModel('p', { provider: { hostname: 'api.openai.com', credential: { secretRef: { name: 'k' } } }, endpoints: { external: { enabled: false }, internal: { enabled: false } } }), context, ['spec.endpoints']],
     ['nobody may call', llmModel('l', { access: {} }), context, ['spec.access']],
     ['internal endpoint without issuer', llmModel('l'), { baseDomain: 'example.com' }, ['spec.endpoints.internal.enabled']],
     ['bad timeout', llmModel('l', { endpoints: { requestTimeout: '10 minutes' } }), context, ['spec.endpoints.requestTimeout']],
-    ['no models', passthroughModel('p', { provider: { hostname: 'api.openai.com', credentialSecretName: 'k' }, models: {} }), context, ['spec.models']],
+    ['no models', passthroughModel('p', { provider: { hostname: 'api.openai.com', credential: { secretRef: { name: 'k' } } }, models: {} }), context, ['spec.models']],
     ['bad base domain', llmModel('l'), { ...context, baseDomain: 'Example_Domain' }, ['platform.baseDomain', 'platform.baseDomain']],
     ['bad issuer', llmModel('l'), { baseDomain: 'example.com', jwt: { issuer: 'http://insecure' } }, ['platform.jwt.issuer', 'platform.jwt.jwksUri']],
     ['no namespace', { ...llmModel('l'), metadata: { name: 'l' } }, context, ['metadata.namespace']],
@@ -245,7 +245,7 @@ describe('errors are values: no objects, no deletions, every message names its f
   });
 
   test('the stored spec is not rewritten', () => {
-    const model = passthroughModel('p', { provider: { hostname: 'API.OpenAI.com.', credentialSecretName: 'k' } });
+    const model = passthroughModel('p', { provider: { hostname: 'API.OpenAI.com.', credential: { secretRef: { name: 'k' } } } });
     const before = JSON.stringify(model);
     desiredGatewayObjects(model, context);
     expect(JSON.stringify(model)).toBe(before);

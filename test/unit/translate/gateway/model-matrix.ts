@@ -1,9 +1,9 @@
 // Model specs covering every gateway translation path: each backend type, endpoints on and off,
-// catch-all, declared lists (including more ids than one route rule holds), legacy schemaVersion
+// catch-all, declared lists (including more ids than one route rule holds), pathPrefix
 // values, Bedrock regions and host name overrides, long names. Unit tests, the admission
 // conformance test against the real API server and the benchmark all use this one matrix.
-import type { LLMModel } from '../../../../src/api/llmmodel';
-import type { PassthroughModel, PassthroughModelSpec } from '../../../../src/api/passthroughmodel';
+import type { LLMModelV1beta1 as LLMModel } from '../../../../src/api/v1beta1';
+import type { PassthroughModelV1beta1 as PassthroughModel, PassthroughModelSpecV1beta1 as PassthroughModelSpec } from '../../../../src/api/v1beta1';
 import type { GatewayContext } from '../../../../src/translate/gateway';
 
 export const MATRIX_NAMESPACE = 'models';
@@ -25,7 +25,7 @@ function uid(name: string): string {
 
 export function passthroughModel(name: string, spec: Partial<PassthroughModelSpec> & Pick<PassthroughModelSpec, 'provider'>, namespace = MATRIX_NAMESPACE): PassthroughModel {
   return {
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'PassthroughModel',
     metadata: { name, namespace, uid: uid(name) },
     spec: { models: { declared: ['gpt-4o'] }, access: { groups: ['ml-team'] }, ...spec },
@@ -34,7 +34,7 @@ export function passthroughModel(name: string, spec: Partial<PassthroughModelSpe
 
 export function llmModel(name: string, spec: Partial<LLMModel['spec']> = {}, namespace = MATRIX_NAMESPACE): LLMModel {
   return {
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'LLMModel',
     metadata: { name, namespace, uid: uid(name) },
     spec: {
@@ -46,7 +46,7 @@ export function llmModel(name: string, spec: Partial<LLMModel['spec']> = {}, nam
   };
 }
 
-const openai = { hostname: 'api.openai.com', credentialSecretName: 'openai-key' };
+const openai = { hostname: 'api.openai.com', credential: { secretRef: { name: 'openai-key' } } };
 const manyIds = Array.from({ length: 100 }, (_, i) => `provider/model-${String(i).padStart(3, '0')}`);
 const longName = 'a-model-name-that-is-much-longer-than-sixty-three-characters-and-keeps-going';
 
@@ -58,11 +58,11 @@ export interface MatrixCase {
 
 export const modelMatrix: readonly MatrixCase[] = [
   { why: 'OpenAI, defaults', model: passthroughModel('openai', { provider: openai }) },
-  { why: 'OpenAI, legacy schemaVersion api/v1 (OpenRouter)', model: passthroughModel('openrouter', { provider: { hostname: 'openrouter.ai', schemaVersion: 'api/v1', credentialSecretName: 'or-key' }, models: { declared: ['openai/gpt-4o', 'anthropic/claude-sonnet-4'] } }) },
-  { why: 'OpenAI, schemaVersion with slashes /v1beta/openai/', model: passthroughModel('gemini', { provider: { hostname: 'generativelanguage.googleapis.com', schemaVersion: '/v1beta/openai/', credentialSecretName: 'g-key' }, models: { declared: ['gemini-2.5-pro'] } }) },
-  { why: 'OpenAI, empty schemaVersion (prefix /)', model: passthroughModel('deepseek', { provider: { hostname: 'api.deepseek.com', schemaVersion: '', credentialSecretName: 'ds-key' }, models: { declared: ['deepseek-chat'] } }) },
-  { why: 'OpenAI, upper-case host with trailing dot', model: passthroughModel('upper-host', { provider: { hostname: 'API.OpenAI.com.', credentialSecretName: 'k' } }) },
-  { why: 'OpenAI, custom port', model: passthroughModel('custom-port', { provider: { hostname: 'llm.internal.example.org', port: 8443, credentialSecretName: 'k' } }) },
+  { why: 'OpenAI, pathPrefix /api/v1 (OpenRouter)', model: passthroughModel('openrouter', { provider: { hostname: 'openrouter.ai', pathPrefix: '/api/v1', credential: { secretRef: { name: 'or-key' } } }, models: { declared: ['openai/gpt-4o', 'anthropic/claude-sonnet-4'] } }) },
+  { why: 'OpenAI, pathPrefix /v1beta/openai', model: passthroughModel('gemini', { provider: { hostname: 'generativelanguage.googleapis.com', pathPrefix: '/v1beta/openai', credential: { secretRef: { name: 'g-key' } } }, models: { declared: ['gemini-2.5-pro'] } }) },
+  { why: 'OpenAI, pathPrefix / (prefix /)', model: passthroughModel('deepseek', { provider: { hostname: 'api.deepseek.com', pathPrefix: '/', credential: { secretRef: { name: 'ds-key' } } }, models: { declared: ['deepseek-chat'] } }) },
+  { why: 'OpenAI, upper-case host with trailing dot', model: passthroughModel('upper-host', { provider: { hostname: 'API.OpenAI.com.', credential: { secretRef: { name: 'k' } } } }) },
+  { why: 'OpenAI, custom port', model: passthroughModel('custom-port', { provider: { hostname: 'llm.internal.example.org', port: 8443, credential: { secretRef: { name: 'k' } } } }) },
   { why: 'OpenAI, catch-all only', model: passthroughModel('catch-all-only', { provider: openai, models: { catchAll: true } }) },
   { why: 'OpenAI, declared + catch-all', model: passthroughModel('declared-and-catch-all', { provider: openai, models: { declared: ['gpt-4o', 'gpt-4o-mini'], catchAll: true } }) },
   { why: 'OpenAI, 100 declared ids (two rules)', model: passthroughModel('many-models', { provider: openai, models: { declared: manyIds } }) },
@@ -72,11 +72,11 @@ export const modelMatrix: readonly MatrixCase[] = [
   { why: 'OpenAI, several groups', model: passthroughModel('groups', { provider: openai, access: { groups: ['b-team', 'a-team', 'c-team'] } }) },
   { why: 'OpenAI, name longer than 63 characters', model: passthroughModel(longName, { provider: openai }) },
   { why: 'OpenAI, dotted name', model: passthroughModel('gpt.4o.mini', { provider: openai }) },
-  { why: 'Anthropic, default host', model: passthroughModel('anthropic', { provider: { backend: { type: 'Anthropic' }, credentialSecretName: 'anthropic-key' }, models: { declared: ['claude-sonnet-4-5'] } }) },
-  { why: 'Anthropic, host override', model: passthroughModel('anthropic-proxy', { provider: { backend: { type: 'Anthropic' }, hostname: 'anthropic.proxy.example.com', credentialSecretName: 'k' }, models: { declared: ['claude-opus-4'] } }) },
-  { why: 'Azure OpenAI', model: passthroughModel('azure', { provider: { backend: { type: 'AzureOpenAI', azureOpenAI: { apiVersion: '2025-01-01-preview' } }, hostname: 'my-resource.openai.azure.com', credentialSecretName: 'azure-key' } }) },
+  { why: 'Anthropic, default host', model: passthroughModel('anthropic', { provider: { backend: { type: 'Anthropic' }, credential: { secretRef: { name: 'anthropic-key' } } }, models: { declared: ['claude-sonnet-4-5'] } }) },
+  { why: 'Anthropic, host override', model: passthroughModel('anthropic-proxy', { provider: { backend: { type: 'Anthropic' }, hostname: 'anthropic.proxy.example.com', credential: { secretRef: { name: 'k' } } }, models: { declared: ['claude-opus-4'] } }) },
+  { why: 'Azure OpenAI', model: passthroughModel('azure', { provider: { backend: { type: 'AzureOpenAI', azureOpenAI: { apiVersion: '2025-01-01-preview' } }, hostname: 'my-resource.openai.azure.com', credential: { secretRef: { name: 'azure-key' } } } }) },
   { why: 'Bedrock us-east-1, derived host', model: passthroughModel('bedrock', { provider: { backend: { type: 'Bedrock', bedrock: { region: 'us-east-1' } } }, models: { declared: ['anthropic.claude-3-5-sonnet-20240620-v1:0'] } }) },
-  { why: 'Bedrock eu-central-1, explicit WorkloadIdentity and schemaVersion v1', model: passthroughModel('bedrock-eu', { provider: { backend: { type: 'Bedrock', bedrock: { region: 'eu-central-1' } }, credential: { type: 'WorkloadIdentity' }, schemaVersion: 'v1' }, models: { declared: ['amazon.nova-pro-v1:0'] } }) },
+  { why: 'Bedrock eu-central-1, explicit WorkloadIdentity', model: passthroughModel('bedrock-eu', { provider: { backend: { type: 'Bedrock', bedrock: { region: 'eu-central-1' } }, credential: { type: 'WorkloadIdentity' } }, models: { declared: ['amazon.nova-pro-v1:0'] } }) },
   { why: 'Bedrock cn-north-1 (China partition)', model: passthroughModel('bedrock-cn', { provider: { backend: { type: 'Bedrock', bedrock: { region: 'cn-north-1' } } } }) },
   { why: 'Bedrock us-gov-west-1', model: passthroughModel('bedrock-gov', { provider: { backend: { type: 'Bedrock', bedrock: { region: 'us-gov-west-1' } } } }) },
   { why: 'Bedrock with a regional VPC endpoint override', model: passthroughModel('bedrock-vpce', { provider: { backend: { type: 'Bedrock', bedrock: { region: 'us-west-2' } }, hostname: 'vpce-0abc.bedrock-runtime.us-west-2.vpce.amazonaws.com' }, models: { catchAll: true } }) },

@@ -1,4 +1,4 @@
-import type { PassthroughModelSpec } from '../../../../src/api/passthroughmodel';
+import type { PassthroughModelSpecV1beta1 as PassthroughModelSpec } from '../../../../src/api/v1beta1';
 import { bedrockRuntimeHostname, validateBedrockRegion } from '../../../../src/translate/gateway/bedrock';
 import { resolvePassthroughProvider, schemaPrefix } from '../../../../src/translate/gateway/provider';
 
@@ -9,7 +9,7 @@ const messages = (provider: Provider) => {
   return result.ok ? [] : result.errors.map((e) => e.message);
 };
 
-describe('schemaPrefix: legacy schemaVersion becomes schema.prefix', () => {
+describe('schemaPrefix: pathPrefix becomes schema.prefix', () => {
   test.each([
     [undefined, '/v1'],
     ['v1', '/v1'],
@@ -27,13 +27,13 @@ describe('schemaPrefix: legacy schemaVersion becomes schema.prefix', () => {
   test.each(['https://x/v1', 'api v1', 'v1?x=1', 'api//v1'])('%j is refused', (version) => {
     const result = schemaPrefix(version);
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.errors[0].message).toMatch(/^spec\.provider\.schemaVersion: .* is not a path prefix; use path segments such as v1 or api\/v1/);
+    if (!result.ok) expect(result.errors[0].message).toMatch(/^spec\.provider\.pathPrefix: .* is not a path prefix; use path segments such as \/v1 or \/api\/v1/);
   });
 });
 
 describe('resolvePassthroughProvider', () => {
   test('OpenAI: normalised host, default port 443, prefix /v1, APIKey credential', () => {
-    expect(resolve({ hostname: 'API.OpenAI.com.', credentialSecretName: 'openai-key' })).toEqual({
+    expect(resolve({ hostname: 'API.OpenAI.com.', credential: { secretRef: { name: 'openai-key' } } })).toEqual({
       ok: true,
       value: {
         backendType: 'OpenAI',
@@ -46,38 +46,38 @@ describe('resolvePassthroughProvider', () => {
   });
 
   test('OpenAI: schemaVersion api/v1 gives prefix /api/v1 and an explicit port is kept', () => {
-    const result = resolve({ hostname: 'openrouter.ai', port: 8443, schemaVersion: 'api/v1', credentialSecretName: 'k' });
+    const result = resolve({ hostname: 'openrouter.ai', port: 8443, pathPrefix: '/api/v1', credential: { secretRef: { name: 'k' } } });
     expect(result.ok && result.value.schema).toEqual({ name: 'OpenAI', prefix: '/api/v1' });
     expect(result.ok && result.value.port).toBe(8443);
   });
 
-  test('OpenAI: an empty schemaVersion gives prefix / (a missing prefix would mean v1 to the AI Gateway)', () => {
-    const result = resolve({ hostname: 'api.deepseek.com', schemaVersion: '', credentialSecretName: 'k' });
+  test('OpenAI: pathPrefix / gives prefix / (a missing prefix would mean v1 to the AI Gateway)', () => {
+    const result = resolve({ hostname: 'api.deepseek.com', pathPrefix: '/', credential: { secretRef: { name: 'k' } } });
     expect(result.ok && result.value.schema).toEqual({ name: 'OpenAI', prefix: '/' });
   });
 
   test('OpenAI: hostname and credential are required', () => {
     expect(messages({})).toEqual([
       'spec.provider.hostname: is required for the OpenAI backend; set the provider host name, for example api.openai.com',
-      'spec.provider.credentialSecretName: is required for the OpenAI backend; name a Secret in this namespace whose "apiKey" key holds the provider API key',
+      'spec.provider.credential.secretRef.name: is required for the OpenAI backend; name a Secret in this namespace whose "apiKey" key holds the provider API key',
     ]);
   });
 
   test('OpenAI: WorkloadIdentity is refused', () => {
     expect(messages({ hostname: 'api.openai.com', credential: { type: 'WorkloadIdentity' } })).toContain(
-      'spec.provider.credential.type: WorkloadIdentity is supported only for Bedrock; use APIKey with spec.provider.credentialSecretName for the OpenAI backend',
+      'spec.provider.credential.type: WorkloadIdentity is supported only for Bedrock; use APIKey with spec.provider.credential.secretRef.name for the OpenAI backend',
     );
   });
 
   test('a bad hostname and a bad port are both reported', () => {
-    expect(messages({ hostname: 'api.openai.com:443', port: 70000, credentialSecretName: 'k' })).toEqual([
+    expect(messages({ hostname: 'api.openai.com:443', port: 70000, credential: { secretRef: { name: 'k' } } })).toEqual([
       'spec.provider.hostname: "api.openai.com:443" has a port; put the port in spec.provider.port',
       'spec.provider.port: 70000 is not a TCP port; use a number from 1 to 65535 (443 for HTTPS providers)',
     ]);
   });
 
   test('Anthropic: default host api.anthropic.com, prefix from schemaVersion, AnthropicAPIKey', () => {
-    expect(resolve({ backend: { type: 'Anthropic' }, credentialSecretName: 'a-key' })).toEqual({
+    expect(resolve({ backend: { type: 'Anthropic' }, credential: { secretRef: { name: 'a-key' } } })).toEqual({
       ok: true,
       value: {
         backendType: 'Anthropic',
@@ -90,7 +90,7 @@ describe('resolvePassthroughProvider', () => {
   });
 
   test('AzureOpenAI: version is the api-version, no prefix, AzureAPIKey', () => {
-    const result = resolve({ backend: { type: 'AzureOpenAI', azureOpenAI: { apiVersion: '2025-01-01-preview' } }, hostname: 'r.openai.azure.com', credentialSecretName: 'az', schemaVersion: 'v1' });
+    const result = resolve({ backend: { type: 'AzureOpenAI', azureOpenAI: { apiVersion: '2025-01-01-preview' } }, hostname: 'r.openai.azure.com', credential: { secretRef: { name: 'az' } }, pathPrefix: '/v1' });
     expect(result).toEqual({
       ok: true,
       value: {
@@ -104,7 +104,7 @@ describe('resolvePassthroughProvider', () => {
   });
 
   test('AzureOpenAI: the api-version is required', () => {
-    expect(messages({ backend: { type: 'AzureOpenAI' }, hostname: 'r.openai.azure.com', credentialSecretName: 'az' })).toEqual([
+    expect(messages({ backend: { type: 'AzureOpenAI' }, hostname: 'r.openai.azure.com', credential: { secretRef: { name: 'az' } } })).toEqual([
       'spec.provider.backend.azureOpenAI.apiVersion: is required for the AzureOpenAI backend; set the Azure OpenAI api-version, for example 2025-01-01-preview',
     ]);
   });
@@ -122,8 +122,8 @@ describe('resolvePassthroughProvider', () => {
     });
   });
 
-  test('Bedrock: schemaVersion v1 (the CRD default) is accepted and still gives no prefix', () => {
-    const result = resolve({ backend: { type: 'Bedrock', bedrock: { region: 'eu-west-1' } }, schemaVersion: 'v1' });
+  test('Bedrock: no pathPrefix, no schema prefix (a v1alpha1 object\'s default schemaVersion v1 converts to none)', () => {
+    const result = resolve({ backend: { type: 'Bedrock', bedrock: { region: 'eu-west-1' } } });
     expect(result.ok && result.value.schema).toEqual({ name: 'AWSBedrock' });
   });
 
@@ -141,7 +141,7 @@ describe('resolvePassthroughProvider', () => {
     expect(proxy).toMatchObject({ ok: true, value: { hostname: 'bedrock-proxy.corp.example', credential: { type: 'AWSCredentials', region: 'us-east-1' } } });
   });
 
-  test('Bedrock: region, schemaVersion, credentialSecretName and APIKey are checked', () => {
+  test('Bedrock: region, pathPrefix, credential.secretRef and APIKey are checked', () => {
     expect(messages({ backend: { type: 'Bedrock' } })).toEqual([
       'spec.provider.backend.bedrock.region: is required for the Bedrock backend; set the AWS region, for example us-east-1',
     ]);
@@ -149,10 +149,10 @@ describe('resolvePassthroughProvider', () => {
       'spec.provider.backend.bedrock.region: "US_EAST_1" is not a region name; use the lower-case AWS region code such as us-east-1',
     ]);
     expect(
-      messages({ backend: { type: 'Bedrock', bedrock: { region: 'us-east-1' } }, schemaVersion: 'api/v1', credentialSecretName: 'k', credential: { type: 'APIKey' } }),
+      messages({ backend: { type: 'Bedrock', bedrock: { region: 'us-east-1' } }, pathPrefix: '/api/v1', credential: { type: 'APIKey', secretRef: { name: 'k' } } }),
     ).toEqual([
-      'spec.provider.schemaVersion: "api/v1" applies only to OpenAI and Anthropic backends; remove it for Bedrock, which uses its native paths',
-      "spec.provider.credentialSecretName: must be omitted for Bedrock, which signs requests with the gateway's AWS workload identity; remove it",
+      'spec.provider.pathPrefix: "/api/v1" applies only to OpenAI and Anthropic backends; remove it for Bedrock, which uses its native paths',
+      "spec.provider.credential.secretRef: must be omitted for Bedrock, which signs requests with the gateway's AWS workload identity; remove it",
       'spec.provider.credential.type: must be WorkloadIdentity for Bedrock; remove spec.provider.credential or set it to WorkloadIdentity',
     ]);
   });

@@ -2,7 +2,7 @@ import { endpointRoute, MAX_MATCHES_PER_RULE, MODEL_HEADER, RouteCatalog, routeR
 import type { ResolvedEndpoint } from '../../../../src/translate/gateway/context';
 import type { ModelIdentity } from '../../../../src/translate/gateway/labels';
 
-const model: ModelIdentity = { apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'PassthroughModel', metadata: { name: 'openai', namespace: 'models', uid: 'u-1' } };
+const model: ModelIdentity = { apiVersion: 'llm.nebari.dev/v1beta1', kind: 'PassthroughModel', metadata: { name: 'openai', namespace: 'models', uid: 'u-1' } };
 const external: ResolvedEndpoint = { name: 'external', hostname: 'llm.example.com', gatewayName: 'nebari-gateway', gatewayNamespace: 'envoy-gateway-system', sectionName: 'llm-https' };
 const catalog = (over: Partial<RouteCatalog> = {}): RouteCatalog => ({
   modelIds: ['gpt-4o'],

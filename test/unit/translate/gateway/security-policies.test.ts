@@ -2,7 +2,7 @@ import { resolveGatewayContext } from '../../../../src/translate/gateway/context
 import type { ModelIdentity } from '../../../../src/translate/gateway/labels';
 import { externalSecurityPolicy, internalSecurityPolicy } from '../../../../src/translate/gateway/security-policies';
 
-const model: ModelIdentity = { apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'LLMModel', metadata: { name: 'llama', namespace: 'models', uid: 'u-1' } };
+const model: ModelIdentity = { apiVersion: 'llm.nebari.dev/v1beta1', kind: 'LLMModel', metadata: { name: 'llama', namespace: 'models', uid: 'u-1' } };
 const resolved = (over = {}) => resolveGatewayContext({ baseDomain: 'example.com', jwt: { issuer: 'https://id.example.com/realms/r/' }, ...over }).context;
 
 describe('external SecurityPolicy', () => {

@@ -1,7 +1,8 @@
 // Every name the operator derives from an LLMModel name must be valid for its kind, for every name
 // the CRD admits: the admission rule (LLMMODEL_NAME_PATTERN, plus the 63-character rule that a
 // subdomain lifts) and the derivations are checked together, at the boundary lengths.
-import { LLM_PROVIDERS, LLMMODEL_NAME_PATTERN, type LLMModel } from '../../../../src/api/llmmodel';
+import { LLM_PROVIDERS, LLMMODEL_NAME_PATTERN } from '../../../../src/api/llmmodel';
+import type { LLMModelV1beta1 as LLMModel } from '../../../../src/api/v1beta1';
 import { gatewayObjectNames } from '../../../../src/translate/gateway/names';
 import { providers } from '../../../../src/translate/providers';
 import { dynamoObjectNames } from '../../../../src/translate/providers/dynamo';
@@ -15,7 +16,7 @@ const admitted = (name: string) => new RegExp(LLMMODEL_NAME_PATTERN).test(name) 
 
 function model(name: string, provider: LLMModel['spec']['provider']): LLMModel {
   return {
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'LLMModel',
     metadata: { name, namespace: 'models', uid: '00000000-0000-0000-0000-000000000001' },
     spec: { model: { name: 'Qwen/Qwen3-8B', source: 'huggingface' }, resources: { gpu: { count: 1, type: 'nvidia' } }, access: { public: true }, provider },

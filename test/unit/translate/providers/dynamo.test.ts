@@ -1,4 +1,4 @@
-import type { LLMModel } from '../../../../src/api/llmmodel';
+import type { LLMModelV1beta1 as LLMModel } from '../../../../src/api/v1beta1';
 import {
   DYNAMO_FRONTEND,
   DYNAMO_WORKER,
@@ -16,7 +16,7 @@ const IMAGE = 'example/dynamo-vllm-runtime:1.0.0';
 
 function model(spec: Partial<LLMModel['spec']> = {}, opts: { uid?: string; name?: string } = {}): LLMModel {
   return {
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'LLMModel',
     metadata: { name: opts.name ?? 'llama', namespace: 'ml', ...(opts.uid ? { uid: opts.uid } : {}) },
     spec: {
@@ -55,7 +55,7 @@ describe('Dynamo provider', () => {
     ]);
     for (const o of t.objects) {
       expect(o.metadata.namespace).toBe('ml');
-      expect(o.metadata.ownerReferences).toEqual([{ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'LLMModel', name: 'llama', uid: 'uid-1', controller: true, blockOwnerDeletion: true }]);
+      expect(o.metadata.ownerReferences).toEqual([{ apiVersion: 'llm.nebari.dev/v1beta1', kind: 'LLMModel', name: 'llama', uid: 'uid-1', controller: true, blockOwnerDeletion: true }]);
     }
     expect(t.workload).toEqual({ apiVersion: 'nvidia.com/v1alpha1', kind: 'DynamoGraphDeployment', name: 'llama' });
     expect(t.servingPool).toEqual({
@@ -117,16 +117,8 @@ describe('Dynamo provider', () => {
     const m = model({
       model: { name: 'Qwen/Qwen3-8B', source: 'huggingface', revision: 'abc123', storage: { type: 'emptyDir' } },
       resources: { gpu: { count: 2, type: 'amd.com/gpu' }, requests: { cpu: 8, memory: '64Gi' }, limits: { memory: '96Gi', 'ephemeral-storage': '200Gi' } },
-      serving: { image: IMAGE, dataParallelism: 2, vllmArgs: ['--max-model-len=8192'], command: ['/bin/serve'] },
-      advanced: {
-        vllm: {
-          extraArgs: ['--enforce-eager'],
-          extraEnv: [{ name: 'VLLM_LOGGING_LEVEL', value: 'DEBUG' }],
-          tolerations: [{ key: 'spot', operator: 'Exists' }],
-          nodeSelector: { pool: 'gpu' },
-          affinity: { nodeAffinity: {} },
-        },
-      },
+      serving: { image: IMAGE, dataParallelism: 2, engineArgs: ['--max-model-len=8192', '--enforce-eager'], command: ['/bin/serve'], env: [{ name: 'VLLM_LOGGING_LEVEL', value: 'DEBUG' }] },
+      scheduling: { tolerations: [{ key: 'spot', operator: 'Exists' }], nodeSelector: { pool: 'gpu' }, affinity: { nodeAffinity: {} } },
     });
     expect(dynamoWorkerArgs(m)).toEqual(['--model', 'Qwen/Qwen3-8B', '--revision', 'abc123', '--tensor-parallel-size', '2', '--data-parallel-size', '2', '--max-model-len=8192', '--enforce-eager']);
     const t = translateDynamo(m, {});

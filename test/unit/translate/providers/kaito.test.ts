@@ -1,4 +1,4 @@
-import type { LLMModel } from '../../../../src/api/llmmodel';
+import type { LLMModelV1beta1 as LLMModel } from '../../../../src/api/v1beta1';
 import {
   KAITO_WORKSPACE_NAME_MAX,
   kaitoPhase,
@@ -10,7 +10,7 @@ import type { ObservedWorkload } from '../../../../src/translate/providers/provi
 
 function model(spec: Partial<LLMModel['spec']> = {}, name = 'phi-4-kaito'): LLMModel {
   return {
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'LLMModel',
     metadata: { name, namespace: 'ml', uid: 'uid-1' },
     spec: {
@@ -23,7 +23,7 @@ function model(spec: Partial<LLMModel['spec']> = {}, name = 'phi-4-kaito'): LLMM
   } as LLMModel;
 }
 
-const OWNER = [{ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'LLMModel', name: 'phi-4-kaito', uid: 'uid-1', controller: true, blockOwnerDeletion: true }];
+const OWNER = [{ apiVersion: 'llm.nebari.dev/v1beta1', kind: 'LLMModel', name: 'phi-4-kaito', uid: 'uid-1', controller: true, blockOwnerDeletion: true }];
 const workspaceOf = (t: ReturnType<typeof translateKAITO>) => t.objects.find((o) => o.kind === 'Workspace') as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** The Workspace body (everything but apiVersion and metadata) for the default model. */
@@ -79,9 +79,9 @@ describe('KAITO provider: translation', () => {
     expect(t.servingPool).toEqual({ selector: { 'kaito.sh/workspace': 'phi-4-kaito' }, targetPort: 5000, endpointPickerPort: 9002 });
   });
 
-  it('always sets the required resource.labelSelector: the model label, or spec.advanced.vllm.nodeSelector', () => {
+  it('always sets the required resource.labelSelector: the model label, or spec.scheduling.nodeSelector', () => {
     expect(workspaceOf(translateKAITO(model(), {})).resource.labelSelector).toEqual({ matchLabels: { 'llm.nebari.dev/model': 'phi-4-kaito' } });
-    const pinned = translateKAITO(model({ advanced: { vllm: { nodeSelector: { 'node.kubernetes.io/instance-type': 'Standard_NC24ads_A100_v4' } } } }), {});
+    const pinned = translateKAITO(model({ scheduling: { nodeSelector: { 'node.kubernetes.io/instance-type': 'Standard_NC24ads_A100_v4' } } }), {});
     expect(workspaceOf(pinned).resource).toEqual({ count: 1, labelSelector: { matchLabels: { 'node.kubernetes.io/instance-type': 'Standard_NC24ads_A100_v4' } } });
   });
 
@@ -149,9 +149,8 @@ describe('KAITO provider: translation', () => {
     ['spec.serving.command', { serving: { command: ['vllm', 'serve'] } }],
     ['spec.serving.tensorParallelism', { serving: { tensorParallelism: 2 } }],
     ['spec.serving.dataParallelism', { serving: { dataParallelism: 2 } }],
-    ['spec.serving.vllmArgs', { serving: { vllmArgs: ['--max-model-len=8192'] } }],
-    ['spec.advanced.vllm.extraArgs', { advanced: { vllm: { extraArgs: ['--enforce-eager'] } } }],
-    ['spec.advanced.vllm.extraEnv', { advanced: { vllm: { extraEnv: [{ name: 'A', value: 'b' }] } } }],
+    ['spec.serving.engineArgs', { serving: { engineArgs: ['--max-model-len=8192'] } }],
+    ['spec.serving.env', { serving: { env: [{ name: 'A', value: 'b' }] } }],
   ])('refuses %s, which KAITO cannot honour (%j)', (field, spec) => {
     const t = translateKAITO(model(spec as Partial<LLMModel['spec']>), {});
     expect(t.objects).toEqual([]);

@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import type { LLMModel } from '../../../../src/api/llmmodel';
+import type { LLMModelV1beta1 as LLMModel } from '../../../../src/api/v1beta1';
 import {
   DEFAULT_RAY_IMAGE,
   cpuCount,
@@ -17,7 +17,7 @@ import type { ObservedWorkload } from '../../../../src/translate/providers/provi
 
 function model(spec: Partial<LLMModel['spec']> = {}, name = 'qwen', uid?: string): LLMModel {
   return {
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'LLMModel',
     metadata: { name, namespace: 'ml', ...(uid ? { uid } : {}) },
     spec: {
@@ -55,7 +55,7 @@ describe('KubeRay provider: translation', () => {
     ]);
     for (const o of t.objects) {
       expect(o.metadata.namespace).toBe('ml');
-      expect(o.metadata.ownerReferences).toEqual([{ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'LLMModel', name: 'qwen', uid: 'uid-1', controller: true, blockOwnerDeletion: true }]);
+      expect(o.metadata.ownerReferences).toEqual([{ apiVersion: 'llm.nebari.dev/v1beta1', kind: 'LLMModel', name: 'qwen', uid: 'uid-1', controller: true, blockOwnerDeletion: true }]);
     }
     expect(t.workload).toEqual({ apiVersion: 'ray.io/v1', kind: 'RayService', name: 'qwen' });
     expect(t.servingPool).toEqual({
@@ -98,8 +98,10 @@ describe('KubeRay provider: translation', () => {
   it('passes vLLM flags as typed engine_kwargs, later ones winning', () => {
     const rs = rayService(
       model({
-        serving: { tensorParallelism: 1, vllmArgs: ['--max-model-len=8192', '--enforce-eager', '--gpu-memory-utilization', '0.85', '--dtype=on'] },
-        advanced: { vllm: { extraArgs: ['--max-model-len=4096', '--no-enable-prefix-caching', '--override-generation-config={"temperature":0.2}'] } },
+        serving: {
+          tensorParallelism: 1,
+          engineArgs: ['--max-model-len=8192', '--enforce-eager', '--gpu-memory-utilization', '0.85', '--dtype=on', '--max-model-len=4096', '--no-enable-prefix-caching', '--override-generation-config={"temperature":0.2}'],
+        },
       }),
     );
     expect(llmConfig(rs).engine_kwargs).toEqual({
@@ -153,13 +155,11 @@ describe('KubeRay provider: translation', () => {
       model({
         model: { name: 'meta-llama/Llama-3.1-8B-Instruct', source: 'huggingface', authSecretName: 'hf' },
         resources: { gpu: { count: 1, type: 'amd.com/gpu' }, requests: { cpu: '8', memory: '32Gi' }, limits: { memory: '48Gi' } },
-        advanced: {
-          vllm: {
-            extraEnv: [{ name: 'VLLM_LOGGING_LEVEL', value: 'DEBUG' }],
-            tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'llm', effect: 'NoSchedule' }],
-            nodeSelector: { pool: 'gpu' },
-            affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } } },
-          },
+        serving: { env: [{ name: 'VLLM_LOGGING_LEVEL', value: 'DEBUG' }] },
+        scheduling: {
+          tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'llm', effect: 'NoSchedule' }],
+          nodeSelector: { pool: 'gpu' },
+          affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } } },
         },
       }),
     );
@@ -183,7 +183,7 @@ describe('KubeRay provider: translation', () => {
     const rs = rayService(
       model({
         resources: { gpu: { count: 4, type: 'nvidia' }, limits: { cpu: '16' } },
-        advanced: { vllm: { tolerations: [{ key: 'nvidia.com/gpu', operator: 'Equal', value: 'present', effect: 'NoSchedule' }] } },
+        scheduling: { tolerations: [{ key: 'nvidia.com/gpu', operator: 'Equal', value: 'present', effect: 'NoSchedule' }] },
       }),
     );
     expect(workers(rs).rayStartParams).toEqual({ 'num-gpus': '4' });
@@ -262,9 +262,9 @@ describe('KubeRay provider: what it cannot serve', () => {
     [{ resources: { gpu: { count: 0, type: 'nvidia' } } }, 'spec.resources.gpu.count', /request at least one GPU/],
     [{ serving: { tensorParallelism: 4 } }, 'spec.serving.tensorParallelism', /^spec\.serving\.tensorParallelism: 4 is larger than spec\.resources\.gpu\.count \(2\)/],
     [{ serving: { dataParallelism: 2 } }, 'spec.serving.dataParallelism', /raise spec\.serving\.replicas/],
-    [{ serving: { vllmArgs: ['--port=9000'] } }, 'spec.serving.vllmArgs', /--port cannot be set with the kuberay provider/],
-    [{ serving: { vllmArgs: ['--tensor-parallel-size', '2'] } }, 'spec.serving.vllmArgs', /set spec\.serving\.tensorParallelism instead/],
-    [{ advanced: { vllm: { extraArgs: ['serve'] } } }, 'spec.advanced.vllm.extraArgs', /"serve" is not a --flag/],
+    [{ serving: { engineArgs: ['--port=9000'] } }, 'spec.serving.engineArgs', /--port cannot be set with the kuberay provider/],
+    [{ serving: { engineArgs: ['--tensor-parallel-size', '2'] } }, 'spec.serving.engineArgs', /set spec\.serving\.tensorParallelism instead/],
+    [{ serving: { engineArgs: ['--dtype=auto', 'serve'] } }, 'spec.serving.engineArgs', /"serve" is not a --flag/],
   ] as [Partial<LLMModel['spec']>, string, RegExp][])('%j is refused at %s', (spec, field, message) => {
     const t = errorsOf(spec);
     expect(t.objects).toEqual([]);
@@ -276,8 +276,8 @@ describe('KubeRay provider: what it cannot serve', () => {
   });
 
   it('reports every problem at once', () => {
-    const t = errorsOf({ model: { name: 'm', source: 'oci', image: 'x' }, serving: { dataParallelism: 2, vllmArgs: ['--model=x', 'y'] } });
-    expect(t.errors.map((e) => e.field)).toEqual(['spec.model.source', 'spec.serving.dataParallelism', 'spec.serving.vllmArgs', 'spec.serving.vllmArgs']);
+    const t = errorsOf({ model: { name: 'm', source: 'oci', image: 'x' }, serving: { dataParallelism: 2, engineArgs: ['--model=x', 'y'] } });
+    expect(t.errors.map((e) => e.field)).toEqual(['spec.model.source', 'spec.serving.dataParallelism', 'spec.serving.engineArgs', 'spec.serving.engineArgs']);
   });
 
   it('parses flag values and counts CPUs', () => {

@@ -1,5 +1,5 @@
 import { DEFAULT_EPP_IMAGE } from '../../../../src/translate/providers/serving-objects';
-import type { LLMModel } from '../../../../src/api/llmmodel';
+import type { LLMModelV1beta1 as LLMModel } from '../../../../src/api/v1beta1';
 import {
   INFERENCE_OBJECTIVE_VERSIONS,
   llmdObjectNames,
@@ -14,7 +14,7 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 
 function model(spec: Partial<LLMModel['spec']> = {}, uid?: string): LLMModel {
   return {
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'LLMModel',
     metadata: { name: 'qwen', namespace: 'ml', ...(uid ? { uid } : {}) },
     spec: {
@@ -63,7 +63,7 @@ describe('llm-d provider', () => {
     ]);
     for (const o of t.objects) {
       expect(o.metadata.namespace).toBe('ml');
-      expect(o.metadata.ownerReferences).toEqual([{ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'LLMModel', name: 'qwen', uid: 'uid-1', controller: true, blockOwnerDeletion: true }]);
+      expect(o.metadata.ownerReferences).toEqual([{ apiVersion: 'llm.nebari.dev/v1beta1', kind: 'LLMModel', name: 'qwen', uid: 'uid-1', controller: true, blockOwnerDeletion: true }]);
     }
     expect(t.workload).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'qwen-vllm' });
     expect(t.servingPool).toEqual({ selector: { 'llm.nebari.dev/model': 'qwen', 'llm.nebari.dev/role': 'serving' }, targetPort: 8000, endpointPickerPort: 9002 });
@@ -92,7 +92,7 @@ describe('llm-d provider', () => {
   });
 
   it('runs the same vLLM server as the direct vLLM provider', () => {
-    const m = model({ serving: { replicas: 3, vllmArgs: ['--max-model-len=8192'] } });
+    const m = model({ serving: { replicas: 3, engineArgs: ['--max-model-len=8192'] } });
     const llmd = find(translateLLMD(m, { vllmImage: 'example/vllm:1' }).objects, 'Deployment', 'qwen-vllm');
     const vllm = find(translateVLLM(m, { vllmImage: 'example/vllm:1' }).objects, 'Deployment', 'qwen-vllm');
     expect(llmd.spec.replicas).toBe(3);
@@ -137,20 +137,20 @@ describe('llm-d provider', () => {
     for (const rule of rules) expect(rule.verbs).toEqual(['get', 'list', 'watch']);
   });
 
-  it('passes spec.advanced.inferencePool.schedulerConfig to the scheduler unchanged', () => {
-    const t = translateLLMD(model({ advanced: { inferencePool: { schedulerConfig } } }), {});
+  it('passes spec.inferencePool.schedulerConfig to the scheduler unchanged', () => {
+    const t = translateLLMD(model({ inferencePool: { schedulerConfig } }), {});
     const args: string[] = find(t.objects, 'Deployment', 'qwen-epp').spec.template.spec.containers[0].args;
     const configArg = args.find((a) => a.startsWith('--config-text='));
     expect(JSON.parse(configArg!.slice('--config-text='.length))).toEqual(schedulerConfig);
   });
 
   it('refuses a scheduler configuration without apiVersion and kind, naming the field and the fix', () => {
-    const t = translateLLMD(model({ advanced: { inferencePool: { schedulerConfig: { plugins: [{ type: 'prefix-cache-scorer' }] } } } }), {});
+    const t = translateLLMD(model({ inferencePool: { schedulerConfig: { plugins: [{ type: 'prefix-cache-scorer' }] } } }), {});
     expect(t.objects).toEqual([]);
     expect(t.errors).toEqual([
       {
-        field: 'spec.advanced.inferencePool.schedulerConfig',
-        message: expect.stringMatching(/^spec\.advanced\.inferencePool\.schedulerConfig: has no apiVersion and kind; .*kind to EndpointPickerConfig$/),
+        field: 'spec.inferencePool.schedulerConfig',
+        message: expect.stringMatching(/^spec\.inferencePool\.schedulerConfig: has no apiVersion and kind; .*kind to EndpointPickerConfig$/),
       },
     ]);
     expect(t.workload.name).toBe('qwen-vllm');
@@ -183,7 +183,7 @@ describe('llm-d provider', () => {
   });
 
   it('is pure: the same model gives the same objects, and the model is not changed', () => {
-    const m = model({ advanced: { inferencePool: { schedulerConfig } }, provider: { name: 'llmd', overrides: { spec: { priority: 1 } } } });
+    const m = model({ inferencePool: { schedulerConfig }, provider: { name: 'llmd', overrides: { spec: { priority: 1 } } } });
     const before = JSON.stringify(m);
     expect(translateLLMD(m, {}, { InferenceObjective: 'llm-d.ai/v1alpha2' })).toEqual(translateLLMD(m, {}, { InferenceObjective: 'llm-d.ai/v1alpha2' }));
     expect(JSON.stringify(m)).toBe(before);

@@ -1,11 +1,11 @@
 import { LLM_PROVIDERS } from '../../../../src/api/llmmodel';
-import type { LLMModel } from '../../../../src/api/llmmodel';
+import type { LLMModelV1beta1 as LLMModel } from '../../../../src/api/v1beta1';
 import { gpuResourceName, translateVLLM, vllmArgs, vllmObjectNames, vllmProvider } from '../../../../src/translate/providers/vllm';
 import { llmProvider, phaseFromPods } from '../../../../src/translate/providers';
 
 function model(spec: Partial<LLMModel['spec']> = {}, uid?: string): LLMModel {
   return {
-    apiVersion: 'llm.nebari.dev/v1alpha1',
+    apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'LLMModel',
     metadata: { name: 'qwen', namespace: 'ml', ...(uid ? { uid } : {}) },
     spec: {
@@ -39,7 +39,7 @@ describe('vLLM provider', () => {
       'Deployment/qwen-epp',
       'Service/qwen-epp',
     ]);
-    for (const o of t.objects) expect(o.metadata.ownerReferences).toEqual([{ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'LLMModel', name: 'qwen', uid: 'uid-1', controller: true, blockOwnerDeletion: true }]);
+    for (const o of t.objects) expect(o.metadata.ownerReferences).toEqual([{ apiVersion: 'llm.nebari.dev/v1beta1', kind: 'LLMModel', name: 'qwen', uid: 'uid-1', controller: true, blockOwnerDeletion: true }]);
     expect(t.workload).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'qwen-vllm' });
     expect(t.servingPool).toEqual({ selector: { 'llm.nebari.dev/model': 'qwen', 'llm.nebari.dev/role': 'serving' }, targetPort: 8000, endpointPickerPort: 9002 });
   });
@@ -59,7 +59,7 @@ describe('vLLM provider', () => {
   });
 
   it('builds vLLM arguments from parallelism and user arguments', () => {
-    expect(vllmArgs(model({ serving: { dataParallelism: 2, vllmArgs: ['--max-model-len=8192'] } }))).toEqual([
+    expect(vllmArgs(model({ serving: { dataParallelism: 2, engineArgs: ['--max-model-len=8192'] } }))).toEqual([
       '--model=/models/Qwen/Qwen3-8B',
       '--served-model-name=Qwen/Qwen3-8B',
       '--port=8000',
