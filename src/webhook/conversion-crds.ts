@@ -38,7 +38,7 @@ export function convertsThrough(crd: ConversionCrd, target: ConversionTarget): b
 }
 
 /**
- * The conversion webhook of each CRD in `names`, as `service` serves it. A CRD that converts some
+ * The conversion webhook of each CRD in `names`, as `target` serves it. A CRD that converts some
  * other way reads as trusting no CA, so readiness waits and `inject` rewrites its whole block —
  * except when it points at another release's Service that exists: CRDs are cluster-wide, every
  * release of this version converts the same way, and two operators must not take turns.
