@@ -148,7 +148,8 @@ describe('who owns spec.conversion', () => {
 });
 
 const FIXTURES = [
-  ...(['llmmodel', 'passthroughmodel', 'agentdeployment'] as const).flatMap((dir) => examples(dir)).map((e) => ({ name: e.file, object: e.object as Obj })),
+  // The fixtures are v1alpha1 objects (the v1beta1 examples are their conversions).
+  ...(['llmmodel', 'passthroughmodel', 'agentdeployment'] as const).flatMap((dir) => examples(dir, 'v1alpha1')).map((e) => ({ name: e.file, object: e.object as Obj })),
   ...UPSTREAM_OBJECTS,
   ...OBJECTS_AT_BOUNDS,
 ].map((f, index) => ({ ...f, index }));
