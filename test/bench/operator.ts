@@ -33,7 +33,8 @@ import { diffCounts, perModel, requestCounts, totalOf } from '../support/apiserv
 import { OPERATOR_OLD_SPACE_PERCENT_OF_LIMIT, operatorNodeFlags } from '../../constructs/operator';
 import { defaultValues } from '../../src/chart/values-schema';
 import { imageNode } from '../support/image-node';
-import { installGatewayCRDs, installOwnCRDs, type OperatorProcess, passthroughModel, providerCredential, repoRoot, startOperator } from '../integration/operator-support';
+import { installGatewayCRDs, installOwnCRDs, type OperatorProcess, passthroughModel as v1alpha1PassthroughModel, providerCredential, repoRoot, startOperator } from '../integration/operator-support';
+import { convertTo } from '../../src/api/conversion';
 
 const CONCURRENCY = 16;
 const gateway = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari' } };
@@ -71,6 +72,13 @@ function cpuSeconds(pid: number): number {
 }
 
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' / ');
+
+/** The test suite's PassthroughModel, written as v1beta1 (the stored version: no conversion on either side). */
+function passthroughModel(namespace: string, name: string): KubeObject {
+  const converted = convertTo(v1alpha1PassthroughModel(namespace, name), 'llm.nebari.dev/v1beta1');
+  if (!converted.ok) throw new Error(converted.reason);
+  return converted.object as unknown as KubeObject;
+}
 
 /** What the operator ends up applying for one model, applied by a plain client. */
 function generatedObjects(model: KubeObject): KubeObject[] {
@@ -179,7 +187,7 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
     // client's (and the warm-up's) models, and the clock would measure twice the work. They have
     // no finalizer yet, so the collection delete removes them at once.
     for (const ns of ['warmup', 'baseline']) {
-      await client.request('DELETE', `/apis/llm.nebari.dev/v1alpha1/namespaces/${ns}/passthroughmodels`);
+      await client.request('DELETE', `/apis/llm.nebari.dev/v1beta1/namespaces/${ns}/passthroughmodels`);
       for (;;) {
         if ((await client.list('llm.nebari.dev/v1beta1', 'PassthroughModel', { namespace: ns })).items.length === 0) break;
         await new Promise((r) => setTimeout(r, 200));
@@ -239,7 +247,7 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
       const isReady = (m: ModelStatus) => m.status?.phase === 'Ready' && m.status.observedGeneration === m.metadata.generation;
       const readyNames = new Set<string>();
       let watchEnded = false;
-      const modelsWatch = await watch(client!, `/apis/llm.nebari.dev/v1alpha1/namespaces/${namespace}/passthroughmodels`, { watch: true, allowWatchBookmarks: false }, (e) => {
+      const modelsWatch = await watch(client!, `/apis/llm.nebari.dev/v1beta1/namespaces/${namespace}/passthroughmodels`, { watch: true, allowWatchBookmarks: false }, (e) => {
         const m = e.object as ModelStatus;
         if (e.type === 'DELETED' || !isReady(m)) readyNames.delete(m.metadata.name);
         else readyNames.add(m.metadata.name);

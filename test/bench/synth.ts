@@ -30,7 +30,7 @@ export function staticModelsConfig(count: number): unknown {
             backend: { type, ...('bedrock' in rest ? { bedrock: rest.bedrock } : {}) },
             ...('hostname' in rest ? { hostname: rest.hostname } : {}),
             // Bedrock signs with the gateway's AWS workload identity, so it takes no key Secret.
-            ...(type === 'Bedrock' ? {} : { credentialSecretName: `key-${i}` }),
+            ...(type === 'Bedrock' ? {} : { credential: { secretRef: { name: `key-${i}` } } }),
           },
           models: { declared: [`m-${i}`] },
           access: { groups: ['llm-users'] },

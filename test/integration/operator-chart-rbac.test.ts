@@ -98,6 +98,10 @@ it('starts the webhook server, leads and reconciles with the chart RBAC only, wi
       NLS_METRICS_PORT: '0',
       NLS_BIND_ADDRESS: '127.0.0.1',
       NLS_BASE_DOMAIN: 'example.com',
+      // This control plane converts through the test wiring (conversion-wiring.ts); a block
+      // pointing at the chart's Service would be unreachable here. The e2e suite covers the
+      // operator writing spec.conversion under the chart's RBAC, through the real Service.
+      NLS_CONVERSION_CRDS: '',
     },
   });
   await operator.waitForLine(/webhook server listening/, 60_000);
@@ -127,7 +131,7 @@ it('reconciles AgentDeployments in a watched namespace with the agent Role only,
     apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'AgentDeployment',
     metadata: { name: 'helper', namespace },
-    spec: { image: 'example.com/agent:1', model: { externalAPI: { type: 'anthropic', baseURL: 'https://api.anthropic.com', modelName: 'claude-sonnet-4', credentialsRef: { name: 'anthropic', key: 'apiKey' } } } },
+    spec: { container: { image: 'example.com/agent:1' }, model: { externalAPI: { type: 'anthropic', baseURL: 'https://api.anthropic.com', modelName: 'claude-sonnet-4', credentialsRef: { name: 'anthropic', key: 'apiKey' } } } },
   });
   for (const namespace of [agentNs, unwatchedNs]) {
     await apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'anthropic', namespace }, stringData: { apiKey: 'sk-ant-test-value-not-real-0000000000' } });

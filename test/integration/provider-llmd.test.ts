@@ -73,9 +73,9 @@ const llmModel = {
     model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface', storage: { size: '5Gi' } },
     provider: { name: 'llmd', overrides: { spec: { priority: 7 } } },
     resources: { gpu: { count: 1, type: 'nvidia' }, requests: { cpu: '2', memory: '8Gi' } },
-    serving: { replicas: 2, engineArgs: ['--max-model-len=4096'] },
+    serving: { replicas: 2, engineArgs: ['--max-model-len=4096'], env: [{ name: 'VLLM_LOGGING_LEVEL', value: 'INFO' }] },
     access: { public: true },
-    advanced: { vllm: { extraEnv: [{ name: 'VLLM_LOGGING_LEVEL', value: 'INFO' }] }, inferencePool: { schedulerConfig } },
+    inferencePool: { schedulerConfig },
   },
 };
 
