@@ -90,7 +90,9 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
         frameAncestors: ["'none'"],
         baseUri: ["'none'"],
       },
-      referrerPolicy: 'no-referrer',
+      // Not no-referrer: with it Chromium sends `Origin: null` on the pages' own form posts, which the CSRF check refuses.
+      referrerPolicy: 'same-origin',
+      xFrameOptions: 'DENY',
     }),
   );
   app.use('*', async (c, next) => {
