@@ -16,7 +16,7 @@ import { ModelKey, listAllKeys, mintPortalKey, modelGrant, ownedBy, readAudit, r
 import { PortalModel, listModels } from './models';
 import { OidcUser } from './oidc';
 import { LOGIN_COOKIE, LOGIN_MAX_SECONDS, PendingLogin, SESSION_COOKIE, Session, newSession, seal, unseal } from './session';
-import { saveRefreshToken } from './user-tokens';
+import { isRefused, saveRefreshToken } from './user-tokens';
 import { STYLE_HASH, Viewer, page } from './pages/layout';
 import { modelsPage } from './pages/models';
 import { COPY_SCRIPT, mintedPage } from './pages/minted';
@@ -65,7 +65,7 @@ function parseModelRef(value: string | undefined, namespace: string): ModelRef |
 
 export class RequestError extends Error {
   constructor(
-    readonly status: 400 | 403 | 404,
+    readonly status: 400 | 401 | 403 | 404,
     message: string,
   ) {
     super(message);
@@ -164,7 +164,7 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
   app.onError((err, c) => {
     const session = c.get('session');
     if (err instanceof RequestError) {
-      return c.req.path.startsWith('/api/') ? c.json({ error: err.message }, err.status) : c.html(page(err.status === 404 ? 'Not found' : err.status === 403 ? 'Not allowed' : 'Cannot do that', session && viewer(session), errorPage(err.message)), err.status);
+      return c.req.path.startsWith('/api/') ? c.json({ error: err.message }, err.status) : c.html(page(err.status === 404 ? 'Not found' : err.status === 403 || err.status === 401 ? 'Not allowed' : 'Cannot do that', session && viewer(session), errorPage(err.message)), err.status);
     }
     log.error('request failed', { path: c.req.path, err });
     return c.req.path.startsWith('/api/') ? c.json({ error: 'internal error' }, 500) : c.html(page('Something went wrong', session && viewer(session), errorPage('Something went wrong; try again.')), 500);
@@ -179,6 +179,8 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
 
   /** Validates and performs a mint; throws RequestError with a message naming the field. */
   async function mint(s: Session, input: { model?: string; description?: string; days?: string | number; tier?: string }) {
+    // The issuer refused this user's refresh token since they logged in (disabled, deleted, logged out there).
+    if (await isRefused(client, config.namespace, s.sub)) throw new RequestError(401, 'your login is no longer valid at the identity provider; log out and log in again');
     const ref = parseModelRef(input.model, config.namespace);
     if (!ref) throw new RequestError(400, 'model: pick one of the listed models (Kind/name)');
     const model = (await listModels(client, config.namespace)).find((m) => m.ref.kind === ref.kind && m.ref.name === ref.name);

@@ -12,7 +12,7 @@ import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { ModelKey, listAllKeys, modelGrant, ownedBy, revokePortalKey } from './keys';
 import { PortalModel, listModels } from './models';
 import { RefreshRefusedError, OidcUser } from './oidc';
-import { deleteStoredUser, listStoredUsers, saveRefreshToken } from './user-tokens';
+import { listStoredUsers, markRefused, saveRefreshToken } from './user-tokens';
 
 export const LOST_ACCESS_REASON = 'user-lost-access';
 export const REFRESH_REFUSED_REASON = 'user-refresh-refused';
@@ -71,7 +71,7 @@ export async function refreshRound(deps: RefreshDeps): Promise<RoundResult> {
       }
       doomed = keys.filter((k) => ownedBy(k.record, user));
       reason = REFRESH_REFUSED_REASON;
-      await deleteStoredUser(deps.client, deps.namespace, user.sub);
+      await markRefused(deps.client, deps.namespace, user.sub);
     }
     for (const k of doomed) {
       const model = models.find((m) => m.ref.kind === k.model.kind && m.ref.name === k.model.name);

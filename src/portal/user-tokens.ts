@@ -2,6 +2,8 @@
 // current groups while they are away. One Secret per user (labelled llm.nebari.dev/portal-user),
 // the token sealed with the session key (AES-256-GCM), so reading the Secret alone does not give
 // the token. The name derives from a hash of the OIDC subject: nothing about the user is in it.
+// When the issuer refuses a refresh, the token is dropped and the Secret marked `refusedAt`: that
+// user's sessions may not mint until they log in again (which stores a new token, clearing it).
 import { createHash } from 'node:crypto';
 import { KubeObject, KubeRest, isConflict, objectRef } from '../kube/rest';
 import { seal, unseal } from './session';
@@ -39,6 +41,8 @@ export async function saveRefreshToken(client: KubeRest, namespace: string, key:
     refreshToken: b64(seal(key, PURPOSE, { token: user.refreshToken, exp: Math.floor(Date.now() / 1000) + STORE_SECONDS })),
   };
   const name = userSecretName(user.sub);
+  // Logging in again lifts a refusal.
+  const patch = { data: { ...data, refusedAt: null } };
   try {
     await client.create(
       { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace, labels: { [LABEL_PORTAL_USER]: userHash(user.sub), 'app.kubernetes.io/part-of': 'nebari-llm-serving', 'app.kubernetes.io/component': 'key-portal' } }, type: 'Opaque', data } as KubeObject,
@@ -46,7 +50,7 @@ export async function saveRefreshToken(client: KubeRest, namespace: string, key:
     );
   } catch (err) {
     if (!isConflict(err)) throw err;
-    await client.mergePatch(objectRef('v1', 'Secret', name, namespace), { data }, { fieldManager: FIELD_MANAGER });
+    await client.mergePatch(objectRef('v1', 'Secret', name, namespace), patch, { fieldManager: FIELD_MANAGER });
   }
 }
 
@@ -62,6 +66,13 @@ export async function listStoredUsers(client: KubeRest, namespace: string, key: 
   return users;
 }
 
-export async function deleteStoredUser(client: KubeRest, namespace: string, sub: string): Promise<void> {
-  await client.delete(objectRef('v1', 'Secret', userSecretName(sub), namespace));
+/** The issuer refused this user's refresh: forget the token, remember the refusal. */
+export async function markRefused(client: KubeRest, namespace: string, sub: string, at = new Date()): Promise<void> {
+  await client.mergePatch(objectRef('v1', 'Secret', userSecretName(sub), namespace), { data: { refreshToken: null, refusedAt: b64(at.toISOString()) } }, { fieldManager: FIELD_MANAGER });
+}
+
+/** Whether the issuer refused this user's last refresh (they must log in again before minting). */
+export async function isRefused(client: KubeRest, namespace: string, sub: string): Promise<boolean> {
+  const secret = await client.get<SecretObject>(objectRef('v1', 'Secret', userSecretName(sub), namespace));
+  return !!secret?.data?.refusedAt;
 }

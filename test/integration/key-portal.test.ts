@@ -396,6 +396,10 @@ it('revokes exactly the keys a user\'s groups stop granting after one refresh ro
   await waitFor('alice\'s remaining keys revoked', async () => (await keySecret('team-a-model'))[minted.aliceA.clientId] === undefined, 30_000);
   timings.push(`account deleted -> keys revoked: ${((Date.now() - deleted) / 1000).toFixed(2)} s`);
   await waitFor('alice\'s open-model keys revoked', async () => Object.values(await keyMetadata('open-model')).every((v) => JSON.parse(v).createdBy !== 'alice'), 30_000);
+  // Her session cookie is still valid for hours, but it can no longer mint until she logs in again.
+  await alice.goto(`${portalUrl}/`, { waitUntil: 'load' });
+  const refused = await fetch(`${portalUrl}/api/keys`, { method: 'POST', headers: { cookie: await sessionCookie(alice), origin: portalUrl, 'x-csrf-token': await csrfToken(alice), 'content-type': 'application/json' }, body: JSON.stringify({ model: 'PassthroughModel/open-model', description: 'after deletion', days: 1 }) });
+  expect(refused.status).toBe(401);
   // The CLI's keys are not hers and stay.
   expect(Object.values(await keyMetadata('open-model')).map((v) => JSON.parse(v).createdBy)).toEqual(Array(6).fill('cli-admin'));
   const events = (await client.list<KubeObject & { reason?: string; message?: string }>('v1', 'Event', { namespace: ns })).items;
