@@ -34,22 +34,26 @@ export function usernameFromClaims(claims: Record<string, unknown>): string {
 
 /** fetch through node:https trusting `ca` (the issuer's private CA), for openid-client's customFetch. */
 function fetchTrusting(ca: string): oidc.CustomFetch {
-  return (url, options) =>
-    new Promise<Response>((resolve, reject) => {
-      const req = https.request(url, { method: options.method, headers: options.headers, ca, signal: options.signal }, (res) => {
+  return async (url, options) => {
+    // The body may be a string, URLSearchParams or bytes: let Response serialize it.
+    const body = options.body === undefined || options.body === null ? undefined : Buffer.from(await new Response(options.body as ConstructorParameters<typeof Response>[0]).arrayBuffer());
+    return new Promise<Response>((resolve, reject) => {
+      const headers = { ...options.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
+      const req = https.request(url, { method: options.method, headers, ca, signal: options.signal }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          const headers = new Headers();
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-          resolve(new Response(chunks.length ? Buffer.concat(chunks) : null, { status: res.statusCode ?? 500, headers }));
+          const out = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
+          const status = res.statusCode ?? 500;
+          resolve(new Response(status === 204 || status === 304 || chunks.length === 0 ? null : Buffer.concat(chunks), { status, headers: out }));
         });
         res.on('error', reject);
       });
       req.on('error', reject);
-      if (options.body !== undefined && options.body !== null) req.write(typeof options.body === 'string' ? options.body : Buffer.from(options.body as ArrayBuffer));
-      req.end();
+      req.end(body);
     });
+  };
 }
 
 export class OidcClient {

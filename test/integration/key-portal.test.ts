@@ -16,6 +16,9 @@ import puppeteer, { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { applyObject, createNamespace, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
 import { KubeObject, KubeRest, objectRef } from '../../src/kube/rest';
 import { mintKey } from '../../src/api-keys/key-store';
+import { issueCertificateAuthority, issueServingCertificate } from '../../src/webhook/certificates';
+import { OidcClient, RefreshRefusedError } from '../../src/portal/oidc';
+import { portalConfigFromEnv } from '../../src/portal/config';
 import { installGatewayCRDs, installOwnCRDs, OperatorProcess, passthroughModel, providerCredential, repoRoot, startOperator } from './operator-support';
 
 const CHROMIUM = '/usr/lib/chromium/chromium-headless-shell';
@@ -243,6 +246,11 @@ it('logs users in through the OIDC provider with a __Host- session cookie and sh
   alice = await login('alice');
   expect(await listedModels(alice)).toEqual(['open-model', 'team-a-model', 'team-b-model']);
   await screenshot(alice, 'models');
+  // Readable on a phone: nothing wider than a 375 px screen.
+  await alice.setViewport({ width: 375, height: 740, isMobile: true });
+  expect(await alice.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+  await screenshot(alice, 'models-phone');
+  await alice.setViewport({ width: 1000, height: 800 });
   bob = await login('bob');
   expect(await listedModels(bob)).toEqual(['open-model', 'team-b-model']);
   // The form offers only what bob may use.
@@ -412,4 +420,33 @@ it('writes no key material to the portal\'s or the operator\'s logs, or to Event
   expect(texts.filter((l) => /sk-[A-Za-z0-9_-]{8,}/.test(l))).toEqual([]);
   for (const k of Object.values(minted)) expect(texts.some((l) => l.includes(k.apiKey))).toBe(false);
   expect(portal.lines.some((l) => l.includes('"msg":"minted key"'))).toBe(true);
+});
+
+it('trusts an issuer behind a private CA only through NLS_PORTAL_OIDC_CA_FILE', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-ca-'));
+  const ca = issueCertificateAuthority({ commonName: 'test issuer CA' });
+  const serving = issueServingCertificate({ ca, dnsNames: [], ipAddresses: ['127.0.0.1'] });
+  fs.writeFileSync(path.join(dir, 'ca.pem'), ca.certPem);
+  fs.writeFileSync(path.join(dir, 'tls.crt'), serving.certPem);
+  fs.writeFileSync(path.join(dir, 'tls.key'), serving.keyPem);
+  const tlsProvider = startProcess('oidc-provider-tls', [path.join(repoRoot, 'test/support/oidc-test-provider.mjs')], {
+    ACCOUNTS_FILE: accountsFile,
+    REDIRECT_URI: `${portalUrl}/auth/callback`,
+    CLIENT_ID,
+    CLIENT_SECRET,
+    TLS_CERT_FILE: path.join(dir, 'tls.crt'),
+    TLS_KEY_FILE: path.join(dir, 'tls.key'),
+  });
+  try {
+    const issuer = (JSON.parse(await tlsProvider.waitForLine(/"issuer"/)) as { issuer: string }).issuer;
+    expect(issuer).toMatch(/^https:/);
+    const env = { NLS_PORTAL_NAMESPACE: ns, NLS_PORTAL_URL: portalUrl, NLS_PORTAL_OIDC_ISSUER: issuer, NLS_PORTAL_OIDC_CLIENT_ID: CLIENT_ID, NLS_PORTAL_OIDC_CLIENT_SECRET: CLIENT_SECRET };
+    await expect(OidcClient.discover(portalConfigFromEnv(env))).rejects.toThrow();
+    const trusted = await OidcClient.discover(portalConfigFromEnv({ ...env, NLS_PORTAL_OIDC_CA_FILE: path.join(dir, 'ca.pem') }));
+    // Token requests go through the same trust: the issuer answers (and refuses an unknown refresh token).
+    await expect(trusted.refresh('not-a-refresh-token', 'alice')).rejects.toThrow(RefreshRefusedError);
+  } finally {
+    await tlsProvider.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -3,18 +3,21 @@
 // so it runs as its own small Node process rather than inside Jest) on 127.0.0.1. Accounts come
 // from a JSON file the test rewrites, read on every lookup, so a user's groups can change (or the
 // user can disappear) between logins and refreshes, as at a real issuer.
-// Usage: node oidc-test-provider.mjs  (env: ACCOUNTS_FILE, REDIRECT_URI, CLIENT_ID, CLIENT_SECRET)
-// Prints {"issuer":"http://127.0.0.1:<port>"} on its first stdout line.
+// Usage: node oidc-test-provider.mjs  (env: ACCOUNTS_FILE, REDIRECT_URI, CLIENT_ID, CLIENT_SECRET;
+// TLS_CERT_FILE and TLS_KEY_FILE to serve https instead, as an issuer with a private CA does)
+// Prints {"issuer":"http(s)://127.0.0.1:<port>"} on its first stdout line.
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import * as http from 'node:http';
+import * as https from 'node:https';
 import Provider from 'oidc-provider';
 
-const { ACCOUNTS_FILE, REDIRECT_URI, CLIENT_ID, CLIENT_SECRET } = process.env;
+const { ACCOUNTS_FILE, REDIRECT_URI, CLIENT_ID, CLIENT_SECRET, TLS_CERT_FILE, TLS_KEY_FILE } = process.env;
 const accounts = () => JSON.parse(readFileSync(ACCOUNTS_FILE, 'utf8'));
 
-const server = createServer();
+const tls = TLS_CERT_FILE && TLS_KEY_FILE;
+const server = tls ? https.createServer({ cert: readFileSync(TLS_CERT_FILE), key: readFileSync(TLS_KEY_FILE) }) : http.createServer();
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const issuer = `http://127.0.0.1:${server.address().port}`;
+const issuer = `${tls ? 'https' : 'http'}://127.0.0.1:${server.address().port}`;
 
 const provider = new Provider(issuer, {
   clients: [
