@@ -42,6 +42,8 @@ export interface PortalDeps {
 type Env = { Variables: { session: Session; form: Record<string, string> } };
 
 const SESSION_PURPOSE = 'session';
+/** A cookie's name, value and attributes must stay under 4096 bytes in browsers. */
+const MAX_COOKIE_VALUE = 3800;
 const LOGIN_PURPOSE = 'login';
 
 /** A same-origin path to come back to after login; anything else means the home page. */
@@ -132,8 +134,17 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
     if (user.refreshToken) {
       await saveRefreshToken(client, config.namespace, sessionKey, { sub: user.sub, username: user.username, refreshToken: user.refreshToken }).catch((err) => log.warn('could not store the refresh token; group changes of this user are only seen at their next login', { user: user.username, err }));
     }
-    const session = newSession(user);
-    setCookie(c, SESSION_COOKIE, seal(sessionKey, SESSION_PURPOSE, session), cookieOptions(session.exp - Math.floor(Date.now() / 1000)));
+    let session = newSession(user);
+    let sealed = seal(sessionKey, SESSION_PURPOSE, session);
+    if (sealed.length > MAX_COOKIE_VALUE) {
+      // Browsers drop cookies over 4 KB: keep only the groups that matter here (models' and admin groups).
+      const relevant = new Set([...config.adminGroups, ...(await listModels(client, config.namespace)).flatMap((m) => m.access.groups ?? [])]);
+      session = { ...session, groups: session.groups.filter((g) => relevant.has(g)) };
+      sealed = seal(sessionKey, SESSION_PURPOSE, session);
+      log.info('kept only the groups models and admin groups name in the session cookie', { user: user.username, groups: user.groups.length, kept: session.groups.length });
+      if (sealed.length > MAX_COOKIE_VALUE) return c.html(page('Login failed', undefined, html`<p class="error" role="alert">You are in too many of the groups that grant models for a session cookie to hold them; ask the platform team.</p>`), 400);
+    }
+    setCookie(c, SESSION_COOKIE, sealed, cookieOptions(session.exp - Math.floor(Date.now() / 1000)));
     log.info('login', { user: user.username, groups: user.groups, admin: isAdmin(config, user.groups) });
     return c.redirect(pending.returnTo, 302);
   });

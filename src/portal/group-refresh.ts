@@ -47,6 +47,12 @@ export interface RoundResult {
   readonly failed: number;
 }
 
+/**
+ * Rotated refresh tokens not yet saved (the save failed), by subject: issuers that rotate refresh
+ * tokens refuse the old one, and using it next round would revoke all of the user's keys.
+ */
+const unsaved = new Map<string, string>();
+
 /** One pass over every stored user. */
 export async function refreshRound(deps: RefreshDeps): Promise<RoundResult> {
   const users = await listStoredUsers(deps.client, deps.namespace, deps.sessionKey);
@@ -59,8 +65,13 @@ export async function refreshRound(deps: RefreshDeps): Promise<RoundResult> {
     let doomed: ModelKey[];
     let reason: string;
     try {
-      const fresh = await deps.refresh(user.refreshToken, user.sub);
-      if (fresh.refreshToken && fresh.refreshToken !== user.refreshToken) await saveRefreshToken(deps.client, deps.namespace, deps.sessionKey, { sub: user.sub, username: fresh.username, refreshToken: fresh.refreshToken });
+      // A rotated token that could not be saved last round is the valid one; the stored one is spent.
+      const fresh = await deps.refresh(unsaved.get(user.sub) ?? user.refreshToken, user.sub);
+      if (fresh.refreshToken && fresh.refreshToken !== user.refreshToken) {
+        unsaved.set(user.sub, fresh.refreshToken);
+        await saveRefreshToken(deps.client, deps.namespace, deps.sessionKey, { sub: user.sub, username: fresh.username, refreshToken: fresh.refreshToken });
+      }
+      unsaved.delete(user.sub);
       doomed = keysLosingAccess(keys, models, user.sub, fresh.groups);
       reason = LOST_ACCESS_REASON;
     } catch (err) {

@@ -111,6 +111,8 @@ const ACCOUNTS: Accounts = {
   alice: { username: 'alice', groups: ['team-a', 'team-b'] },
   bob: { username: 'bob', groups: ['team-b'] },
   root: { username: 'root', groups: ['platform-admins'] },
+  // More groups than a 4 KB cookie holds; only team-a grants a model.
+  carol: { username: 'carol', groups: ['team-a', ...Array.from({ length: 300 }, (_, i) => `directory-group-with-a-long-name-${i}`)] },
 };
 
 async function keySecret(model: string): Promise<Record<string, string>> {
@@ -263,6 +265,13 @@ it('logs users in through the OIDC provider with a __Host- session cookie and sh
   const res = await fetch(`${portalUrl}/`, { headers: { cookie: await sessionCookie(alice) } });
   expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
   expect(res.headers.get('x-frame-options')).toBe('DENY');
+});
+
+it('logs in a user with more groups than a cookie holds, keeping the groups that grant models', async () => {
+  const carol = await login('carol');
+  expect(await listedModels(carol)).toEqual(['open-model', 'team-a-model']);
+  expect((await sessionCookie(carol)).length).toBeLessThan(4000);
+  expect(portal.lines.some((l) => l.includes('kept only the groups') && l.includes('"kept":1'))).toBe(true);
 });
 
 it('mints a key shown once with a copy button and an example curl; the key is the one stored in the model\'s key Secret', async () => {
