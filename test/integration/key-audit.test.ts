@@ -133,3 +133,29 @@ it('records a mint and a revoke with owner and actor, never the key', async () =
   const shards = await client.list<ConfigMap>('v1', 'ConfigMap', { namespace: ns, labelSelector: `${LABEL_KEY_AUDIT}=true` });
   expect(JSON.stringify(shards.items.map((s) => s.data))).not.toContain(minted.apiKey);
 });
+
+it('takes a mint back when its audit entry cannot be written', async () => {
+  // alice may read and patch the key objects, but not list ConfigMaps: the audit append fails.
+  await applyObject({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: 'key-writer', namespace: ns },
+    rules: [
+      { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'patch'] },
+      { apiGroups: ['llm.nebari.dev'], resources: ['passthroughmodels'], verbs: ['get'] },
+    ],
+  });
+  await applyObject({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'alice-key-writer', namespace: ns }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'key-writer' }, subjects: [{ kind: 'User', name: 'alice', apiGroup: 'rbac.authorization.k8s.io' }] });
+  const model = { kind: 'PassthroughModel' as const, name: 'audited', namespace: ns };
+  const alice = new KubeRest(userKubeConfig('alice'));
+  try {
+    await expect(mintKey(alice, model, 'alice', undefined, { waitMs: 5_000 })).rejects.toThrow(`no key was issued: the key audit log in namespace ${ns} could not be written`);
+  } finally {
+    alice.close();
+  }
+  const secret = await client.get<ConfigMap>(objectRef('v1', 'Secret', 'audited-api-keys', ns));
+  const metadata = await client.get<ConfigMap>(objectRef('v1', 'ConfigMap', 'audited-api-key-metadata', ns));
+  expect(secret!.data ?? {}).toEqual({});
+  expect(metadata!.data ?? {}).toEqual({});
+});
+
