@@ -3,11 +3,15 @@
 // its own field manager, so the operator's re-apply never touches a key. Every write touches only
 // its own key's entry and needs no guard on the whole object, so concurrent writers never
 // conflict: a mint adds an entry under a fresh random client ID (merge patch), a revoke removes
-// one entry only while it holds the value read (JSON patch with a `test`).
+// one entry only while it holds the value read (JSON patch with a `test`). Each mint and revoke
+// appends its audit entry (src/api-keys/audit-log.ts); a mint whose entry cannot be written is
+// taken back, so no key exists that the audit log does not know.
 // (What a key is, and the objects' desired shape, are pure functions in src/translate/keys.)
 import { randomBytes } from 'node:crypto';
 import {
   ApiKeyRecord,
+  GrantedBy,
+  KeySource,
   ModelRef,
   apiKeyMetadataConfigMapName,
   apiKeysSecretName,
@@ -15,10 +19,15 @@ import {
   desiredApiKeySecret,
   listApiKeys,
   mintApiKey,
+  checkKeyExpiry,
+  parseApiKeyRecord,
   CLIENT_ID_RANDOM_BYTES,
 } from '../translate/keys/api-keys';
+import { AuditAction } from '../translate/keys/audit';
+import { appendAuditEntry } from './audit-log';
+import { retryTransient } from './retry';
 import { API_GROUP_VERSION_V1BETA1, CLEANUP_FINALIZER } from '../api/common';
-import { KubeApiError, KubeRest, KubeObject, isConflict, isNotFound, objectRef } from '../kube/rest';
+import { KubeRest, KubeObject, isConflict, isNotFound, objectRef } from '../kube/rest';
 
 export interface SecretObject extends KubeObject {
   data?: Record<string, string>;
@@ -42,29 +51,6 @@ async function getMetadata(client: KubeRest, model: ModelRef): Promise<ConfigMap
 
 /** Field manager of key data written by the CLI (distinct from the operator's). */
 export const keysFieldManager = 'nls-keys';
-
-/** Answers worth another try: conflicts, overload and server errors, dropped connections. */
-function isTransient(err: unknown): boolean {
-  if (err instanceof KubeApiError) return err.code === 409 || err.code === 429 || err.code >= 500;
-  const code = (err as NodeJS.ErrnoException)?.code;
-  return code === 'ECONNRESET' || code === 'ECONNREFUSED' || code === 'EPIPE' || /timed out/.test(String((err as Error)?.message));
-}
-
-/**
- * Runs `attempt` until it succeeds, retrying transient failures with jittered exponential backoff
- * (so retries of many writers spread out) until `deadline`; bounded by time, not by a count.
- */
-async function retryTransient<T>(deadline: number, attempt: () => Promise<T>): Promise<T> {
-  for (let n = 0; ; n++) {
-    try {
-      return await attempt();
-    } catch (err) {
-      if (!isTransient(err) || Date.now() >= deadline) throw err;
-      const delay = Math.random() * Math.min(2000, 50 * 2 ** Math.min(n, 6));
-      await new Promise((r) => setTimeout(r, Math.min(delay, Math.max(0, deadline - Date.now()))));
-    }
-  }
-}
 
 /** Sets (or, with null, removes) one data entry; other entries, and concurrent writes of them, are untouched. */
 async function patchEntry(client: KubeRest, obj: KubeObject, kindPath: 'secrets' | 'configmaps', clientId: string, value: string | null): Promise<void> {
@@ -125,10 +111,29 @@ async function keyObjects(client: KubeRest, model: ModelRef, deadline: number): 
  * guard to lose. Repeating a write is harmless (same entry, same value), so transient failures
  * are retried until `waitMs` (which also bounds waiting for the operator) has passed.
  */
-export async function mintKey(client: KubeRest, model: ModelRef, user: string, description?: string, opts: { waitMs?: number } = {}): Promise<MintedKey> {
+export interface MintOptions {
+  /** How long to retry and to wait for the operator (default 60 s). */
+  waitMs?: number;
+  /** The owner's OIDC `sub`. */
+  subject?: string;
+  /** The owner's groups that granted access (user groups ∩ spec.access.groups). */
+  groups?: readonly string[];
+  grantedBy?: GrantedBy;
+  expiresAt?: Date;
+  tier?: string;
+  source?: KeySource;
+  /** Who minted, for the audit log (default: `user`). */
+  actor?: string;
+}
+
+export async function mintKey(client: KubeRest, model: ModelRef, user: string, description?: string, opts: MintOptions = {}): Promise<MintedKey> {
   const deadline = Date.now() + (opts.waitMs ?? 60_000);
+  const grant = { subject: opts.subject, groups: opts.groups, grantedBy: opts.grantedBy, expiresAt: opts.expiresAt, tier: opts.tier, source: opts.source };
+  const now = new Date();
+  // Checked before any write: a bad expiry must not leave objects behind.
+  if (opts.expiresAt) checkKeyExpiry(opts.expiresAt, now);
   const { secret, metadata } = await retryTransient(deadline, () => keyObjects(client, model, deadline));
-  const minted = mintApiKey(secret.data, metadata.data, { model, user, description, now: new Date(), random: randomBytes(32), idRandom: randomBytes(CLIENT_ID_RANDOM_BYTES) });
+  const minted = mintApiKey(secret.data, metadata.data, { model, user, description, now: new Date(), random: randomBytes(32), idRandom: randomBytes(CLIENT_ID_RANDOM_BYTES), grant });
   try {
     await retryTransient(deadline, () => patchEntry(client, metadata, 'configmaps', minted.clientId, minted.metadataData[minted.clientId]));
     await retryTransient(deadline, () => patchEntry(client, secret, 'secrets', minted.clientId, minted.secretData[minted.clientId]));
@@ -137,7 +142,34 @@ export async function mintKey(client: KubeRest, model: ModelRef, user: string, d
     if (isNotFound(err)) throw deletedWhileMinting(model);
     throw err;
   }
+  try {
+    await audit(client, model, 'mint', opts.actor ?? user, minted.record, undefined, deadline);
+  } catch (err) {
+    // A key the audit log does not know must not stay usable: take it back before reporting.
+    await patchEntry(client, secret, 'secrets', minted.clientId, null).catch(() => undefined);
+    await patchEntry(client, metadata, 'configmaps', minted.clientId, null).catch(() => undefined);
+    throw new Error(`no key was issued: the key audit log in namespace ${model.namespace} could not be written (${(err as Error).message}); check the rights on ConfigMaps there and try again`);
+  }
   return { clientId: minted.clientId, apiKey: minted.apiKey };
+}
+
+/** Append the audit entry of a key's mint or removal (never its value). */
+async function audit(client: KubeRest, model: ModelRef, action: AuditAction, actor: string, record: ApiKeyRecord, reason: string | undefined, deadline: number): Promise<void> {
+  await appendAuditEntry(
+    client,
+    model.namespace,
+    {
+      at: new Date().toISOString(),
+      action,
+      actor,
+      model: { kind: model.kind, name: model.name },
+      clientId: record.clientId,
+      owner: record.createdBy,
+      ...(record.subject ? { subject: record.subject } : {}),
+      ...(reason ? { reason } : {}),
+    },
+    { waitMs: Math.max(5_000, deadline - Date.now()) },
+  );
 }
 
 /** List key metadata (never key values). */
@@ -157,8 +189,19 @@ function dataPointer(clientId: string): string {
  * keys never conflict with it, and of two concurrent revokes of one key exactly one answers true
  * (the other's test fails, it reads again and finds the key gone).
  */
-export async function revokeKey(client: KubeRest, model: ModelRef, clientId: string, opts: { waitMs?: number } = {}): Promise<boolean> {
+export interface RevokeOptions {
+  waitMs?: number;
+  /** Who revoked, for the audit log (default `unknown`). */
+  actor?: string;
+  reason?: string;
+  /** The audit action (default `revoke`); the operator records `expire` and `access-revoked`. */
+  action?: AuditAction;
+}
+
+export async function revokeKey(client: KubeRest, model: ModelRef, clientId: string, opts: RevokeOptions = {}): Promise<boolean> {
   const deadline = Date.now() + (opts.waitMs ?? 60_000);
+  // The record before removal names the owner in the audit entry.
+  const record = parseApiKeyRecord(clientId, (await retryTransient(deadline, () => getMetadata(client, model)))?.data?.[clientId]);
   const removed = await retryTransient(deadline, async () => {
     for (;;) {
       const secret = await getSecret(client, model);
@@ -183,5 +226,10 @@ export async function revokeKey(client: KubeRest, model: ModelRef, clientId: str
   }).catch((err) => {
     if (!isNotFound(err)) throw err;
   });
+  try {
+    await audit(client, model, opts.action ?? 'revoke', opts.actor ?? 'unknown', record, opts.reason, deadline);
+  } catch (err) {
+    throw new Error(`key ${clientId} was revoked, but its audit entry could not be written in namespace ${model.namespace} (${(err as Error).message})`);
+  }
   return true;
 }

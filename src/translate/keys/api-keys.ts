@@ -35,12 +35,41 @@ export interface ModelRef {
   readonly namespace: string;
 }
 
-/** Metadata stored for each key (never the key). */
+/** How a key's owner was entitled to the model at mint: CLI mints are 'admin' (or unrecorded). */
+export type GrantedBy = 'public' | 'groups' | 'admin';
+/** Which tool minted a key. */
+export type KeySource = 'cli' | 'portal';
+
+/**
+ * Metadata stored for each key (never the key). Records written before expiry and ownership
+ * were recorded have only the first four fields; they stay valid and never expire.
+ */
 export interface ApiKeyRecord {
   readonly clientId: string;
+  /** The owner's username. */
   readonly createdBy: string;
   readonly createdAt: string;
   readonly description?: string;
+  /** The owner's OIDC `sub`. */
+  readonly subject?: string;
+  /** The owner's groups that granted access at mint (user groups ∩ the model's spec.access.groups). */
+  readonly groups?: readonly string[];
+  readonly grantedBy?: GrantedBy;
+  /** ISO 8601; the operator revokes the key at this time. */
+  readonly expiresAt?: string;
+  /** Quota tier name. */
+  readonly tier?: string;
+  readonly source?: KeySource;
+}
+
+/** The optional ownership, expiry and quota fields of a record, as minting takes them. */
+export interface KeyGrant {
+  readonly subject?: string;
+  readonly groups?: readonly string[];
+  readonly grantedBy?: GrantedBy;
+  readonly expiresAt?: Date;
+  readonly tier?: string;
+  readonly source?: KeySource;
 }
 
 export function apiKeyMetadataConfigMapName(modelName: string): string {
@@ -142,14 +171,62 @@ export function clientIdsOf(secretData: Record<string, string> | undefined): str
   return Object.keys(secretData ?? {}).sort();
 }
 
-/** Parse one metadata entry; a damaged entry still yields a record so the key stays listed. */
+const GRANTED_BY: readonly GrantedBy[] = ['public', 'groups', 'admin'];
+const SOURCES: readonly KeySource[] = ['cli', 'portal'];
+
+/**
+ * Parse one metadata entry; a damaged entry still yields a record so the key stays listed.
+ * Optional fields of the wrong shape are dropped, except an unreadable `expiresAt`, which is kept
+ * as written: the revocation check treats it as already expired rather than as "never expires".
+ */
 export function parseApiKeyRecord(clientId: string, json: string | undefined): ApiKeyRecord {
+  let v: Record<string, unknown>;
   try {
-    const v = JSON.parse(json ?? '{}') as Partial<ApiKeyRecord>;
-    return { clientId, createdBy: String(v.createdBy ?? 'unknown'), createdAt: String(v.createdAt ?? ''), ...(v.description ? { description: String(v.description) } : {}) };
+    const parsed: unknown = JSON.parse(json ?? '{}');
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return { clientId, createdBy: 'unknown', createdAt: '' };
+    v = parsed as Record<string, unknown>;
   } catch {
     return { clientId, createdBy: 'unknown', createdAt: '' };
   }
+  const str = (x: unknown) => (typeof x === 'string' && x !== '' ? x : undefined);
+  const groups = Array.isArray(v.groups) ? v.groups.filter((g): g is string => typeof g === 'string' && g !== '') : undefined;
+  const grantedBy = GRANTED_BY.find((g) => g === v.grantedBy);
+  const source = SOURCES.find((s) => s === v.source);
+  return {
+    clientId,
+    createdBy: String(v.createdBy ?? 'unknown'),
+    createdAt: String(v.createdAt ?? ''),
+    ...(v.description ? { description: String(v.description) } : {}),
+    ...(str(v.subject) ? { subject: str(v.subject) } : {}),
+    ...(groups ? { groups } : {}),
+    ...(grantedBy ? { grantedBy } : {}),
+    ...(v.expiresAt !== undefined && v.expiresAt !== null ? { expiresAt: String(v.expiresAt) } : {}),
+    ...(str(v.tier) ? { tier: str(v.tier) } : {}),
+    ...(source ? { source } : {}),
+  };
+}
+
+/** Throws (naming the fix) unless `expiresAt` is a valid time after `now`. */
+export function checkKeyExpiry(expiresAt: Date, now: Date): void {
+  if (isNaN(expiresAt.getTime())) throw new Error('expiresAt is not a valid date; give an ISO 8601 time such as 2030-01-31T00:00:00Z');
+  if (expiresAt.getTime() <= now.getTime()) throw new Error(`expiresAt ${expiresAt.toISOString()} is not in the future; choose an expiry after now`);
+}
+
+/** The record minting writes: only the fields given, in a stable order. */
+export function newApiKeyRecord(clientId: string, user: string, now: Date, description: string | undefined, grant: KeyGrant = {}): ApiKeyRecord {
+  if (grant.expiresAt) checkKeyExpiry(grant.expiresAt, now);
+  return {
+    clientId,
+    createdBy: user,
+    createdAt: now.toISOString(),
+    ...(description ? { description } : {}),
+    ...(grant.subject ? { subject: grant.subject } : {}),
+    ...(grant.groups ? { groups: [...grant.groups] } : {}),
+    ...(grant.grantedBy ? { grantedBy: grant.grantedBy } : {}),
+    ...(grant.expiresAt ? { expiresAt: grant.expiresAt.toISOString() } : {}),
+    ...(grant.tier ? { tier: grant.tier } : {}),
+    ...(grant.source ? { source: grant.source } : {}),
+  };
 }
 
 /** Records of every key that exists in the Secret (metadata without a key is ignored). */
@@ -166,6 +243,8 @@ export interface MintInput {
   readonly random: Uint8Array;
   /** CLIENT_ID_RANDOM_BYTES random bytes for the client ID. */
   readonly idRandom: Uint8Array;
+  /** Owner, granting groups, expiry, tier and source to record. */
+  readonly grant?: KeyGrant;
 }
 
 export interface MintResult {
@@ -176,6 +255,8 @@ export interface MintResult {
   readonly secretData: Record<string, string>;
   /** The ConfigMap's new `data`. */
   readonly metadataData: Record<string, string>;
+  /** The stored record. */
+  readonly record: ApiKeyRecord;
 }
 
 /**
@@ -192,12 +273,13 @@ export function mintApiKey(existingSecretData: Record<string, string> | undefine
     throw new Error(`client ID ${clientId} is already in use (a random collision); mint again`);
   }
   const apiKey = formatApiKey(input.random);
-  const record: ApiKeyRecord = { clientId, createdBy: input.user, createdAt: input.now.toISOString(), ...(input.description ? { description: input.description } : {}) };
+  const record = newApiKeyRecord(clientId, input.user, input.now, input.description, input.grant);
   const { clientId: _id, ...stored } = record;
   return {
     clientId,
     apiKey,
     secretData: { ...(existingSecretData ?? {}), [clientId]: Buffer.from(apiKey).toString('base64') },
     metadataData: { ...(existingMetadata ?? {}), [clientId]: JSON.stringify(stored) },
+    record,
   };
 }

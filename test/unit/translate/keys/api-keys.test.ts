@@ -8,6 +8,7 @@ import {
   listApiKeys,
   looksLikeApiKey,
   mintApiKey,
+  parseApiKeyRecord,
   randomClientIdSuffix,
   MAX_KEYS_PER_MODEL,
 } from '../../../../src/translate/keys/api-keys';
@@ -119,5 +120,30 @@ describe('mint, list and revoke', () => {
 
   it('lists a key whose metadata is damaged', () => {
     expect(listApiKeys({ x: 'eA==' }, { x: 'not json' })).toEqual([{ clientId: 'x', createdBy: 'unknown', createdAt: '' }]);
+  });
+
+  it('records owner, granting groups, expiry, tier and source when given', () => {
+    const expiresAt = new Date('2026-03-31T10:00:00Z');
+    const grant = { subject: 'sub-123', groups: ['team-a'], grantedBy: 'groups' as const, expiresAt, tier: 'standard', source: 'portal' as const };
+    const r = mintApiKey({}, {}, { model, user: 'alice', now, random: random(1), idRandom: random(2), grant });
+    const stored = JSON.parse(r.metadataData[r.clientId]);
+    expect(stored).toEqual({ createdBy: 'alice', createdAt: '2026-03-01T10:00:00.000Z', subject: 'sub-123', groups: ['team-a'], grantedBy: 'groups', expiresAt: '2026-03-31T10:00:00.000Z', tier: 'standard', source: 'portal' });
+    expect(parseApiKeyRecord(r.clientId, r.metadataData[r.clientId])).toEqual({ clientId: r.clientId, ...stored });
+    expect(r.record).toEqual({ clientId: r.clientId, ...stored });
+  });
+
+  it('refuses an expiry that is not after now, naming the fix', () => {
+    const base = { model, user: 'alice', now, random: random(1), idRandom: random(2) };
+    expect(() => mintApiKey({}, {}, { ...base, grant: { expiresAt: now } })).toThrow('expiresAt 2026-03-01T10:00:00.000Z is not in the future; choose an expiry after now');
+    expect(() => mintApiKey({}, {}, { ...base, grant: { expiresAt: new Date('nope') } })).toThrow('expiresAt is not a valid date');
+  });
+
+  it('reads old records unchanged and drops optional fields of the wrong shape', () => {
+    expect(parseApiKeyRecord('a', JSON.stringify({ createdBy: 'bob', createdAt: 't' }))).toEqual({ clientId: 'a', createdBy: 'bob', createdAt: 't' });
+    expect(parseApiKeyRecord('a', JSON.stringify({ createdBy: 'bob', createdAt: 't', groups: 'team-a', grantedBy: 'root', source: 'web', tier: 3, subject: '' }))).toEqual({ clientId: 'a', createdBy: 'bob', createdAt: 't' });
+    expect(parseApiKeyRecord('a', JSON.stringify({ createdBy: 'bob', createdAt: 't', groups: ['x', 7, ''] })).groups).toEqual(['x']);
+    // Kept as written: the revocation check treats an unreadable expiry as expired.
+    expect(parseApiKeyRecord('a', JSON.stringify({ createdBy: 'bob', createdAt: 't', expiresAt: 'soon' })).expiresAt).toBe('soon');
+    expect(parseApiKeyRecord('a', '[1]')).toEqual({ clientId: 'a', createdBy: 'unknown', createdAt: '' });
   });
 });
