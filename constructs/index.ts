@@ -11,6 +11,7 @@ export * from './webhooks';
 export * from './webhook-check';
 export * from './certificates';
 export * from './network-policy';
+export * from './key-audit-policy';
 export * from './service-monitor';
 export * from './gateway';
 export * from './crds';

@@ -3,7 +3,9 @@
 // its own field manager, so the operator's re-apply never touches a key. Every write touches only
 // its own key's entry and needs no guard on the whole object, so concurrent writers never
 // conflict: a mint adds an entry under a fresh random client ID (merge patch), a revoke removes
-// one entry only while it holds the value read (JSON patch with a `test`).
+// one entry only while it holds the value read (JSON patch with a `test`). Each mint and revoke
+// appends its audit entry (src/api-keys/audit-log.ts); a mint whose entry cannot be written is
+// taken back, so no key exists that the audit log does not know.
 // (What a key is, and the objects' desired shape, are pure functions in src/translate/keys.)
 import { randomBytes } from 'node:crypto';
 import {
@@ -140,7 +142,14 @@ export async function mintKey(client: KubeRest, model: ModelRef, user: string, d
     if (isNotFound(err)) throw deletedWhileMinting(model);
     throw err;
   }
-  await audit(client, model, 'mint', opts.actor ?? user, minted.record, undefined, deadline);
+  try {
+    await audit(client, model, 'mint', opts.actor ?? user, minted.record, undefined, deadline);
+  } catch (err) {
+    // A key the audit log does not know must not stay usable: take it back before reporting.
+    await patchEntry(client, secret, 'secrets', minted.clientId, null).catch(() => undefined);
+    await patchEntry(client, metadata, 'configmaps', minted.clientId, null).catch(() => undefined);
+    throw new Error(`no key was issued: the key audit log in namespace ${model.namespace} could not be written (${(err as Error).message}); check the rights on ConfigMaps there and try again`);
+  }
   return { clientId: minted.clientId, apiKey: minted.apiKey };
 }
 
@@ -217,6 +226,10 @@ export async function revokeKey(client: KubeRest, model: ModelRef, clientId: str
   }).catch((err) => {
     if (!isNotFound(err)) throw err;
   });
-  await audit(client, model, opts.action ?? 'revoke', opts.actor ?? 'unknown', record, opts.reason, deadline);
+  try {
+    await audit(client, model, opts.action ?? 'revoke', opts.actor ?? 'unknown', record, opts.reason, deadline);
+  } catch (err) {
+    throw new Error(`key ${clientId} was revoked, but its audit entry could not be written in namespace ${model.namespace} (${(err as Error).message})`);
+  }
   return true;
 }

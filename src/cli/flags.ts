@@ -47,11 +47,11 @@ function explain(command: string, args: readonly string[], options: FlagOptions)
   return undefined;
 }
 
-/** Parses a duration like `300s`, `5m`, `90` (seconds) into milliseconds. */
+/** Parses a duration like `300s`, `5m`, `30d`, `90` (seconds) into milliseconds. */
 export function durationMs(flag: string, text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (!m) throw new UsageError(`--${flag} "${text}" is not a duration; write e.g. 300s or 5m`);
-  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)?$/.exec(text.trim());
+  if (!m) throw new UsageError(`--${flag} "${text}" is not a duration; write e.g. 300s or 5m (units: ms, s, m, h, d, w)`);
+  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h' | 'd' | 'w'];
   return Math.round(Number(m[1]) * factor);
 }
 

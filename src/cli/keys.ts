@@ -1,38 +1,60 @@
-// `nls keys mint|list|revoke --model NAME`: manage a model's API keys. The key is printed once,
-// at minting; only its client ID and metadata can be listed afterwards.
+// `nls keys mint|list|revoke --model NAME` and `nls keys audit`: manage a model's API keys and read
+// the key audit log. The key is printed once, at minting; only its client ID and metadata can be
+// listed afterwards.
 import * as k8s from '@kubernetes/client-node';
 import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { ModelKind, ModelRef } from '../translate/keys/api-keys';
+import { ApiKeyRecord } from '../translate/keys/api-keys';
+import { AuditEntry } from '../translate/keys/audit';
 import { listKeys, mintKey, revokeKey } from '../api-keys/key-store';
+import { readAuditEntries } from '../api-keys/audit-log';
 import { KubeRest, objectRef } from '../kube/rest';
-import { parseFlags } from './flags';
+import { durationMs, parseFlags } from './flags';
 
 export const keysUsage = `Usage:
-  nls keys mint   --model NAME [--namespace NS] [--kind LLMModel|PassthroughModel] [--description TEXT] [--user NAME] [--output text|json]
+  nls keys mint   --model NAME [--namespace NS] [--kind LLMModel|PassthroughModel] [--description TEXT] [--user NAME]
+                  [--expires-in DURATION | --expires-at TIME] [--tier NAME] [--output text|json]
   nls keys list   --model NAME [--namespace NS] [--kind ...] [--output text|json]
   nls keys revoke --model NAME --client-id ID [--namespace NS] [--kind ...]
+  nls keys audit  [--model NAME] [--user NAME] [--since DURATION] [--namespace NS] [--output text|json]
 Options:
-  --kubeconfig PATH   kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)
-The API key is printed once, by mint; store it then.`;
+  --expires-in DURATION  the key expires this long after minting (e.g. 30d, 12h); the operator then removes it
+  --expires-at TIME      the key expires at this ISO 8601 time (e.g. 2030-01-31T00:00:00Z)
+  --tier NAME            quota tier recorded on the key
+  --user NAME            mint: the key's owner (default: the kubeconfig user); audit: only entries of this owner or actor
+  --since DURATION       audit: only entries of the last DURATION (e.g. 7d)
+  --kubeconfig PATH      kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)
+The API key is printed once, by mint; store it then. Keys minted without an expiry never expire.`;
 
 export interface KeysOptions {
-  action: 'mint' | 'list' | 'revoke';
-  model: string;
+  action: 'mint' | 'list' | 'revoke' | 'audit';
+  /** Required except for audit, where it filters. */
+  model?: string;
   namespace?: string;
   kind?: ModelKind;
   description?: string;
   user?: string;
   clientId?: string;
+  /** mint: expiry relative to the time of minting. */
+  expiresInMs?: number;
+  /** mint: absolute expiry. */
+  expiresAt?: Date;
+  tier?: string;
+  /** audit: how far back. */
+  sinceMs?: number;
   output: 'text' | 'json';
   kubeconfig?: string;
 }
 
+const ACTIONS = ['mint', 'list', 'revoke', 'audit'] as const;
+
 /** Parse `keys` arguments; errors name the flag and the fix. */
 export function parseKeysArgs(args: string[]): KeysOptions {
   const [action, ...rest] = args;
-  if (action !== 'mint' && action !== 'list' && action !== 'revoke') {
-    throw new Error(`keys: unknown action "${action ?? ''}"; use mint, list or revoke\n${keysUsage}`);
+  if (!ACTIONS.includes(action as (typeof ACTIONS)[number])) {
+    throw new Error(`keys: unknown action "${action ?? ''}"; use mint, list, revoke or audit\n${keysUsage}`);
   }
+  const act = action as KeysOptions['action'];
   const { values: flags, positionals } = parseFlags(`keys ${action}`, rest, {
     model: { type: 'string' },
     namespace: { type: 'string' },
@@ -40,11 +62,33 @@ export function parseKeysArgs(args: string[]): KeysOptions {
     description: { type: 'string' },
     user: { type: 'string' },
     'client-id': { type: 'string' },
+    'expires-in': { type: 'string' },
+    'expires-at': { type: 'string' },
+    tier: { type: 'string' },
+    since: { type: 'string' },
     output: { type: 'string' },
     kubeconfig: { type: 'string' },
   });
   if (positionals.length > 0) throw new Error(`keys ${action}: unexpected argument "${positionals[0]}"\n${keysUsage}`);
-  if (!flags.model) throw new Error(`keys ${action}: --model is required; name the LLMModel or PassthroughModel`);
+  if (!flags.model && act !== 'audit') throw new Error(`keys ${action}: --model is required; name the LLMModel or PassthroughModel`);
+  for (const flag of ['expires-in', 'expires-at', 'tier'] as const) {
+    if (flags[flag] !== undefined && act !== 'mint') throw new Error(`keys ${action}: --${flag} applies only to \`nls keys mint\``);
+  }
+  if (flags.since !== undefined && act !== 'audit') throw new Error(`keys ${action}: --since applies only to \`nls keys audit\``);
+  if (flags['expires-in'] !== undefined && flags['expires-at'] !== undefined) throw new Error('keys mint: give --expires-in or --expires-at, not both');
+  const expiresInMs = flags['expires-in'] !== undefined ? durationMs('expires-in', flags['expires-in']) : undefined;
+  if (expiresInMs !== undefined && expiresInMs <= 0) throw new Error(`keys mint: --expires-in "${flags['expires-in']}" must be longer than zero`);
+  let expiresAt: Date | undefined;
+  if (flags['expires-at'] !== undefined) {
+    // ISO 8601 with a date and a time (a bare date would silently mean midnight UTC).
+    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(flags['expires-at']) || isNaN(Date.parse(flags['expires-at']))) {
+      throw new Error(`keys mint: --expires-at "${flags['expires-at']}" is not an ISO 8601 time with a zone; write e.g. 2030-01-31T00:00:00Z`);
+    }
+    expiresAt = new Date(flags['expires-at']);
+  }
+  if (flags.tier !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(flags.tier)) {
+    throw new Error(`keys mint: --tier "${flags.tier}" is not a tier name; use lowercase letters, digits and "-" (e.g. standard)`);
+  }
   if (flags.kind && flags.kind !== 'LLMModel' && flags.kind !== 'PassthroughModel') {
     throw new Error(`keys ${action}: --kind "${flags.kind}" is not a model kind; use LLMModel or PassthroughModel`);
   }
@@ -52,16 +96,34 @@ export function parseKeysArgs(args: string[]): KeysOptions {
   const output = flags.output ?? 'text';
   if (output !== 'text' && output !== 'json') throw new Error(`keys ${action}: --output "${output}" is not supported; use text or json`);
   return {
-    action,
+    action: act,
     model: flags.model,
     namespace: flags.namespace,
     kind: flags.kind as ModelKind | undefined,
     description: flags.description,
     user: flags.user,
     clientId: flags['client-id'],
+    ...(expiresInMs !== undefined ? { expiresInMs } : {}),
+    ...(expiresAt ? { expiresAt } : {}),
+    ...(flags.tier ? { tier: flags.tier } : {}),
+    ...(flags.since !== undefined ? { sinceMs: durationMs('since', flags.since) } : {}),
     output,
     kubeconfig: flags.kubeconfig,
   };
+}
+
+/** `nls keys list` as a table: one row per key, empty cells for what an old record lacks. */
+export function keysTable(records: readonly ApiKeyRecord[]): string[] {
+  const rows = [['CLIENT ID', 'OWNER', 'CREATED AT', 'EXPIRES AT', 'GROUPS', 'TIER', 'DESCRIPTION']];
+  for (const r of records) rows.push([r.clientId, r.createdBy, r.createdAt, r.expiresAt ?? 'never', (r.groups ?? []).join(',') || '-', r.tier ?? '-', r.description ?? '']);
+  return rows.map((cells) => cells.join('\t'));
+}
+
+/** `nls keys audit` as a table, oldest first. */
+export function auditTable(entries: readonly AuditEntry[]): string[] {
+  const rows = [['AT', 'ACTION', 'ACTOR', 'MODEL', 'CLIENT ID', 'OWNER', 'REASON']];
+  for (const e of entries) rows.push([e.at, e.action, e.actor, `${e.model.kind}/${e.model.name}`, e.clientId, e.owner, e.reason ?? '']);
+  return rows.map((cells) => cells.join('\t'));
 }
 
 async function resolveModel(client: KubeRest, name: string, namespace: string, kind?: ModelKind): Promise<ModelRef> {
@@ -86,14 +148,25 @@ export async function runKeys(args: string[], print: (line: string) => void = (l
   else kc.loadFromDefault();
   const namespace = opts.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
   const client = new KubeRest(kc);
+  const kubeUser = kc.getCurrentUser()?.name ?? process.env.USER ?? 'unknown';
+  if (opts.expiresAt && opts.expiresAt.getTime() <= Date.now()) throw new Error(`keys mint: --expires-at ${opts.expiresAt.toISOString()} is in the past; give a future time`);
   try {
-    const model = await resolveModel(client, opts.model, namespace, opts.kind);
+    if (opts.action === 'audit') {
+      const since = opts.sinceMs !== undefined ? new Date(Date.now() - opts.sinceMs) : undefined;
+      const entries = await readAuditEntries(client, namespace, { model: opts.model, user: opts.user, since });
+      if (opts.output === 'json') print(JSON.stringify(entries));
+      else if (entries.length === 0) print(`no key audit entries in namespace ${namespace} match`);
+      else for (const line of auditTable(entries)) print(line);
+      return 0;
+    }
+    const model = await resolveModel(client, opts.model!, namespace, opts.kind);
     if (opts.action === 'mint') {
-      const user = opts.user ?? kc.getCurrentUser()?.name ?? process.env.USER ?? 'unknown';
-      const minted = await mintKey(client, model, user, opts.description);
-      if (opts.output === 'json') print(JSON.stringify({ model: model.name, namespace, kind: model.kind, clientId: minted.clientId, apiKey: minted.apiKey }));
+      const user = opts.user ?? kubeUser;
+      const expiresAt = opts.expiresAt ?? (opts.expiresInMs !== undefined ? new Date(Date.now() + opts.expiresInMs) : undefined);
+      const minted = await mintKey(client, model, user, opts.description, { grantedBy: 'admin', source: 'cli', actor: kubeUser, expiresAt, tier: opts.tier });
+      if (opts.output === 'json') print(JSON.stringify({ model: model.name, namespace, kind: model.kind, clientId: minted.clientId, apiKey: minted.apiKey, ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}) }));
       else {
-        print(`Minted a key for ${model.kind} ${namespace}/${model.name}.`);
+        print(`Minted a key for ${model.kind} ${namespace}/${model.name}${expiresAt ? `, expiring at ${expiresAt.toISOString()}` : ''}.`);
         print(`client ID: ${minted.clientId}`);
         print('API key (shown only now; store it safely):');
         print(minted.apiKey);
@@ -102,12 +175,9 @@ export async function runKeys(args: string[], print: (line: string) => void = (l
       const records = await listKeys(client, model);
       if (opts.output === 'json') print(JSON.stringify(records));
       else if (records.length === 0) print(`${model.kind} ${namespace}/${model.name} has no API keys; mint one with \`nls keys mint --model ${model.name}\``);
-      else {
-        print(['CLIENT ID', 'CREATED BY', 'CREATED AT', 'DESCRIPTION'].join('\t'));
-        for (const r of records) print([r.clientId, r.createdBy, r.createdAt, r.description ?? ''].join('\t'));
-      }
+      else for (const line of keysTable(records)) print(line);
     } else {
-      const removed = await revokeKey(client, model, opts.clientId!);
+      const removed = await revokeKey(client, model, opts.clientId!, { actor: kubeUser, reason: 'revoked with nls keys revoke' });
       if (!removed) {
         print(`${model.kind} ${namespace}/${model.name} has no key with client ID ${opts.clientId}; see \`nls keys list --model ${model.name}\``);
         return 1;

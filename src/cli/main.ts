@@ -14,7 +14,7 @@ interface Command {
 
 // Commands implemented elsewhere in src/cli/ register here with one line each.
 export const commands: Record<string, Command> = {
-  keys: { summary: 'mint, list or revoke API keys of a model', module: './keys', entry: 'runKeys' },
+  keys: { summary: 'mint, list or revoke API keys of a model; read the key audit log', module: './keys', entry: 'runKeys' },
   crds: { summary: 'apply the CRDs server-side and wait until Established', module: './crds', entry: 'runCrds' },
   preflight: { summary: 'before an upgrade: stored objects this release refuses, gateway stack versions', module: './preflight', entry: 'runPreflight' },
   upgrade: { summary: 'guarded upgrade of an installation', module: './upgrade', entry: 'runUpgrade' },

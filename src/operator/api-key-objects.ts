@@ -8,7 +8,7 @@ import {
   desiredApiKeyMetadataConfigMap,
   desiredApiKeySecret,
 } from '../translate/keys/api-keys';
-import { deleteKeyObjects, type SecretObject } from '../api-keys/key-store';
+import { deleteKeyObjects, type ConfigMapObject, type SecretObject } from '../api-keys/key-store';
 import { applyObject } from './runtime/apply';
 import type { SecondaryWatch } from './runtime/controller';
 import { KubeRest, KubeObject, isNotFound, objectRef } from '../kube/rest';
@@ -47,11 +47,11 @@ export function apiKeySecretWatch(modelKind: string, namespace: string): Seconda
   return { apiVersion: 'v1', kind: 'Secret', namespace, labelSelector: `${apiKeyObjectsSelector},llm.nebari.dev/model-kind=${modelKind}`, map: modelKeyOnClientIdChange, transform: withoutData };
 }
 
-/** Create or refresh both key objects (metadata only) and return the Secret as stored. */
-export async function ensureApiKeyObjects(client: KubeRest, model: ModelRef): Promise<SecretObject> {
+/** Create or refresh both key objects (metadata only) and return them as stored (with their data). */
+export async function ensureApiKeyObjects(client: KubeRest, model: ModelRef): Promise<{ secret: SecretObject; metadata: ConfigMapObject }> {
   const secret = await applyObject<SecretObject>(client, desiredApiKeySecret(model));
-  await applyObject(client, desiredApiKeyMetadataConfigMap(model));
-  return secret;
+  const metadata = await applyObject<ConfigMapObject>(client, desiredApiKeyMetadataConfigMap(model));
+  return { secret, metadata };
 }
 
 /**

@@ -7,6 +7,7 @@ import { clientIdsOf, ModelRef } from '../translate/keys/api-keys';
 import { desiredGatewayObjects, enabledEndpoints, gatewayTeardown, EndpointName, GatewayContext } from '../translate/gateway';
 import type { ObjectReference } from '../translate/gateway/objects';
 import { deleteApiKeyObjects, ensureApiKeyObjects } from './api-key-objects';
+import { revokeDueKeys } from './key-revocation';
 import { describeErrors, runDeletions, syncGatewayObjects } from './generated-objects';
 import { DEFAULT_CLEANUP_BLOCKED_AFTER_MS, cleanupBlockedCondition, inspectBlockedWait } from './cleanup-blocked';
 import { ReconcileDeps, recordTransitions, requeue, writeStatus } from './reconcile-context';
@@ -72,10 +73,20 @@ export interface PublishOutcome {
   summary: { reason: string; message: string };
 }
 
-/** Ensures the key objects exist and publishes the model through the gateway. */
+/**
+ * Ensures the key objects exist, removes the keys that expired or lost access (requeueing at the
+ * next expiry), and publishes the model through the gateway with the remaining keys.
+ */
 export async function publishModel(deps: ReconcileDeps, model: ModelObject, extra: Partial<GatewayContext> = {}): Promise<PublishOutcome> {
-  const keysSecret = await ensureApiKeyObjects(deps.client, modelRef(model));
-  const translation = desiredGatewayObjects(model, { ...deps.gateway, ...extra, apiKeyClientIDs: clientIdsOf(keysSecret.data), apiKeysSecretName: keysSecret.metadata.name });
+  const { secret: keysSecret, metadata: keysMetadata } = await ensureApiKeyObjects(deps.client, modelRef(model));
+  const keys = await revokeDueKeys(deps, model, modelRef(model), keysSecret.data, keysMetadata.data);
+  const outcome = await publishTranslation(deps, model, extra, keysSecret.metadata.name, clientIdsOf(keysSecret.data).filter((id) => !keys.revoked.has(id)));
+  const waits = [outcome.requeueAfterMs, keys.requeueAfterMs].filter((n): n is number => n !== undefined);
+  return waits.length ? { ...outcome, requeueAfterMs: Math.min(...waits) } : outcome;
+}
+
+async function publishTranslation(deps: ReconcileDeps, model: ModelObject, extra: Partial<GatewayContext>, apiKeysSecretName: string, apiKeyClientIDs: string[]): Promise<PublishOutcome> {
+  const translation = desiredGatewayObjects(model, { ...deps.gateway, ...extra, apiKeyClientIDs, apiKeysSecretName });
   const enabled = enabledEndpoints(model.spec.endpoints);
   const endpointCondition = (name: EndpointName, status: boolean, reason: string, message: string): ConditionInput => ({ type: endpointConditionType[name], status, reason, message });
   const all: EndpointName[] = ['external', 'internal'];

@@ -1,13 +1,15 @@
 // Minting and revoking API keys under contention, on the real API server: 32 concurrent mints on
 // one model while CPU burners load the machine must all succeed, each key stored exactly once
 // (Secret and metadata); concurrent revokes (two per key) remove each key exactly once and never
-// touch keys minted at the same time. No operator: the test puts the cleanup finalizer on the
-// model itself, which is all minting needs, and mintKey then creates the key objects (racing).
+// touch keys minted at the same time; the audit log holds each mint and each revoke exactly once.
+// No operator: the test puts the cleanup finalizer on the model itself, which is all minting
+// needs, and mintKey then creates the key objects (racing).
 import { spawn, ChildProcess } from 'node:child_process';
 import * as os from 'node:os';
 import { applyObject, createNamespace, kubeConfig, uniqueName } from '../support/cluster';
 import { KubeRest, KubeObject, objectRef } from '../../src/kube/rest';
 import { MintedKey, listKeys, mintKey, revokeKey } from '../../src/api-keys/key-store';
+import { readAuditEntries } from '../../src/api-keys/audit-log';
 import { CLEANUP_FINALIZER } from '../../src/api/common';
 import { installOwnCRDs, passthroughModel } from './operator-support';
 
@@ -112,6 +114,12 @@ it(`${MINTS} concurrent mints on one model on a loaded machine all succeed, each
     }
     // Revoking what is gone answers false and changes nothing.
     expect(await revokeKey(client, model, revoked[0])).toBe(false);
+
+    // The audit log has one mint entry per key and one revoke entry per revoked key, none lost or doubled.
+    const audit = await readAuditEntries(client, ns, { model: model.name });
+    const idsOf = (action: string) => audit.filter((e) => e.action === action).map((e) => e.clientId).sort();
+    expect(idsOf('mint')).toEqual([...ids, ...moreMinted.map((k) => k.clientId)].sort());
+    expect(idsOf('revoke')).toEqual([...revoked].sort());
 
     const byAnswer = [...answers].sort().map(([k, c]) => `${k}: ${c}`).join(', ');
     console.log(`${revoked.length} double revokes + 8 mints at once in ${revokeSeconds.toFixed(2)} s; write conflicts in all: ${conflictsSoFar()}; requests by answer: ${byAnswer}`);

@@ -92,7 +92,7 @@ describe('PassthroughModel lifecycle', () => {
 
   it('mints a key with the CLI (printed once) and the external SecurityPolicy allows exactly the current keys', async () => {
     const out: string[] = [];
-    const code = await runKeys(['mint', '--model', 'gpt', '--namespace', ns, '--user', 'alice', '--description', 'laptop', '--kubeconfig', kubeconfigPath()], (l) => out.push(l));
+    const code = await runKeys(['mint', '--model', 'gpt', '--namespace', ns, '--user', 'alice', '--description', 'laptop', '--expires-in', '30d', '--tier', 'standard', '--kubeconfig', kubeconfigPath()], (l) => out.push(l));
     expect(code).toBe(0);
     const key = out[out.length - 1];
     expect(key).toMatch(/^sk-[A-Za-z0-9_-]{43}$/);
@@ -105,6 +105,11 @@ describe('PassthroughModel lifecycle', () => {
     expect(listed.join('\n')).toContain(clientId);
     expect(listed.join('\n')).toContain('laptop');
     expect(listed.join('\n')).not.toContain(key);
+    // Expiry (30 days out), owner and tier are recorded and listed.
+    const row = listed.find((l) => l.startsWith(clientId))!.split('\t');
+    expect(row[1]).toBe('alice');
+    expect(Date.parse(row[3]) - Date.now()).toBeGreaterThan(29 * 86_400_000);
+    expect(row[5]).toBe('standard');
 
     const second = await mintKey(client, { kind: 'PassthroughModel', name: 'gpt', namespace: ns }, 'bob');
     mintedKeys.push(second.apiKey);
@@ -114,6 +119,20 @@ describe('PassthroughModel lifecycle', () => {
       const spec = JSON.stringify((await getObject(policy('gpt-external-auth')))?.spec);
       return spec.includes(clientId) && !spec.includes(second.clientId);
     });
+
+    // The audit log has the three writes, readable with `nls keys audit`, and no key.
+    const audit: string[] = [];
+    expect(await runKeys(['audit', '--model', 'gpt', '--namespace', ns, '--since', '1h', '--output', 'json', '--kubeconfig', kubeconfigPath()], (l) => audit.push(l))).toBe(0);
+    const entries = JSON.parse(audit.join('\n')) as Array<{ action: string; clientId: string; owner: string; actor: string }>;
+    expect(entries.map((e) => [e.action, e.clientId, e.owner])).toEqual([
+      ['mint', clientId, 'alice'],
+      ['mint', second.clientId, 'bob'],
+      ['revoke', second.clientId, 'bob'],
+    ]);
+    expect(audit.join('\n')).not.toContain(key);
+    const byUser: string[] = [];
+    expect(await runKeys(['audit', '--user', 'alice', '--namespace', ns, '--kubeconfig', kubeconfigPath()], (l) => byUser.push(l))).toBe(0);
+    expect(byUser).toHaveLength(2); // header + alice's mint
   });
 
   it('applies spec updates: a new declared model appears in the routes', async () => {

@@ -64,6 +64,8 @@ describe('durations', () => {
     ['5m', 300_000],
     ['250ms', 250],
     ['1h', 3_600_000],
+    ['30d', 2_592_000_000],
+    ['2w', 1_209_600_000],
   ])('%s is %i ms', (text, ms) => expect(durationMs('timeout', text)).toBe(ms));
 
   test('a bad duration names the flag and the format', () => {

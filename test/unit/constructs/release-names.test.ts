@@ -14,7 +14,7 @@ describe('release name and namespace', () => {
 
   test('every namespaced object goes to the release namespace', () => {
     const objects = render(undefined, { releaseName: 'r', namespace: 'team-llm' });
-    const cluster = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration', 'GatewayClass']);
+    const cluster = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration', 'GatewayClass', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
     for (const o of objects.filter((x) => !cluster.has(x.kind))) expect(o.metadata.namespace).toBe('team-llm');
     // helm --create-namespace makes the namespace; the chart only does with namespace.create.
     expect(objects.some((o) => o.kind === 'Namespace')).toBe(false);

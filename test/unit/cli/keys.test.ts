@@ -1,0 +1,53 @@
+import { auditTable, keysTable, parseKeysArgs } from '../../../src/cli/keys';
+
+describe('nls keys arguments', () => {
+  test('mint takes an expiry as a duration or an ISO time, and a tier', () => {
+    expect(parseKeysArgs(['mint', '--model', 'm', '--expires-in', '30d', '--tier', 'standard'])).toMatchObject({ action: 'mint', model: 'm', expiresInMs: 30 * 86_400_000, tier: 'standard' });
+    expect(parseKeysArgs(['mint', '--model', 'm', '--expires-at', '2030-01-31T00:00:00Z']).expiresAt).toEqual(new Date('2030-01-31T00:00:00Z'));
+    expect(parseKeysArgs(['mint', '--model', 'm', '--expires-at', '2030-01-31T10:00:00+02:00']).expiresAt).toEqual(new Date('2030-01-31T08:00:00Z'));
+    expect(parseKeysArgs(['mint', '--model', 'm'])).not.toHaveProperty('expiresInMs');
+  });
+
+  test.each([
+    [['mint', '--model', 'm', '--expires-in', '30d', '--expires-at', '2030-01-01T00:00:00Z'], 'keys mint: give --expires-in or --expires-at, not both'],
+    [['mint', '--model', 'm', '--expires-in', 'a month'], '--expires-in "a month" is not a duration'],
+    [['mint', '--model', 'm', '--expires-in', '0d'], 'keys mint: --expires-in "0d" must be longer than zero'],
+    [['mint', '--model', 'm', '--expires-at', '2030-01-31'], 'keys mint: --expires-at "2030-01-31" is not an ISO 8601 time with a zone; write e.g. 2030-01-31T00:00:00Z'],
+    [['mint', '--model', 'm', '--expires-at', '2030-13-45T00:00:00Z'], 'is not an ISO 8601 time'],
+    [['mint', '--model', 'm', '--tier', 'Gold Plus'], 'keys mint: --tier "Gold Plus" is not a tier name'],
+    [['list', '--model', 'm', '--expires-in', '1d'], 'keys list: --expires-in applies only to `nls keys mint`'],
+    [['mint', '--model', 'm', '--since', '1d'], 'keys mint: --since applies only to `nls keys audit`'],
+    [['audit', '--since', 'yesterday'], '--since "yesterday" is not a duration'],
+    [['audit', '--output', 'yaml'], 'keys audit: --output "yaml" is not supported; use text or json'],
+    [['purge'], 'keys: unknown action "purge"; use mint, list, revoke or audit'],
+    [['list'], 'keys list: --model is required'],
+  ])('%j is refused: %s', (args, message) => {
+    expect(() => parseKeysArgs(args)).toThrow(message);
+  });
+
+  test('audit needs no model and filters by model, user and time', () => {
+    expect(parseKeysArgs(['audit'])).toMatchObject({ action: 'audit', output: 'text' });
+    expect(parseKeysArgs(['audit', '--model', 'm', '--user', 'alice', '--since', '7d', '--output', 'json'])).toMatchObject({ action: 'audit', model: 'm', user: 'alice', sinceMs: 7 * 86_400_000, output: 'json' });
+  });
+});
+
+describe('nls keys tables', () => {
+  test('list shows owner, expiry, granting groups and tier; old records show never and dashes', () => {
+    expect(
+      keysTable([
+        { clientId: 'c1', createdBy: 'alice', createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2026-02-01T00:00:00.000Z', groups: ['team-a', 'team-b'], tier: 'standard', description: 'laptop' },
+        { clientId: 'c2', createdBy: 'bob', createdAt: '2025-01-01T00:00:00.000Z' },
+      ]),
+    ).toEqual([
+      'CLIENT ID\tOWNER\tCREATED AT\tEXPIRES AT\tGROUPS\tTIER\tDESCRIPTION',
+      'c1\talice\t2026-01-01T00:00:00.000Z\t2026-02-01T00:00:00.000Z\tteam-a,team-b\tstandard\tlaptop',
+      'c2\tbob\t2025-01-01T00:00:00.000Z\tnever\t-\t-\t',
+    ]);
+  });
+
+  test('audit shows one line per entry', () => {
+    expect(
+      auditTable([{ at: '2026-01-01T00:00:00.000Z', action: 'expire', actor: 'operator', model: { kind: 'LLMModel', name: 'm' }, clientId: 'c1', owner: 'alice', reason: 'expired at 2026-01-01T00:00:00.000Z' }]),
+    ).toEqual(['AT\tACTION\tACTOR\tMODEL\tCLIENT ID\tOWNER\tREASON', '2026-01-01T00:00:00.000Z\texpire\toperator\tLLMModel/m\tc1\talice\texpired at 2026-01-01T00:00:00.000Z']);
+  });
+});
