@@ -93,7 +93,7 @@ export async function refreshRound(deps: RefreshDeps): Promise<RoundResult> {
       await deps.events.record(
         { apiVersion: API_GROUP_VERSION_V1BETA1, kind: k.model.kind, metadata: { name: k.model.name, namespace: k.model.namespace, uid: model?.uid } },
         'Normal',
-        'KeyRevoked',
+        'ApiKeyAccessRevoked',
         `revoked key ${k.record.clientId} of ${user.username}: ${reason}`,
       );
     }

@@ -420,7 +420,7 @@ it('revokes exactly the keys a user\'s groups stop granting after one refresh ro
   // The CLI's keys are not hers and stay.
   expect(Object.values(await keyMetadata('open-model')).map((v) => JSON.parse(v).createdBy)).toEqual(Array(6).fill('cli-admin'));
   const events = (await client.list<KubeObject & { reason?: string; message?: string }>('v1', 'Event', { namespace: ns })).items;
-  expect(events.filter((e) => e.reason === 'KeyRevoked').map((e) => e.message)).toEqual(expect.arrayContaining([expect.stringContaining('user-lost-access'), expect.stringContaining('user-refresh-refused')]));
+  expect(events.filter((e) => e.reason === 'ApiKeyAccessRevoked').map((e) => e.message)).toEqual(expect.arrayContaining([expect.stringContaining('user-lost-access'), expect.stringContaining('user-refresh-refused')]));
 });
 
 it('writes no key material to the portal\'s or the operator\'s logs, or to Events', async () => {
