@@ -1,0 +1,134 @@
+// The portal's configuration, from environment variables (the chart sets them). Every error names
+// the variable and what a valid value looks like, so a misconfigured Deployment says why it fails.
+
+export interface QuotaTier {
+  readonly name: string;
+  readonly description?: string;
+}
+
+export interface PortalConfig {
+  /** Namespace of the models, their key objects, the audit log and the portal's own Secrets and Lease. */
+  readonly namespace: string;
+  /** Public base URL without a trailing slash; the only Origin allowed to change state. */
+  readonly url: string;
+  readonly redirectUri: string;
+  readonly issuer: string;
+  readonly clientId: string;
+  /** Empty for a public client (PKCE only). */
+  readonly clientSecret: string;
+  readonly groupsClaim: string;
+  readonly scopes: string;
+  readonly caFile?: string;
+  readonly adminGroups: readonly string[];
+  readonly keyExpiryDefaultDays: number;
+  readonly keyExpiryMaxDays: number;
+  readonly externalEndpoint?: string;
+  /** Undefined when quotas are off. */
+  readonly quotaTiers?: { readonly default: string; readonly tiers: readonly QuotaTier[] };
+  readonly groupRefreshSeconds: number;
+  readonly sessionSecretName: string;
+  readonly podName: string;
+  readonly podNamespace: string;
+  readonly port: number;
+  readonly bindAddress: string;
+}
+
+export class PortalConfigError extends Error {}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** True for URLs on this machine's loopback, the only place plain http is accepted (tests, local runs). */
+export function isLoopbackUrl(url: URL): boolean {
+  return LOOPBACK_HOSTS.has(url.hostname);
+}
+
+function required(env: NodeJS.ProcessEnv, name: string, example: string): string {
+  const v = env[name]?.trim();
+  if (!v) throw new PortalConfigError(`${name} is not set; set it to ${example}`);
+  return v;
+}
+
+function baseUrl(env: NodeJS.ProcessEnv, name: string, example: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new PortalConfigError(`${name}: "${value}" is not a URL; set it to ${example}`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackUrl(url))) {
+    throw new PortalConfigError(`${name}: "${value}" must use https (plain http only on localhost/127.0.0.1, for local tests)`);
+  }
+  if (url.search || url.hash || url.username) throw new PortalConfigError(`${name}: "${value}" must not have a query, fragment or credentials; set it to ${example}`);
+  return url.toString().replace(/\/+$/, '');
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, max = 100_000, min = 1): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new PortalConfigError(`${name}: "${raw}" is not a whole number between ${min} and ${max}`);
+  return Number(raw);
+}
+
+function quotaTiers(env: NodeJS.ProcessEnv): PortalConfig['quotaTiers'] {
+  const name = 'NLS_PORTAL_QUOTA_TIERS';
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  const example = `JSON like {"default":"standard","tiers":[{"name":"standard","description":"100k tokens/hour"}]}, or empty to turn quotas off`;
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    throw new PortalConfigError(`${name} is not valid JSON; set it to ${example}`);
+  }
+  const o = v as { default?: unknown; tiers?: unknown };
+  if (!o || typeof o !== 'object' || !Array.isArray(o.tiers) || o.tiers.length === 0) throw new PortalConfigError(`${name}.tiers must be a non-empty list; set ${name} to ${example}`);
+  const tiers = o.tiers.map((t: unknown, i: number) => {
+    const tier = t as { name?: unknown; description?: unknown };
+    if (!tier || typeof tier.name !== 'string' || !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(tier.name)) {
+      throw new PortalConfigError(`${name}.tiers[${i}].name must be a lower-case DNS label (a-z, 0-9, -)`);
+    }
+    if (tier.description !== undefined && typeof tier.description !== 'string') throw new PortalConfigError(`${name}.tiers[${i}].description must be a string`);
+    return { name: tier.name, ...(tier.description ? { description: tier.description } : {}) };
+  });
+  if (typeof o.default !== 'string' || !tiers.some((t) => t.name === o.default)) {
+    throw new PortalConfigError(`${name}.default must name one of the tiers (${tiers.map((t) => t.name).join(', ')})`);
+  }
+  return { default: o.default, tiers };
+}
+
+export function portalConfigFromEnv(env: NodeJS.ProcessEnv = process.env): PortalConfig {
+  const namespace = required(env, 'NLS_PORTAL_NAMESPACE', 'the namespace of the models (the release namespace)');
+  const url = baseUrl(env, 'NLS_PORTAL_URL', 'the portal\'s public URL, e.g. https://keys.example.com', required(env, 'NLS_PORTAL_URL', 'the portal\'s public URL, e.g. https://keys.example.com'));
+  const issuer = baseUrl(env, 'NLS_PORTAL_OIDC_ISSUER', 'the OIDC issuer URL, e.g. https://keycloak.example.com/realms/nebari', required(env, 'NLS_PORTAL_OIDC_ISSUER', 'the OIDC issuer URL'));
+  const keyExpiryDefaultDays = positiveInt(env, 'NLS_PORTAL_KEY_EXPIRY_DEFAULT_DAYS', 30, 3650);
+  const keyExpiryMaxDays = positiveInt(env, 'NLS_PORTAL_KEY_EXPIRY_MAX_DAYS', 90, 3650);
+  if (keyExpiryDefaultDays > keyExpiryMaxDays) {
+    throw new PortalConfigError(`NLS_PORTAL_KEY_EXPIRY_DEFAULT_DAYS (${keyExpiryDefaultDays}) is larger than NLS_PORTAL_KEY_EXPIRY_MAX_DAYS (${keyExpiryMaxDays}); lower the default or raise the maximum`);
+  }
+  const external = env.NLS_PORTAL_EXTERNAL_ENDPOINT?.trim();
+  const scopes = env.NLS_PORTAL_OIDC_SCOPES?.trim() || 'openid profile email offline_access';
+  if (!scopes.split(/\s+/).includes('openid')) throw new PortalConfigError(`NLS_PORTAL_OIDC_SCOPES: "${scopes}" must include openid`);
+  return {
+    namespace,
+    url,
+    redirectUri: `${url}/auth/callback`,
+    issuer,
+    clientId: required(env, 'NLS_PORTAL_OIDC_CLIENT_ID', 'the OIDC client ID registered for the portal'),
+    clientSecret: env.NLS_PORTAL_OIDC_CLIENT_SECRET?.trim() ?? '',
+    groupsClaim: env.NLS_PORTAL_OIDC_GROUPS_CLAIM?.trim() || 'groups',
+    scopes,
+    ...(env.NLS_PORTAL_OIDC_CA_FILE?.trim() ? { caFile: env.NLS_PORTAL_OIDC_CA_FILE.trim() } : {}),
+    adminGroups: (env.NLS_PORTAL_ADMIN_GROUPS ?? '').split(',').map((g) => g.trim()).filter(Boolean),
+    keyExpiryDefaultDays,
+    keyExpiryMaxDays,
+    ...(external ? { externalEndpoint: baseUrl(env, 'NLS_PORTAL_EXTERNAL_ENDPOINT', 'the external model endpoint, e.g. https://llm.example.com', external) } : {}),
+    ...(quotaTiers(env) ? { quotaTiers: quotaTiers(env) } : {}),
+    groupRefreshSeconds: positiveInt(env, 'NLS_PORTAL_GROUP_REFRESH_SECONDS', 300, 86_400),
+    sessionSecretName: env.NLS_PORTAL_SESSION_SECRET?.trim() || 'nls-portal-session',
+    podName: env.POD_NAME?.trim() || `portal-${process.pid}`,
+    podNamespace: env.POD_NAMESPACE?.trim() || namespace,
+    // 0 picks a free port (tests).
+    port: positiveInt(env, 'NLS_PORTAL_PORT', 8080, 65_535, 0),
+    bindAddress: env.NLS_PORTAL_BIND_ADDRESS?.trim() || '0.0.0.0',
+  };
+}

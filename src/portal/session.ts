@@ -1,0 +1,96 @@
+// Sessions live in the browser, sealed: AES-256-GCM over a JSON payload with an expiry, so no
+// server-side store is shared between replicas and a tampered or expired cookie simply does not
+// open. The key comes from a Secret every replica reads (created with 32 random bytes if missing).
+// Two cookies, both `__Host-` (Secure, Path=/, no Domain): the session (≤ 8 h) and a short-lived
+// pre-login cookie holding the OIDC state, nonce and PKCE verifier between redirect and callback.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { KubeRest, isConflict, objectRef } from '../kube/rest';
+
+export const SESSION_COOKIE = '__Host-nls-portal-session';
+export const LOGIN_COOKIE = '__Host-nls-portal-login';
+export const SESSION_MAX_SECONDS = 8 * 3600;
+export const LOGIN_MAX_SECONDS = 600;
+const KEY_BYTES = 32;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export interface Session {
+  readonly sub: string;
+  readonly username: string;
+  readonly groups: readonly string[];
+  /** Per-session token every state-changing form and API call must echo. */
+  readonly csrf: string;
+  /** Unix seconds. */
+  readonly exp: number;
+}
+
+export interface PendingLogin {
+  readonly state: string;
+  readonly nonce: string;
+  readonly verifier: string;
+  /** Path to return to after login (same-origin only). */
+  readonly returnTo: string;
+  readonly exp: number;
+}
+
+/** `purpose` is bound into the ciphertext, so a pre-login cookie can never be replayed as a session. */
+export function seal(key: Buffer, purpose: string, payload: object): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(purpose));
+  const body = Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+/** The payload, or undefined when the value was tampered with, sealed for another purpose or expired. */
+export function unseal<T extends { exp: number }>(key: Buffer, purpose: string, value: string | undefined, nowSeconds = Date.now() / 1000): T | undefined {
+  if (!value) return undefined;
+  const raw = Buffer.from(value, 'base64url');
+  if (raw.length <= IV_BYTES + TAG_BYTES) return undefined;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
+    decipher.setAAD(Buffer.from(purpose));
+    decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    const text = Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    const payload = JSON.parse(text) as T;
+    if (typeof payload.exp !== 'number' || payload.exp <= nowSeconds) return undefined;
+    return payload;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A session for a user who just logged in. */
+export function newSession(user: { sub: string; username: string; groups: readonly string[] }, nowSeconds = Date.now() / 1000, maxSeconds = SESSION_MAX_SECONDS): Session {
+  return { sub: user.sub, username: user.username, groups: [...user.groups], csrf: randomBytes(24).toString('base64url'), exp: Math.floor(nowSeconds + Math.min(maxSeconds, SESSION_MAX_SECONDS)) };
+}
+
+/**
+ * The session key from Secret `name` (data key `key`, 32 bytes), created with a random key if
+ * missing. Replicas racing to create it all end up reading the one that won.
+ */
+export async function loadSessionKey(client: KubeRest, namespace: string, name: string): Promise<Buffer> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const secret = await client.get<{ apiVersion: string; kind: string; metadata: { name: string }; data?: Record<string, string> }>(objectRef('v1', 'Secret', name, namespace));
+    if (secret) {
+      const key = Buffer.from(secret.data?.key ?? '', 'base64');
+      if (key.length !== KEY_BYTES) throw new Error(`Secret ${namespace}/${name}: data.key must hold ${KEY_BYTES} bytes (base64); delete the Secret and the portal creates a new one (everyone logs in again)`);
+      return key;
+    }
+    try {
+      await client.create(
+        {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name, namespace, labels: { 'app.kubernetes.io/part-of': 'nebari-llm-serving', 'app.kubernetes.io/component': 'key-portal' } },
+          type: 'Opaque',
+          data: { key: randomBytes(KEY_BYTES).toString('base64') },
+        } as never,
+        { fieldManager: 'nls-portal' },
+      );
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+    }
+  }
+  throw new Error(`Secret ${namespace}/${name}: could not read or create the session key`);
+}

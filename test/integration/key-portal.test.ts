@@ -1,0 +1,461 @@
+// The self-service key portal end to end on the real API server: the real operator (its finalizer
+// lets keys be minted), a real OpenID Provider (oidc-provider, test/support/oidc-test-provider.mjs,
+// whose accounts' groups the test changes), the portal as its own process (src/portal/main.ts,
+// exactly as in production) and Debian's headless Chromium driven by puppeteer-core: log in, see
+// only permitted models, mint (shown once, copied, stored in the model's key Secret), revoke, the
+// admin views and audit log; a user removed from a group loses exactly those keys after a refresh
+// round; requests without a session, for another user's key, with a forged or missing CSRF token
+// or from another Origin are refused; portal and CLI mints at once are each stored once; no key
+// material in logs or Events. Screenshots of each page go to test-artifacts/portal/.
+import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import puppeteer, { Browser, BrowserContext, Page } from 'puppeteer-core';
+import { applyObject, createNamespace, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
+import { KubeObject, KubeRest, objectRef } from '../../src/kube/rest';
+import { mintKey } from '../../src/api-keys/key-store';
+import { issueCertificateAuthority, issueServingCertificate } from '../../src/webhook/certificates';
+import { OidcClient, RefreshRefusedError } from '../../src/portal/oidc';
+import { portalConfigFromEnv } from '../../src/portal/config';
+import { installGatewayCRDs, installOwnCRDs, OperatorProcess, passthroughModel, providerCredential, repoRoot, startOperator } from './operator-support';
+
+const CHROMIUM = '/usr/lib/chromium/chromium-headless-shell';
+const ARTIFACTS = path.join(repoRoot, 'test-artifacts', 'portal');
+const ns = uniqueName('key-portal');
+const CLIENT_ID = 'nls-portal';
+const CLIENT_SECRET = 'portal-test-client-secret';
+const REFRESH_SECONDS = 2;
+
+type Accounts = Record<string, { username: string; groups: string[] }>;
+type DataObject = KubeObject & { data?: Record<string, string> };
+
+interface Proc {
+  child: ChildProcess;
+  lines: string[];
+  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** A child process whose stdout/stderr lines are kept (to search them for key material later). */
+function startProcess(name: string, args: string[], env: Record<string, string>): Proc {
+  const child = spawn(process.execPath, args, { cwd: repoRoot, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let rest = '';
+  const onData = (b: Buffer) => {
+    const parts = (rest + b.toString('utf8')).split('\n');
+    rest = parts.pop() ?? '';
+    lines.push(...parts);
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  return {
+    child,
+    lines,
+    waitForLine: async (pattern, timeoutMs = 60_000) => {
+      const end = Date.now() + timeoutMs;
+      for (;;) {
+        const hit = lines.find((l) => pattern.test(l));
+        if (hit) return hit;
+        if (child.exitCode !== null || Date.now() > end) throw new Error(`${name}: no line matching ${pattern} (exit ${child.exitCode}); last lines:\n${lines.slice(-30).join('\n')}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      await exited;
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 60_000, everyMs = 100): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+let client: KubeRest;
+let operator: OperatorProcess;
+let provider: Proc;
+let portal: Proc;
+let browser: Browser;
+let portalUrl: string;
+const accountsFile = path.join(os.tmpdir(), `${ns}-accounts.json`);
+const contexts: BrowserContext[] = [];
+const timings: string[] = [];
+
+function setAccounts(accounts: Accounts): void {
+  fs.writeFileSync(accountsFile + '.tmp', JSON.stringify(accounts));
+  fs.renameSync(accountsFile + '.tmp', accountsFile);
+}
+
+const ACCOUNTS: Accounts = {
+  alice: { username: 'alice', groups: ['team-a', 'team-b'] },
+  bob: { username: 'bob', groups: ['team-b'] },
+  root: { username: 'root', groups: ['platform-admins'] },
+  // More groups than a 4 KB cookie holds; only team-a grants a model.
+  carol: { username: 'carol', groups: ['team-a', ...Array.from({ length: 300 }, (_, i) => `directory-group-with-a-long-name-${i}`)] },
+};
+
+async function keySecret(model: string): Promise<Record<string, string>> {
+  return (await client.get<DataObject>(objectRef('v1', 'Secret', `${model}-api-keys`, ns)))?.data ?? {};
+}
+async function keyMetadata(model: string): Promise<Record<string, string>> {
+  return (await client.get<DataObject>(objectRef('v1', 'ConfigMap', `${model}-api-key-metadata`, ns)))?.data ?? {};
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** Logs `account` in through the provider's login form in a fresh browser context; returns the page on the portal's home. */
+async function login(account: string): Promise<Page> {
+  const context = await browser.createBrowserContext();
+  contexts.push(context);
+  await context.overridePermissions(portalUrl, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
+  const page = await context.newPage();
+  await page.setViewport({ width: 1000, height: 800 });
+  const started = Date.now();
+  await page.goto(`${portalUrl}/`, { waitUntil: 'load' });
+  await page.waitForSelector('input[name=login]');
+  await page.type('input[name=login]', account);
+  await page.type('input[name=password]', 'any');
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('button[type=submit]')]);
+  // oidc-provider's dev consent screen, if it asks.
+  if (!page.url().startsWith(portalUrl)) {
+    await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('button[type=submit]')]);
+  }
+  expect(page.url()).toBe(`${portalUrl}/`);
+  timings.push(`login ${account}: ${((Date.now() - started) / 1000).toFixed(2)} s`);
+  return page;
+}
+
+async function sessionCookie(page: Page): Promise<string> {
+  const cookie = (await page.cookies(portalUrl)).find((c) => c.name === '__Host-nls-portal-session');
+  if (!cookie) throw new Error('no session cookie');
+  return `${cookie.name}=${cookie.value}`;
+}
+
+async function csrfToken(page: Page): Promise<string> {
+  return page.$eval('input[name=csrf]', (el) => (el as unknown as { value: string }).value);
+}
+
+async function listedModels(page: Page): Promise<string[]> {
+  return page.$$eval('section[aria-labelledby=models-h] tbody tr td:first-child', (tds) => tds.map((td) => td.textContent ?? ''));
+}
+
+/** Mints through the form; returns what the page shows once. */
+async function mintInBrowser(page: Page, model: string, description: string): Promise<{ clientId: string; apiKey: string }> {
+  await page.goto(`${portalUrl}/`, { waitUntil: 'load' });
+  await page.select('#model', `PassthroughModel/${model}`);
+  await page.type('#description', description);
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form[action="/keys"] button[type=submit]')]);
+  if (!(await page.$('#api-key'))) throw new Error(`no key on the page after minting; it says: ${await page.$eval('main', (el) => el.textContent)}\nportal log tail:\n${portal.lines.slice(-10).join('\n')}`);
+  const apiKey = await page.$eval('#api-key', (el) => el.textContent ?? '');
+  const clientId = await page.$eval('section[aria-labelledby=key-h] code', (el) => el.textContent ?? '');
+  return { clientId, apiKey };
+}
+
+beforeAll(async () => {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing; run bash scripts/install-browser.sh (npm run tools does)`);
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  await installOwnCRDs();
+  await installGatewayCRDs();
+  await createNamespace(ns);
+  client = new KubeRest(kubeConfig());
+  await applyObject(providerCredential(ns));
+  const model = (name: string, access: { public?: boolean; groups?: string[] }) => {
+    const m = passthroughModel(ns, name, { declared: [`${name}-id`] });
+    return { ...m, spec: { ...(m.spec as object), access } };
+  };
+  await applyObject(model('open-model', { public: true }));
+  await applyObject(model('team-a-model', { public: false, groups: ['team-a'] }));
+  await applyObject(model('team-b-model', { public: false, groups: ['team-b'] }));
+  operator = startOperator({ kubeconfigPath: kubeconfigPath(), namespace: ns, name: 'operator-portal' });
+
+  setAccounts(ACCOUNTS);
+  const port = await freePort();
+  portalUrl = `http://127.0.0.1:${port}`;
+  provider = startProcess('oidc-provider', [path.join(repoRoot, 'test/support/oidc-test-provider.mjs')], {
+    ACCOUNTS_FILE: accountsFile,
+    REDIRECT_URI: `${portalUrl}/auth/callback`,
+    CLIENT_ID,
+    CLIENT_SECRET,
+  });
+  const issuer = (JSON.parse(await provider.waitForLine(/"issuer"/)) as { issuer: string }).issuer;
+  portal = startProcess('portal', ['-r', 'ts-node/register/transpile-only', path.join(repoRoot, 'src/portal/main.ts')], {
+    KUBECONFIG: kubeconfigPath(),
+    TS_NODE_PROJECT: path.join(repoRoot, 'tsconfig.json'),
+    NLS_PORTAL_NAMESPACE: ns,
+    NLS_PORTAL_URL: portalUrl,
+    NLS_PORTAL_OIDC_ISSUER: issuer,
+    NLS_PORTAL_OIDC_CLIENT_ID: CLIENT_ID,
+    NLS_PORTAL_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+    NLS_PORTAL_ADMIN_GROUPS: 'platform-admins',
+    NLS_PORTAL_EXTERNAL_ENDPOINT: 'https://llm.example.com',
+    NLS_PORTAL_GROUP_REFRESH_SECONDS: String(REFRESH_SECONDS),
+    NLS_PORTAL_SESSION_SECRET: 'portal-session',
+    NLS_PORTAL_PORT: String(port),
+    NLS_PORTAL_BIND_ADDRESS: '127.0.0.1',
+    POD_NAME: 'portal-0',
+    POD_NAMESPACE: ns,
+  });
+  browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: 'shell', args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  // The operator's finalizer is what minting needs; the portal is ready after OIDC discovery.
+  await Promise.all(
+    ['open-model', 'team-a-model', 'team-b-model'].map((name) =>
+      waitFor(`finalizer on ${name}`, async () => (await client.get(objectRef('llm.nebari.dev/v1beta1', 'PassthroughModel', name, ns)))?.metadata.finalizers?.includes('llm.nebari.dev/cleanup')),
+    ),
+  );
+  await waitFor('portal /readyz', async () => (await fetch(`${portalUrl}/readyz`).catch(() => undefined))?.ok, 60_000, 200);
+}, 240_000);
+
+afterAll(async () => {
+  for (const c of contexts) await c.close().catch(() => undefined);
+  await browser?.close();
+  await portal?.stop();
+  await provider?.stop();
+  if (operator && operator.child.exitCode === null) await operator.stop();
+  client?.close();
+  fs.rmSync(accountsFile, { force: true });
+  if (timings.length) console.log(`key portal timings:\n  ${timings.join('\n  ')}`);
+});
+
+// Filled as the tests go, in order.
+const minted: Record<string, { clientId: string; apiKey: string }> = {};
+let alice: Page;
+let bob: Page;
+
+it('logs users in through the OIDC provider with a __Host- session cookie and shows each only the models their groups grant', async () => {
+  alice = await login('alice');
+  expect(await listedModels(alice)).toEqual(['open-model', 'team-a-model', 'team-b-model']);
+  await screenshot(alice, 'models');
+  // Readable on a phone: nothing wider than a 375 px screen.
+  await alice.setViewport({ width: 375, height: 740, isMobile: true });
+  expect(await alice.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+  await screenshot(alice, 'models-phone');
+  await alice.setViewport({ width: 1000, height: 800 });
+  bob = await login('bob');
+  expect(await listedModels(bob)).toEqual(['open-model', 'team-b-model']);
+  // The form offers only what bob may use.
+  expect(await bob.$$eval('#model option', (os) => os.map((o) => (o as unknown as { value: string }).value))).toEqual(['PassthroughModel/open-model', 'PassthroughModel/team-b-model']);
+  // Chromium keeps a Secure __Host- cookie on http://127.0.0.1 (a potentially trustworthy origin); in production the URL is https.
+  const cookie = (await alice.cookies(portalUrl)).find((c) => c.name === '__Host-nls-portal-session');
+  expect(cookie).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Lax', path: '/' });
+  expect(cookie!.domain).toBe('127.0.0.1');
+  // Security headers on every page.
+  const res = await fetch(`${portalUrl}/`, { headers: { cookie: await sessionCookie(alice) } });
+  expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+  expect(res.headers.get('x-frame-options')).toBe('DENY');
+});
+
+it('logs in a user with more groups than a cookie holds, keeping the groups that grant models', async () => {
+  const carol = await login('carol');
+  expect(await listedModels(carol)).toEqual(['open-model', 'team-a-model']);
+  expect((await sessionCookie(carol)).length).toBeLessThan(4000);
+  expect(portal.lines.some((l) => l.includes('kept only the groups') && l.includes('"kept":1'))).toBe(true);
+});
+
+it('mints a key shown once with a copy button and an example curl; the key is the one stored in the model\'s key Secret', async () => {
+  const started = Date.now();
+  minted.aliceA = await mintInBrowser(alice, 'team-a-model', 'alice laptop');
+  timings.push(`mint through the page: ${((Date.now() - started) / 1000).toFixed(2)} s`);
+  expect(minted.aliceA.apiKey).toMatch(/^sk-[A-Za-z0-9_-]{43}$/);
+  expect(await alice.$eval('#curl', (el) => el.textContent)).toContain('"model":"team-a-model-id"');
+  expect(await alice.$eval('#curl', (el) => el.textContent)).toContain('https://llm.example.com/v1/chat/completions');
+  await screenshot(alice, 'minted');
+  await alice.click('button[data-copy=api-key]');
+  await alice.waitForFunction("document.getElementById('copy-status').textContent === 'Copied.'");
+  expect(await alice.evaluate('navigator.clipboard.readText()')).toBe(minted.aliceA.apiKey);
+
+  expect(Buffer.from((await keySecret('team-a-model'))[minted.aliceA.clientId], 'base64').toString()).toBe(minted.aliceA.apiKey);
+  const record = JSON.parse((await keyMetadata('team-a-model'))[minted.aliceA.clientId]);
+  expect(record).toMatchObject({ createdBy: 'alice', subject: 'alice', groups: ['team-a'], grantedBy: 'groups', source: 'portal', description: 'alice laptop' });
+  const days = (Date.parse(record.expiresAt) - Date.now()) / 86_400_000;
+  expect(days).toBeGreaterThan(29.9);
+  expect(days).toBeLessThanOrEqual(30);
+
+  // Shown once: the key list never shows key values.
+  await alice.goto(`${portalUrl}/keys`, { waitUntil: 'load' });
+  expect(await alice.content()).not.toContain(minted.aliceA.apiKey);
+  minted.aliceB = await mintInBrowser(alice, 'team-b-model', 'alice team b');
+  minted.aliceOpen = await mintInBrowser(alice, 'open-model', 'alice open');
+  minted.bobB = await mintInBrowser(bob, 'team-b-model', 'bob team b');
+});
+
+it('lists a user\'s own keys and revokes one through the page', async () => {
+  await alice.goto(`${portalUrl}/keys`, { waitUntil: 'load' });
+  const ids = await alice.$$eval('tbody tr td code', (cs) => cs.map((c) => c.textContent));
+  expect(ids.sort()).toEqual([minted.aliceA.clientId, minted.aliceB.clientId, minted.aliceOpen.clientId].sort());
+  await screenshot(alice, 'my-keys');
+  await Promise.all([alice.waitForNavigation({ waitUntil: 'load' }), alice.click(`form:has(input[value="${minted.aliceOpen.clientId}"]) button`)]);
+  expect(alice.url()).toBe(`${portalUrl}/keys?revoked=1`);
+  expect((await keySecret('open-model'))[minted.aliceOpen.clientId]).toBeUndefined();
+  expect(await alice.$$eval('tbody tr td code', (cs) => cs.length)).toBe(2);
+});
+
+it('lets an admin see everyone\'s keys, filter them, revoke another user\'s key and read the audit log; a non-admin gets 403', async () => {
+  const root = await login('root');
+  expect(await listedModels(root)).toEqual(['open-model']); // admin rights are not model access
+  await root.goto(`${portalUrl}/admin/keys`, { waitUntil: 'load' });
+  const owners = await root.$$eval('tbody tr td:first-child', (tds) => tds.map((td) => td.textContent));
+  expect(owners.sort()).toEqual(['alice', 'alice', 'bob']);
+  await screenshot(root, 'admin-keys');
+  await root.goto(`${portalUrl}/admin/keys?user=bob&model=team-b-model`, { waitUntil: 'load' });
+  expect(await root.$$eval('tbody tr td code', (cs) => cs.map((c) => c.textContent))).toEqual([minted.bobB.clientId]);
+  await Promise.all([root.waitForNavigation({ waitUntil: 'load' }), root.click(`form:has(input[value="${minted.bobB.clientId}"]) button`)]);
+  expect((await keySecret('team-b-model'))[minted.bobB.clientId]).toBeUndefined();
+
+  await root.goto(`${portalUrl}/admin/audit`, { waitUntil: 'load' });
+  const rows = await root.$$eval('tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+  expect(rows).toEqual(expect.arrayContaining([expect.arrayContaining(['revoke', 'root', 'bob', 'team-b-model', minted.bobB.clientId]), expect.arrayContaining(['mint', 'alice', 'alice', 'team-a-model', minted.aliceA.clientId]), expect.arrayContaining(['revoke', 'alice', 'alice', 'open-model', minted.aliceOpen.clientId])]));
+  await screenshot(root, 'audit');
+
+  const res = await fetch(`${portalUrl}/admin/keys`, { headers: { cookie: await sessionCookie(bob) }, redirect: 'manual' });
+  expect(res.status).toBe(403);
+});
+
+it('refuses requests without a session, for another user\'s key, with a forged or missing CSRF token, or from another Origin', async () => {
+  // No session: pages redirect to the login, API calls and state changes answer 401.
+  const page = await fetch(`${portalUrl}/keys`, { redirect: 'manual' });
+  expect(page.status).toBe(302);
+  expect(page.headers.get('location')).toBe('/auth/login?returnTo=%2Fkeys');
+  expect((await fetch(`${portalUrl}/api/keys`)).status).toBe(401);
+  expect((await fetch(`${portalUrl}/keys/revoke`, { method: 'POST', headers: { origin: portalUrl }, body: new URLSearchParams({ model: 'PassthroughModel/team-a-model', clientId: minted.aliceA.clientId }) })).status).toBe(401);
+
+  await bob.goto(`${portalUrl}/`, { waitUntil: 'load' });
+  const bobCookie = await sessionCookie(bob);
+  const bobToken = await csrfToken(bob);
+  const revokeForm = (fields: Record<string, string>, headers: Record<string, string>) =>
+    fetch(`${portalUrl}/keys/revoke`, { method: 'POST', redirect: 'manual', headers: { cookie: bobCookie, 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields) });
+  // Another user's key id, with a valid token and Origin: not found (its existence is not revealed).
+  expect((await revokeForm({ csrf: bobToken, model: 'PassthroughModel/team-b-model', clientId: minted.aliceB.clientId }, { origin: portalUrl })).status).toBe(404);
+  const api = await fetch(`${portalUrl}/api/keys/PassthroughModel/team-b-model/${minted.aliceB.clientId}`, { method: 'DELETE', headers: { cookie: bobCookie, origin: portalUrl, 'x-csrf-token': bobToken } });
+  expect(api.status).toBe(404);
+  // Forged, missing, or cross-site.
+  expect((await revokeForm({ csrf: 'forged-token-forged-token-forged!', model: 'PassthroughModel/team-b-model', clientId: minted.aliceB.clientId }, { origin: portalUrl })).status).toBe(403);
+  expect((await revokeForm({ model: 'PassthroughModel/team-b-model', clientId: minted.aliceB.clientId }, { origin: portalUrl })).status).toBe(403);
+  expect((await revokeForm({ csrf: bobToken, model: 'PassthroughModel/team-b-model', clientId: minted.aliceB.clientId }, { origin: 'http://evil.example' })).status).toBe(403);
+  expect((await revokeForm({ csrf: bobToken, model: 'PassthroughModel/team-b-model', clientId: minted.aliceB.clientId }, {})).status).toBe(403);
+  // Alice's own token does not work with bob's session either.
+  expect((await revokeForm({ csrf: await csrfToken(alice), model: 'PassthroughModel/team-b-model', clientId: minted.aliceB.clientId }, { origin: portalUrl })).status).toBe(403);
+  // A tampered session cookie is no session.
+  const tampered = bobCookie.slice(0, -4) + (bobCookie.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+  expect((await fetch(`${portalUrl}/api/keys`, { headers: { cookie: tampered } })).status).toBe(401);
+  // Minting a model bob's groups do not grant: refused, whatever the form says.
+  const mint = await fetch(`${portalUrl}/api/keys`, { method: 'POST', headers: { cookie: bobCookie, origin: portalUrl, 'x-csrf-token': bobToken, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'PassthroughModel/team-a-model', description: 'sneaky', days: 1 }) });
+  expect(mint.status).toBe(404);
+  const tooLong = await fetch(`${portalUrl}/api/keys`, { method: 'POST', headers: { cookie: bobCookie, origin: portalUrl, 'x-csrf-token': bobToken, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'PassthroughModel/team-b-model', description: 'long', days: 91 }) });
+  expect(tooLong.status).toBe(400);
+  expect(((await tooLong.json()) as { error: string }).error).toMatch(/^days: /);
+  // Nothing changed.
+  expect((await keySecret('team-b-model'))[minted.aliceB.clientId]).toBeDefined();
+});
+
+it('stores every key of concurrent portal and CLI mints exactly once', async () => {
+  await alice.goto(`${portalUrl}/`, { waitUntil: 'load' });
+  const cookie = await sessionCookie(alice);
+  const token = await csrfToken(alice);
+  const started = Date.now();
+  const [portalMints, cliMints] = await Promise.all([
+    Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const res = await fetch(`${portalUrl}/api/keys`, { method: 'POST', headers: { cookie, origin: portalUrl, 'x-csrf-token': token, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'PassthroughModel/open-model', description: `portal ${i}`, days: 7 }) });
+        expect(res.status).toBe(201);
+        return (await res.json()) as { clientId: string; apiKey: string };
+      }),
+    ),
+    Promise.all(Array.from({ length: 6 }, (_, i) => mintKey(client, { kind: 'PassthroughModel', name: 'open-model', namespace: ns }, 'cli-admin', `cli ${i}`, { grantedBy: 'admin', source: 'cli' }))),
+  ]);
+  timings.push(`6 portal + 6 CLI mints at once: ${((Date.now() - started) / 1000).toFixed(2)} s`);
+  const all = [...portalMints, ...cliMints];
+  const secret = await keySecret('open-model');
+  const metadata = await keyMetadata('open-model');
+  expect(Object.keys(secret).sort()).toEqual(all.map((k) => k.clientId).sort());
+  expect(Object.keys(metadata).sort()).toEqual(all.map((k) => k.clientId).sort());
+  for (const k of all) expect(Buffer.from(secret[k.clientId], 'base64').toString()).toBe(k.apiKey);
+});
+
+it('revokes exactly the keys a user\'s groups stop granting after one refresh round, and all of a user\'s keys once the issuer refuses the refresh', async () => {
+  const before = await keySecret('team-a-model');
+  setAccounts({ ...ACCOUNTS, alice: { username: 'alice', groups: ['team-a'] } });
+  const changed = Date.now();
+  await waitFor('alice\'s team-b key revoked', async () => (await keySecret('team-b-model'))[minted.aliceB.clientId] === undefined, 30_000);
+  const delay = (Date.now() - changed) / 1000;
+  timings.push(`group removed -> key revoked: ${delay.toFixed(2)} s (refresh every ${REFRESH_SECONDS} s)`);
+  expect(delay).toBeLessThan(3 * REFRESH_SECONDS + 5);
+  // Her team-a key and everyone else's keys stay.
+  expect(await keySecret('team-a-model')).toEqual(before);
+  const record = (await client.list<KubeObject & { data?: Record<string, string> }>('v1', 'ConfigMap', { namespace: ns, labelSelector: 'llm.nebari.dev/key-audit=true' })).items.flatMap((c) => Object.values(c.data ?? {}).map((v) => JSON.parse(v)));
+  expect(record).toEqual(expect.arrayContaining([expect.objectContaining({ action: 'access-revoked', actor: 'portal', clientId: minted.aliceB.clientId, reason: 'user-lost-access' })]));
+
+  // The account is deleted at the issuer: the refresh is refused, all her portal keys go.
+  setAccounts({ bob: ACCOUNTS.bob, root: ACCOUNTS.root });
+  const deleted = Date.now();
+  await waitFor('alice\'s remaining keys revoked', async () => (await keySecret('team-a-model'))[minted.aliceA.clientId] === undefined, 30_000);
+  timings.push(`account deleted -> keys revoked: ${((Date.now() - deleted) / 1000).toFixed(2)} s`);
+  await waitFor('alice\'s open-model keys revoked', async () => Object.values(await keyMetadata('open-model')).every((v) => JSON.parse(v).createdBy !== 'alice'), 30_000);
+  // Her session cookie is still valid for hours, but it can no longer mint until she logs in again.
+  await alice.goto(`${portalUrl}/`, { waitUntil: 'load' });
+  const refused = await fetch(`${portalUrl}/api/keys`, { method: 'POST', headers: { cookie: await sessionCookie(alice), origin: portalUrl, 'x-csrf-token': await csrfToken(alice), 'content-type': 'application/json' }, body: JSON.stringify({ model: 'PassthroughModel/open-model', description: 'after deletion', days: 1 }) });
+  expect(refused.status).toBe(401);
+  // The CLI's keys are not hers and stay.
+  expect(Object.values(await keyMetadata('open-model')).map((v) => JSON.parse(v).createdBy)).toEqual(Array(6).fill('cli-admin'));
+  const events = (await client.list<KubeObject & { reason?: string; message?: string }>('v1', 'Event', { namespace: ns })).items;
+  expect(events.filter((e) => e.reason === 'ApiKeyAccessRevoked').map((e) => e.message)).toEqual(expect.arrayContaining([expect.stringContaining('user-lost-access'), expect.stringContaining('user-refresh-refused')]));
+});
+
+it('writes no key material to the portal\'s or the operator\'s logs, or to Events', async () => {
+  const events = (await client.list<KubeObject & { message?: string }>('v1', 'Event', { namespace: ns })).items;
+  const texts = [...portal.lines, ...operator.lines, ...events.map((e) => JSON.stringify(e))];
+  expect(texts.filter((l) => /sk-[A-Za-z0-9_-]{8,}/.test(l))).toEqual([]);
+  for (const k of Object.values(minted)) expect(texts.some((l) => l.includes(k.apiKey))).toBe(false);
+  expect(portal.lines.some((l) => l.includes('"msg":"minted key"'))).toBe(true);
+});
+
+it('trusts an issuer behind a private CA only through NLS_PORTAL_OIDC_CA_FILE', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-ca-'));
+  const ca = issueCertificateAuthority({ commonName: 'test issuer CA' });
+  const serving = issueServingCertificate({ ca, dnsNames: [], ipAddresses: ['127.0.0.1'] });
+  fs.writeFileSync(path.join(dir, 'ca.pem'), ca.certPem);
+  fs.writeFileSync(path.join(dir, 'tls.crt'), serving.certPem);
+  fs.writeFileSync(path.join(dir, 'tls.key'), serving.keyPem);
+  const tlsProvider = startProcess('oidc-provider-tls', [path.join(repoRoot, 'test/support/oidc-test-provider.mjs')], {
+    ACCOUNTS_FILE: accountsFile,
+    REDIRECT_URI: `${portalUrl}/auth/callback`,
+    CLIENT_ID,
+    CLIENT_SECRET,
+    TLS_CERT_FILE: path.join(dir, 'tls.crt'),
+    TLS_KEY_FILE: path.join(dir, 'tls.key'),
+  });
+  try {
+    const issuer = (JSON.parse(await tlsProvider.waitForLine(/"issuer"/)) as { issuer: string }).issuer;
+    expect(issuer).toMatch(/^https:/);
+    const env = { NLS_PORTAL_NAMESPACE: ns, NLS_PORTAL_URL: portalUrl, NLS_PORTAL_OIDC_ISSUER: issuer, NLS_PORTAL_OIDC_CLIENT_ID: CLIENT_ID, NLS_PORTAL_OIDC_CLIENT_SECRET: CLIENT_SECRET };
+    await expect(OidcClient.discover(portalConfigFromEnv(env))).rejects.toThrow();
+    const trusted = await OidcClient.discover(portalConfigFromEnv({ ...env, NLS_PORTAL_OIDC_CA_FILE: path.join(dir, 'ca.pem') }));
+    // Token requests go through the same trust: the issuer answers (and refuses an unknown refresh token).
+    await expect(trusted.refresh('not-a-refresh-token', 'alice')).rejects.toThrow(RefreshRefusedError);
+  } finally {
+    await tlsProvider.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,68 @@
+import { PortalConfigError, portalConfigFromEnv } from '../../../src/portal/config';
+
+const base = {
+  NLS_PORTAL_NAMESPACE: 'llm',
+  NLS_PORTAL_URL: 'https://keys.example.com/',
+  NLS_PORTAL_OIDC_ISSUER: 'https://sso.example.com/realms/nebari',
+  NLS_PORTAL_OIDC_CLIENT_ID: 'portal',
+};
+
+describe('portalConfigFromEnv', () => {
+  it('applies the documented defaults', () => {
+    const c = portalConfigFromEnv(base);
+    expect(c).toMatchObject({
+      namespace: 'llm',
+      url: 'https://keys.example.com',
+      redirectUri: 'https://keys.example.com/auth/callback',
+      clientSecret: '',
+      groupsClaim: 'groups',
+      scopes: 'openid profile email offline_access',
+      adminGroups: [],
+      keyExpiryDefaultDays: 30,
+      keyExpiryMaxDays: 90,
+      groupRefreshSeconds: 300,
+      sessionSecretName: 'nls-portal-session',
+      port: 8080,
+    });
+    expect(c.quotaTiers).toBeUndefined();
+    expect(c.externalEndpoint).toBeUndefined();
+  });
+
+  it('parses admin groups, quota tiers and the external endpoint', () => {
+    const c = portalConfigFromEnv({
+      ...base,
+      NLS_PORTAL_ADMIN_GROUPS: ' admins, platform ,',
+      NLS_PORTAL_QUOTA_TIERS: '{"default":"standard","tiers":[{"name":"standard","description":"100k/h"},{"name":"large"}]}',
+      NLS_PORTAL_EXTERNAL_ENDPOINT: 'https://llm.example.com',
+    });
+    expect(c.adminGroups).toEqual(['admins', 'platform']);
+    expect(c.quotaTiers).toEqual({ default: 'standard', tiers: [{ name: 'standard', description: '100k/h' }, { name: 'large' }] });
+    expect(c.externalEndpoint).toBe('https://llm.example.com');
+  });
+
+  it('accepts plain http only on loopback', () => {
+    expect(portalConfigFromEnv({ ...base, NLS_PORTAL_URL: 'http://127.0.0.1:8080' }).url).toBe('http://127.0.0.1:8080');
+    expect(portalConfigFromEnv({ ...base, NLS_PORTAL_OIDC_ISSUER: 'http://localhost:5556/dex' }).issuer).toBe('http://localhost:5556/dex');
+  });
+
+  test.each([
+    [{ NLS_PORTAL_NAMESPACE: '' }, /^NLS_PORTAL_NAMESPACE is not set/],
+    [{ NLS_PORTAL_URL: 'http://keys.example.com' }, /^NLS_PORTAL_URL: "http:\/\/keys.example.com" must use https/],
+    [{ NLS_PORTAL_URL: 'keys.example.com' }, /^NLS_PORTAL_URL: "keys.example.com" is not a URL/],
+    [{ NLS_PORTAL_URL: 'https://keys.example.com/?a=1' }, /^NLS_PORTAL_URL: .* must not have a query/],
+    [{ NLS_PORTAL_OIDC_ISSUER: 'http://sso.example.com' }, /^NLS_PORTAL_OIDC_ISSUER: .* must use https/],
+    [{ NLS_PORTAL_OIDC_CLIENT_ID: ' ' }, /^NLS_PORTAL_OIDC_CLIENT_ID is not set/],
+    [{ NLS_PORTAL_OIDC_SCOPES: 'profile email' }, /^NLS_PORTAL_OIDC_SCOPES: .* must include openid/],
+    [{ NLS_PORTAL_KEY_EXPIRY_MAX_DAYS: 'ten' }, /^NLS_PORTAL_KEY_EXPIRY_MAX_DAYS: "ten" is not a whole number/],
+    [{ NLS_PORTAL_KEY_EXPIRY_DEFAULT_DAYS: '100' }, /^NLS_PORTAL_KEY_EXPIRY_DEFAULT_DAYS \(100\) is larger than NLS_PORTAL_KEY_EXPIRY_MAX_DAYS \(90\)/],
+    [{ NLS_PORTAL_GROUP_REFRESH_SECONDS: '0' }, /^NLS_PORTAL_GROUP_REFRESH_SECONDS: "0" is not a whole number between 1/],
+    [{ NLS_PORTAL_QUOTA_TIERS: '{' }, /^NLS_PORTAL_QUOTA_TIERS is not valid JSON/],
+    [{ NLS_PORTAL_QUOTA_TIERS: '{"default":"x","tiers":[]}' }, /^NLS_PORTAL_QUOTA_TIERS.tiers must be a non-empty list/],
+    [{ NLS_PORTAL_QUOTA_TIERS: '{"default":"x","tiers":[{"name":"Big Tier"}]}' }, /^NLS_PORTAL_QUOTA_TIERS.tiers\[0\].name must be a lower-case DNS label/],
+    [{ NLS_PORTAL_QUOTA_TIERS: '{"default":"gold","tiers":[{"name":"standard"}]}' }, /^NLS_PORTAL_QUOTA_TIERS.default must name one of the tiers \(standard\)/],
+    [{ NLS_PORTAL_EXTERNAL_ENDPOINT: 'ftp://llm.example.com' }, /^NLS_PORTAL_EXTERNAL_ENDPOINT: .* must use https/],
+  ])('%j is refused with an error naming the variable', (override, message) => {
+    expect(() => portalConfigFromEnv({ ...base, ...override })).toThrow(PortalConfigError);
+    expect(() => portalConfigFromEnv({ ...base, ...override })).toThrow(message);
+  });
+});
