@@ -15,3 +15,4 @@ export * from './service-monitor';
 export * from './gateway';
 export * from './crds';
 export * from './models';
+export * from './portal';

@@ -72,3 +72,31 @@
 {{- define "nebari-llm-serving.issuerName" -}}
 {{- default (printf "%s-selfsigned" (include "nebari-llm-serving.fullname" .)) .Values.webhook.certificates.certManager.issuerRef.name -}}
 {{- end -}}
+
+{{/* Portal host name: portal.hostname, else llm-keys.<baseDomain>; lower-cased, one trailing root dot removed. */}}
+{{- define "nebari-llm-serving.portalHostname" -}}
+{{- $host := .Values.portal.hostname -}}
+{{- if and (not $host) .Values.platform.baseDomain -}}
+{{- $host = printf "llm-keys.%s" .Values.platform.baseDomain -}}
+{{- end -}}
+{{- required "portal.enabled needs a host name: set portal.hostname (e.g. --set portal.hostname=llm-keys.example.com) or platform.baseDomain (the portal then serves llm-keys.<baseDomain>)" $host | lower | trimSuffix "." -}}
+{{- end -}}
+
+{{/* Secret holding the portal's session encryption key. */}}
+{{- define "nebari-llm-serving.portalSessionSecretName" -}}
+{{- default (printf "%s-portal-session" (include "nebari-llm-serving.fullname" .)) .Values.portal.sessionSecretName -}}
+{{- end -}}
+
+{{/* Base URL of the external endpoint (for the portal's example curl). */}}
+{{- define "nebari-llm-serving.portalExternalEndpoint" -}}
+{{- printf "https://%s" (default (printf "llm.%s" .Values.platform.baseDomain) .Values.platform.external.hostname | lower | trimSuffix ".") -}}
+{{- end -}}
+
+{{/* Quota tiers offered at mint time, as JSON (names and descriptions). */}}
+{{- define "nebari-llm-serving.portalQuotaTiers" -}}
+{{- $tiers := list -}}
+{{- range .Values.quotas.tiers -}}
+{{- $tiers = append $tiers (dict "name" .name "description" (default (printf "%d tokens per %s" (int .tokens) (lower .unit)) .description)) -}}
+{{- end -}}
+{{- toJson (dict "default" .Values.quotas.defaultTier "tiers" $tiers) -}}
+{{- end -}}
