@@ -47,11 +47,11 @@ export function apiKeySecretWatch(modelKind: string, namespace: string): Seconda
   return { apiVersion: 'v1', kind: 'Secret', namespace, labelSelector: `${apiKeyObjectsSelector},llm.nebari.dev/model-kind=${modelKind}`, map: modelKeyOnClientIdChange, transform: withoutData };
 }
 
-/** Create or refresh both key objects (metadata only) and return the Secret as stored. */
-export async function ensureApiKeyObjects(client: KubeRest, model: ModelRef): Promise<SecretObject> {
+/** Create or refresh both key objects (metadata only) and return them as stored (the metadata's data holds each key's record). */
+export async function ensureApiKeyObjects(client: KubeRest, model: ModelRef): Promise<{ secret: SecretObject; metadata: KubeObject & { data?: Record<string, string> } }> {
   const secret = await applyObject<SecretObject>(client, desiredApiKeySecret(model));
-  await applyObject(client, desiredApiKeyMetadataConfigMap(model));
-  return secret;
+  const metadata = await applyObject<KubeObject & { data?: Record<string, string> }>(client, desiredApiKeyMetadataConfigMap(model));
+  return { secret, metadata };
 }
 
 /**

@@ -4,7 +4,7 @@
 // publishing through the gateway translation with one condition per endpoint.
 import { controllerOwnerKey } from './runtime/object-key';
 import { clientIdsOf, ModelRef } from '../translate/keys/api-keys';
-import { desiredGatewayObjects, enabledEndpoints, gatewayTeardown, EndpointName, GatewayContext } from '../translate/gateway';
+import { desiredGatewayObjects, enabledEndpoints, gatewayTeardown, keyTiersFromMetadata, EndpointName, GatewayContext } from '../translate/gateway';
 import type { ObjectReference } from '../translate/gateway/objects';
 import { deleteApiKeyObjects, ensureApiKeyObjects } from './api-key-objects';
 import { describeErrors, runDeletions, syncGatewayObjects } from './generated-objects';
@@ -74,8 +74,15 @@ export interface PublishOutcome {
 
 /** Ensures the key objects exist and publishes the model through the gateway. */
 export async function publishModel(deps: ReconcileDeps, model: ModelObject, extra: Partial<GatewayContext> = {}): Promise<PublishOutcome> {
-  const keysSecret = await ensureApiKeyObjects(deps.client, modelRef(model));
-  const translation = desiredGatewayObjects(model, { ...deps.gateway, ...extra, apiKeyClientIDs: clientIdsOf(keysSecret.data), apiKeysSecretName: keysSecret.metadata.name });
+  const keys = await ensureApiKeyObjects(deps.client, modelRef(model));
+  const translation = desiredGatewayObjects(model, {
+    ...deps.gateway,
+    ...extra,
+    apiKeyClientIDs: clientIdsOf(keys.secret.data),
+    apiKeysSecretName: keys.secret.metadata.name,
+    // Each key's quota tier, from its metadata record (read only while quotas are on).
+    ...(deps.gateway.quotas ? { apiKeyTiers: keyTiersFromMetadata(keys.metadata.data) } : {}),
+  });
   const enabled = enabledEndpoints(model.spec.endpoints);
   const endpointCondition = (name: EndpointName, status: boolean, reason: string, message: string): ConditionInput => ({ type: endpointConditionType[name], status, reason, message });
   const all: EndpointName[] = ['external', 'internal'];

@@ -48,6 +48,18 @@
 {{- toJson $out -}}
 {{- end -}}
 
+{{/* The operator's per-key quota settings as JSON; fails when the default tier is not a listed tier. */}}
+{{- define "nebari-llm-serving.quotas" -}}
+{{- $names := list -}}
+{{- range .Values.quotas.tiers -}}
+{{- $names = append $names .name -}}
+{{- end -}}
+{{- if not (has .Values.quotas.defaultTier $names) -}}
+{{- fail (printf "quotas.defaultTier %q is not one of quotas.tiers (%s); set it to one of their names" .Values.quotas.defaultTier (join ", " $names)) -}}
+{{- end -}}
+{{- toJson (dict "costType" .Values.quotas.costType "defaultTier" .Values.quotas.defaultTier "tiers" .Values.quotas.tiers) -}}
+{{- end -}}
+
 {{/* ServiceAccount name. */}}
 {{- define "nebari-llm-serving.serviceAccountName" -}}
 {{- default (include "nebari-llm-serving.fullname" .) .Values.serviceAccount.name -}}
