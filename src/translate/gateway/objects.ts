@@ -123,7 +123,7 @@ export type SecurityPolicy = GatewayObject<typeof ENVOY_GATEWAY_API_VERSION, 'Se
 
 /** One global rate-limit rule: the caller selected by a header, its limit, and what a request costs. */
 export interface RateLimitRule {
-  readonly clientSelectors: ReadonlyArray<{ readonly headers: ReadonlyArray<{ readonly name: string; readonly type: 'Exact'; readonly value: string }> }>;
+  readonly clientSelectors: ReadonlyArray<{ readonly headers: ReadonlyArray<{ readonly name: string; readonly type: 'Exact'; readonly value: string; readonly invert: boolean }> }>;
   readonly limit: { readonly requests: number; readonly unit: 'Second' | 'Minute' | 'Hour' | 'Day' | 'Month' };
   readonly cost?: {
     readonly request: { readonly from: 'Number'; readonly number: number };

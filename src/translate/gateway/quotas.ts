@@ -30,7 +30,8 @@ export function tierOfKey(settings: QuotaSettings, recordedTier: string | undefi
 export function quotaPolicy(model: ModelIdentity, endpoint: ResolvedEndpoint, context: ResolvedGatewayContext, settings: QuotaSettings): Result<BackendTrafficPolicy> {
   const names = gatewayObjectNames(model.metadata.name ?? '');
   const clientIDs = [...new Set(context.apiKeyClientIDs)].sort();
-  const selector = (clientID: string) => [{ headers: [{ name: context.clientIDHeader, type: 'Exact' as const, value: clientID }] }];
+  // invert is written though it is the CRD default, so the stored policy equals the applied one.
+  const selector = (clientID: string) => [{ headers: [{ name: context.clientIDHeader, type: 'Exact' as const, value: clientID, invert: false }] }];
   const rules: RateLimitRule[] = clientIDs.flatMap((clientID) => {
     const tier = tierOfKey(settings, context.apiKeyTiers[clientID]);
     const tokenRule: RateLimitRule = {

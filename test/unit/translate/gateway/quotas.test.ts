@@ -18,7 +18,7 @@ const context: GatewayContext = {
   apiKeyTiers: { 'llama-bob-2': 'large', 'llama-carol-3': 'retired-tier' },
 };
 const tokenCost = { request: { from: 'Number', number: 0 }, response: { from: 'Metadata', metadata: { namespace: 'io.envoy.ai_gateway', key: 'llm_quota_tokens' } } };
-const selector = (id: string) => [{ headers: [{ name: 'x-llm-client-id', type: 'Exact', value: id }] }];
+const selector = (id: string) => [{ headers: [{ name: 'x-llm-client-id', type: 'Exact', value: id, invert: false }] }];
 
 describe('per-key token quotas on', () => {
   const { objects, deletions, errors } = desiredGatewayObjects(llmModel('llama'), context);
