@@ -349,7 +349,7 @@ export const ValuesSchema = closed(
         enabled: Type.Boolean({
           default: false,
           description:
-            'Run the self-service key portal: users log in with OIDC (the issuer and groups claim of `platform.jwt`) and mint, list and revoke API keys for the models their groups may use. Needs `platform.jwt.issuer`, `portal.oidc.clientId` and a host name (`portal.hostname` or `platform.baseDomain`); `helm install` fails naming the missing one. See docs/key-portal.md.',
+            'Run the self-service key portal: users log in with OIDC (the issuer and groups claim of `platform.jwt`) and mint, list and revoke API keys for the models their groups may use. Needs `platform.jwt.issuer`, `portal.oidc.clientId` and a host name (`portal.hostname` or `platform.baseDomain`); `helm install` fails naming the missing one. See docs/key-portal-install.md.',
         }),
         hostname: Type.String({
           default: '',
