@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parseAllDocuments, stringify } from 'yaml';
-import { applyObject, ControlPlane, getObject, helm, installCRDs, startControlPlane, upstreamCrdDir } from '../support/cluster';
+import { applyObject, ControlPlane, getObject, helm, installCRDs, rest, startControlPlane, upstreamCrdDir } from '../support/cluster';
 import { CI_VALUES } from '../../src/chart/ci-values';
 import { mergeValues } from '../../src/chart/merge-values';
 import { plainObjects } from '../../src/chart/render';
@@ -204,7 +204,7 @@ describe('the key portal', () => {
     }
   });
 
-  test('helm install creates the portal objects; the API server admits them (HTTPRoute by the Gateway API v1.5.1 CRD) and they read back unpruned', async () => {
+  test('helm install creates the portal objects; the API server admits them (HTTPRoute by the Gateway API v1.5.1 CRD), they read back unpruned, and RBAC grants exactly the portal\'s rights', async () => {
     const namespace = 'portal-install';
     await applyObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { kubeConfig: plane.kubeConfig() });
     const args = ['portal', chartDir, '-n', namespace, '-f', path.join(chartDir, 'ci', 'portal-values.yaml')];
@@ -220,6 +220,39 @@ describe('the key portal', () => {
       problems.push(...prunedOrChanged(o, stored, key(o)));
     }
     expect(problems).toEqual([]);
+
+    // The API server's RBAC grants the portal's ServiceAccount the contract's rights, in the release namespace only.
+    const user = `system:serviceaccount:${namespace}:portal-nebari-llm-serving-portal`;
+    const allowed = async (verb: string, resource: string, group = '', ns: string | null = namespace) => {
+      const review = await rest(plane.kubeConfig()).request<{ status: { allowed: boolean } }>('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+        body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`], resourceAttributes: { verb, resource, group, ...(ns ? { namespace: ns } : {}) } } },
+      });
+      return `${verb} ${group ? `${resource}.${group}` : resource}${ns === namespace ? '' : ` in ${ns ?? 'the cluster'}`}: ${review.status.allowed}`;
+    };
+    const checks = await Promise.all([
+      allowed('watch', 'llmmodels', 'llm.nebari.dev'),
+      allowed('list', 'passthroughmodels', 'llm.nebari.dev'),
+      allowed('update', 'llmmodels', 'llm.nebari.dev'),
+      allowed('create', 'secrets'),
+      allowed('delete', 'configmaps'),
+      allowed('patch', 'events'),
+      allowed('update', 'leases', 'coordination.k8s.io'),
+      allowed('get', 'secrets', '', 'default'),
+      allowed('list', 'secrets', '', null),
+      allowed('create', 'pods'),
+    ]);
+    expect(checks).toEqual([
+      'watch llmmodels.llm.nebari.dev: true',
+      'list passthroughmodels.llm.nebari.dev: true',
+      'update llmmodels.llm.nebari.dev: false',
+      'create secrets: true',
+      'delete configmaps: true',
+      'patch events: true',
+      'update leases.coordination.k8s.io: true',
+      'get secrets in default: false',
+      'list secrets in the cluster: false',
+      'create pods: false',
+    ]);
     const uninstall = await helm(4, ['uninstall', 'portal', '-n', namespace, '--no-hooks'], { kubeconfig: plane.kubeconfigPath });
     expect(uninstall.code).toBe(0);
   });
