@@ -26,7 +26,8 @@ export function imageReference(image: ImageValues): string {
   return `${image.repository}:${image.tag || version}`;
 }
 
-function sortedKeys(value: unknown): unknown {
+/** A copy with object keys sorted at every depth, as Helm's toJson writes maps. */
+export function sortedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortedKeys);
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortedKeys((value as Record<string, unknown>)[k])]));
@@ -54,6 +55,26 @@ export function gatewayContextJson(platform: Record<string, unknown>): string {
     } else if (!isEmpty(v)) out[k] = hostValue(k, v);
   }
   return JSON.stringify(sortedKeys(out));
+}
+
+interface QuotaValues {
+  rateLimitBackend: string;
+  costType: string;
+  defaultTier: string;
+  tiers: Array<{ name: string; tokens: number; unit: string; requestsPerMinute?: number; description?: string }>;
+}
+
+/** The install-time check of `quotas.defaultTier` (Helm `fail` with the same text). */
+export function defaultTierProblem(quotas: Pick<QuotaValues, 'defaultTier' | 'tiers'>): string | undefined {
+  const names = quotas.tiers.map((t) => t.name);
+  return names.includes(quotas.defaultTier) ? undefined : `quotas.defaultTier "${quotas.defaultTier}" is not one of quotas.tiers (${names.join(', ')}); set it to one of their names`;
+}
+
+/** The operator's quota settings (NLS_QUOTAS) from `quotas` values: cost type, default tier and tiers, keys sorted. */
+export function quotasJson(quotas: QuotaValues): string {
+  const problem = defaultTierProblem(quotas);
+  if (problem) throw new Error(problem);
+  return JSON.stringify(sortedKeys({ costType: quotas.costType, defaultTier: quotas.defaultTier, tiers: quotas.tiers }));
 }
 
 /** `_helpers.tpl`: the Helm twins of the functions above plus label sets. */
@@ -106,6 +127,18 @@ export function helpersTemplate(): string {
 {{- end -}}
 {{- end -}}
 {{- toJson $out -}}
+{{- end -}}
+
+{{/* The operator's per-key quota settings as JSON; fails when the default tier is not a listed tier. */}}
+{{- define "${c}.quotas" -}}
+{{- $names := list -}}
+{{- range .Values.quotas.tiers -}}
+{{- $names = append $names .name -}}
+{{- end -}}
+{{- if not (has .Values.quotas.defaultTier $names) -}}
+{{- fail (printf "quotas.defaultTier %q is not one of quotas.tiers (%s); set it to one of their names" .Values.quotas.defaultTier (join ", " $names)) -}}
+{{- end -}}
+{{- toJson (dict "costType" .Values.quotas.costType "defaultTier" .Values.quotas.defaultTier "tiers" .Values.quotas.tiers) -}}
 {{- end -}}
 
 {{/* ServiceAccount name. */}}

@@ -16,3 +16,4 @@ export * from './service-monitor';
 export * from './gateway';
 export * from './crds';
 export * from './models';
+export * from './portal';

@@ -28,6 +28,8 @@ export function objectNames(ctx: RenderContext) {
     networkPolicy: `${f}-operator`,
     podDisruptionBudget: `${f}-operator`,
     serviceMonitor: `${f}-operator`,
+    /** Every object of the key portal (Deployment, ServiceAccount, Role, Service, HTTPRoute...). */
+    portal: `${f}-portal`,
   };
 }
 

@@ -2,7 +2,7 @@
 // than one replica, a PodDisruptionBudget. Environment follows the operator process contract.
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { gatewayContextJson, imageReference } from './helpers';
+import { gatewayContextJson, imageReference, quotasJson } from './helpers';
 import { kubeObject } from './kube-object';
 import { namespacedMeta, objectLabels, selectorLabels } from './labels';
 import { CRD_NAMES } from '../src/api/kinds';
@@ -139,6 +139,8 @@ export class OperatorDeployment extends Construct {
                   ...ctx.whenItem(cond.truthy('providers.endpointPicker.image'), env('NLS_EPP_IMAGE', ctx.text('providers.endpointPicker.image'))),
                   ...ctx.whenItem(cond.truthy('providers.storageClassName'), env('NLS_STORAGE_CLASS_NAME', ctx.text('providers.storageClassName'))),
                   env('NLS_GATEWAY_CONTEXT', ctx.helper('gatewayContext', (v) => gatewayContextJson((v as { platform: Record<string, unknown> }).platform))),
+                  // Per-key token quotas, only while a rate-limit backend is named (else no policy may render).
+                  ...ctx.whenItem(cond.truthy('quotas.rateLimitBackend'), env('NLS_QUOTAS', ctx.helper('quotas', (v) => quotasJson((v as { quotas: Parameters<typeof quotasJson>[0] }).quotas)))),
                 ],
                 ports: [
                   { name: 'webhook', containerPort: WEBHOOK_PORT, protocol: 'TCP' },

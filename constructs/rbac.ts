@@ -75,7 +75,7 @@ export function namespaceRules() {
     { apiGroups: [''], resources: ['serviceaccounts'], verbs: APPLY },
     { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: APPLY },
     { apiGroups: ['aigateway.envoyproxy.io'], resources: ['aigatewayroutes', 'aiservicebackends', 'backendsecuritypolicies'], verbs: APPLY },
-    { apiGroups: ['gateway.envoyproxy.io'], resources: ['backends', 'securitypolicies'], verbs: APPLY },
+    { apiGroups: ['gateway.envoyproxy.io'], resources: ['backends', 'securitypolicies', 'backendtrafficpolicies'], verbs: APPLY },
     { apiGroups: ['gateway.networking.k8s.io'], resources: ['backendtlspolicies'], verbs: APPLY },
     // The AI Gateway controller generates HTTPRoutes; the operator only waits for them to go.
     { apiGroups: ['gateway.networking.k8s.io'], resources: ['httproutes'], verbs: ['get'] },

@@ -65,6 +65,31 @@ export const CI_VALUES: readonly CiValues[] = [
     values: { namespace: { create: true } },
   },
   {
+    file: 'portal-values.yaml',
+    description: 'The self-service key portal (two replicas, a confidential client, a private CA, admin groups) and per-key token quotas on.',
+    values: {
+      platform: { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari', groupsClaim: 'groups' } },
+      portal: {
+        enabled: true,
+        hostname: 'keys.example.com',
+        replicas: 2,
+        oidc: { clientId: 'nebari-llm-keys', clientSecret: { name: 'llm-keys-oidc' }, caConfigMap: { name: 'corp-ca' } },
+        adminGroups: ['llm-admins'],
+        keyExpiry: { defaultDays: 14, maxDays: 60 },
+        podLabels: { 'example.com/pod': 'portal' },
+      },
+      quotas: {
+        rateLimitBackend: 'redis://redis.envoy-gateway-system:6379',
+        costType: 'OutputToken',
+        defaultTier: 'small',
+        tiers: [
+          { name: 'small', tokens: 100000, unit: 'Hour' },
+          { name: 'large', description: 'Batch jobs', tokens: 5000000, unit: 'Day', requestsPerMinute: 120 },
+        ],
+      },
+    },
+  },
+  {
     file: 'everything-values.yaml',
     description: 'Every optional object and pod setting: gateway objects, ServiceMonitor, an existing ClusterIssuer, scheduling and labels.',
     values: {

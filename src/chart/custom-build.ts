@@ -5,7 +5,7 @@ import { TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { App, Chart } from 'cdk8s';
 import { stringify } from 'yaml';
-import { fullname, gatewayContextJson, plainCopy, StaticModels } from '../../constructs';
+import { fullname, gatewayContextJson, plainCopy, quotasJson, StaticModels } from '../../constructs';
 import type { StaticModel } from '../../constructs/models';
 import { API_GROUP_VERSION, API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { generatedHeader } from '../generated-file';
@@ -172,7 +172,9 @@ export interface CustomBuildOptions {
 /** The custom build's files, relative to its output directory. */
 export function customBuildFiles(build: CustomBuild, options: CustomBuildOptions = {}): Record<string, string> {
   const header = generatedHeader('npm run synth -- --config');
-  const gatewayContext = JSON.parse(gatewayContextJson(build.values.platform as unknown as Record<string, unknown>));
+  // As the operator gets it: NLS_GATEWAY_CONTEXT, plus NLS_QUOTAS while a rate-limit backend is named.
+  const quotas = build.values.quotas.rateLimitBackend ? { quotas: JSON.parse(quotasJson(build.values.quotas)) } : {};
+  const gatewayContext = { ...JSON.parse(gatewayContextJson(build.values.platform as unknown as Record<string, unknown>)), ...quotas };
   const models = build.models.map(committedModel);
   const render = (derived: boolean) => {
     const chart = new Chart(new App(), derived ? 'derived-objects' : 'static-models');

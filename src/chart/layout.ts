@@ -23,6 +23,15 @@ import {
   OperatorRbac,
   OperatorServiceAccount,
   OperatorServiceMonitor,
+  PortalDeployment,
+  portalEnabled,
+  PortalHttpRoute,
+  portalMultipleReplicas,
+  PortalNetworkPolicy,
+  portalNetworkPolicyEnabled,
+  PortalPodDisruptionBudget,
+  PortalService,
+  PortalServiceAccount,
   UserFacingRoles,
   ReleaseNamespace,
   RenderContext,
@@ -78,6 +87,12 @@ export const TEMPLATE_FILES: readonly TemplateFile[] = [
     condition: cond.truthy('gateway.clientTrafficPolicy.create'),
     build: (s, context) => new GatewayClientTrafficPolicy(s, 'ctp', { context }),
   },
+  { file: 'portal-rbac.yaml', condition: portalEnabled, build: (s, context) => new PortalServiceAccount(s, 'portal-sa', { context }) },
+  { file: 'portal-deployment.yaml', condition: portalEnabled, build: (s, context) => new PortalDeployment(s, 'portal', { context }) },
+  { file: 'portal-service.yaml', condition: portalEnabled, build: (s, context) => new PortalService(s, 'portal-service', { context }) },
+  { file: 'portal-httproute.yaml', condition: portalEnabled, build: (s, context) => new PortalHttpRoute(s, 'portal-route', { context }) },
+  { file: 'portal-networkpolicy.yaml', condition: portalNetworkPolicyEnabled, build: (s, context) => new PortalNetworkPolicy(s, 'portal-netpol', { context }) },
+  { file: 'portal-poddisruptionbudget.yaml', condition: portalMultipleReplicas, build: (s, context) => new PortalPodDisruptionBudget(s, 'portal-pdb', { context }) },
 ];
 
 /** Synthesizes one template file's objects in memory. */

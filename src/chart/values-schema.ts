@@ -344,6 +344,110 @@ export const ValuesSchema = closed(
       },
       'Gateway-level objects, created once per release (never per model).',
     ),
+    portal: closed(
+      {
+        enabled: Type.Boolean({
+          default: false,
+          description:
+            'Run the self-service key portal: users log in with OIDC (the issuer and groups claim of `platform.jwt`) and mint, list and revoke API keys for the models their groups may use. Needs `platform.jwt.issuer`, `portal.oidc.clientId` and a host name (`portal.hostname` or `platform.baseDomain`); `helm install` fails naming the missing one. See docs/key-portal-install.md.',
+        }),
+        hostname: Type.String({
+          default: '',
+          pattern: HOST_NAME_OR_EMPTY,
+          description: `Host name of the portal, routed on the internal endpoint's Gateway (\`platform.internal\`); empty means \`llm-keys.<baseDomain>\`. The portal's URL is \`https://<hostname>\` and its OIDC redirect URI \`https://<hostname>/auth/callback\`. ${NORMALISED}`,
+        }),
+        replicas: Type.Integer({ default: 1, minimum: 1, maximum: 10, description: 'Portal replicas (a Lease picks the one that refreshes groups). With more than one, a PodDisruptionBudget is created.' }),
+        oidc: closed(
+          {
+            clientId: Type.String({ default: '', description: 'OIDC client ID registered for the portal (authorization code flow with PKCE). Required when the portal is enabled.' }),
+            clientSecret: closed(
+              {
+                name: Type.String({ default: '', description: 'Existing Secret in the release namespace holding the client secret; empty means a public client.' }),
+                key: Type.String({ default: 'client-secret', minLength: 1, description: 'Key of the client secret in that Secret.' }),
+              },
+              'The client secret of a confidential client (never put the secret itself in values).',
+            ),
+            scopes: Type.String({ default: 'openid profile email offline_access', minLength: 1, description: 'Space-separated scopes requested at login; `offline_access` gives the refresh token the group refresh needs.' }),
+            caConfigMap: closed(
+              {
+                name: Type.String({ default: '', description: 'Existing ConfigMap with a PEM bundle trusted for the issuer (a private CA); empty trusts the system CAs.' }),
+                key: Type.String({ default: 'ca.crt', minLength: 1, description: 'Key of the PEM bundle in that ConfigMap.' }),
+              },
+              'Extra CA for the OIDC issuer.',
+            ),
+          },
+          'How the portal logs users in (issuer and groups claim come from `platform.jwt`).',
+        ),
+        adminGroups: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Groups whose members see and revoke every key and read the audit log in the portal.' }),
+        keyExpiry: closed(
+          {
+            defaultDays: Type.Integer({ default: 30, minimum: 1, maximum: 3650, description: 'Expiry offered by default when minting a key, in days.' }),
+            maxDays: Type.Integer({ default: 90, minimum: 1, maximum: 3650, description: 'Longest expiry a user may choose, in days.' }),
+          },
+          'Key expiry set in the portal (keys minted with `nls keys mint` have none unless given).',
+        ),
+        groupRefreshSeconds: Type.Integer({
+          default: 300,
+          minimum: 30,
+          maximum: 86400,
+          description: "How often the portal refreshes each user's stored refresh token to learn their groups; keys whose granting groups are gone (or whose refresh is refused) are revoked.",
+        }),
+        sessionSecretName: dnsLabelOrEmpty('Secret holding the session encryption key (the portal creates it with a random key if missing); empty means `<fullname>-portal-session`.'),
+        resources: closed(
+          {
+            requests: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), { default: { cpu: '20m', memory: '96Mi' }, description: 'Resource requests.' }),
+            limits: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), { default: { memory: '256Mi' }, description: 'Resource limits.' }),
+          },
+          'Portal container resources.',
+        ),
+        podAnnotations: stringMap('Annotations for the portal pods.'),
+        podLabels: labelMap('Extra labels for the portal pods.'),
+        nodeSelector: stringMap('Node selector for the portal pods.'),
+        tolerations: Type.Array(Type.Object({}, { additionalProperties: true }), { default: [], description: 'Tolerations for the portal pods.' }),
+        networkPolicy: closed(
+          {
+            from: Type.Array(Type.Object({}, { additionalProperties: true }), {
+              default: [],
+              description: "NetworkPolicy peers allowed to reach the portal (with `networkPolicy.enabled`); empty allows the namespace of the internal endpoint's Gateway (`platform.internal.gatewayNamespace`), where Envoy Gateway runs the proxies by default.",
+            }),
+          },
+          'Ingress to the portal pods.',
+        ),
+      },
+      'The self-service API-key portal (its own Deployment, ServiceAccount, Role, Service and HTTPRoute on the internal endpoint).',
+    ),
+    quotas: closed(
+      {
+        rateLimitBackend: Type.String({
+          default: '',
+          description:
+            "The rate-limit backend your Envoy Gateway installation is configured with (its EnvoyGateway `rateLimit.backend`, e.g. `redis://redis.envoy-gateway-system:6379`); only a label, the chart cannot see that configuration. Empty turns per-key token quotas off. Set it only when the backend exists: a Global BackendTrafficPolicy without one is Invalid and is reported to break every route of the Gateway. See docs/key-quotas.md.",
+        }),
+        costType: Type.Union(
+          ['TotalToken', 'OutputToken', 'InputToken', 'CachedInputToken', 'CacheCreationInputToken', 'ReasoningToken'].map((t) => Type.Literal(t)),
+          { default: 'TotalToken', description: 'Which token count a response is charged (AIGatewayRoute `llmRequestCosts[].type`).' },
+        ),
+        defaultTier: Type.String({ default: 'standard', minLength: 1, description: 'Tier of keys that name none (keys minted before quotas, or by `nls keys mint` without a tier); must be one of `tiers`.' }),
+        tiers: Type.Array(
+          closed(
+            {
+              name: Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', description: 'Tier name, recorded on each key.' }),
+              description: Type.Optional(Type.String({ description: 'Shown in the portal; empty means "<tokens> tokens per <unit>".' })),
+              tokens: Type.Integer({ minimum: 1, description: 'Tokens one key may use per unit.' }),
+              unit: Type.Union(['Second', 'Minute', 'Hour', 'Day', 'Month'].map((u) => Type.Literal(u)), { description: 'The window of the token limit.' }),
+              requestsPerMinute: Type.Optional(Type.Integer({ minimum: 1, description: 'Also limit requests per minute per key (one more rate-limit rule per key).' })),
+            },
+            'A quota tier.',
+          ),
+          {
+            minItems: 1,
+            default: [{ name: 'standard', tokens: 1000000, unit: 'Day' }],
+            description: 'Token budgets a key can be given at mint time. Every key gets its own counter (one rule per key, at most 256 rules per model; see docs/key-quotas.md).',
+          },
+        ),
+      },
+      'Per-key token quotas on the external endpoint (AIGatewayRoute `llmRequestCosts` plus a Global BackendTrafficPolicy per model), opt-in. Limits are approximate: a response is charged after it completes, so concurrent requests can overshoot.',
+    ),
   },
   'Values of the nebari-llm-serving chart.',
 );

@@ -2,7 +2,7 @@
 // the operator process contract in src/operator/README.md; the webhook server reads its own
 // NLS_WEBHOOK_* settings in src/webhook/settings.ts). Parsing is pure so it can be tested; errors name the
 // variable and the fix.
-import type { GatewayContext } from '../translate/gateway';
+import type { GatewayContext, QuotaSettings } from '../translate/gateway';
 import type { EndpointSettings } from '../translate/gateway/context';
 import { lowerWithoutRootDot } from '../translate/gateway/hostname';
 import type { ProviderContext } from '../translate/providers';
@@ -114,7 +114,28 @@ export function gatewayContextFromEnv(env: NodeJS.ProcessEnv): GatewayContext {
   const issuer = env.NLS_OIDC_ISSUER_URL || ctx.jwt?.issuer;
   const endpoint = (e: EndpointSettings | undefined) => (e?.hostname ? { ...e, hostname: lowerWithoutRootDot(e.hostname) } : e);
   const endpoints = { ...(ctx.external ? { external: endpoint(ctx.external) } : {}), ...(ctx.internal ? { internal: endpoint(ctx.internal) } : {}) };
-  return { ...ctx, ...endpoints, baseDomain, ...(issuer ? { jwt: { ...ctx.jwt, issuer } } : {}) };
+  const quotas = quotaSettingsFromEnv(env);
+  return { ...ctx, ...endpoints, baseDomain, ...(issuer ? { jwt: { ...ctx.jwt, issuer } } : {}), ...(quotas ? { quotas } : {}) };
+}
+
+/**
+ * Per-key token quota settings from NLS_QUOTAS (JSON `{costType, defaultTier, tiers}`; the chart
+ * sets it only while `quotas.rateLimitBackend` names a backend). Unset or empty means quotas off.
+ * The translation checks the settings themselves (errors name the `quotas.*` chart value).
+ */
+export function quotaSettingsFromEnv(env: NodeJS.ProcessEnv): QuotaSettings | undefined {
+  const raw = env.NLS_QUOTAS;
+  if (!raw) return undefined;
+  let parsed: Partial<QuotaSettings>;
+  try {
+    parsed = JSON.parse(raw) as Partial<QuotaSettings>;
+  } catch (err) {
+    throw new Error(`NLS_QUOTAS: not valid JSON (${(err as Error).message}); set the chart values quotas.* (the chart writes this variable) or unset it to turn quotas off`);
+  }
+  if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.tiers) || typeof parsed.defaultTier !== 'string' || typeof parsed.costType !== 'string') {
+    throw new Error('NLS_QUOTAS: expected {"costType": "...", "defaultTier": "...", "tiers": [...]}; set the chart values quotas.costType, quotas.defaultTier and quotas.tiers');
+  }
+  return { costType: parsed.costType, defaultTier: parsed.defaultTier, tiers: parsed.tiers };
 }
 
 /** The gateway context, or the problem that keeps the reconcilers from publishing models. */

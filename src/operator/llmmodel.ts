@@ -194,7 +194,7 @@ export function llmModelController(deps: LLMModelDeps, namespace: string): Contr
     secondary: [
       apiKeySecretWatch(LLMMODEL_KIND, namespace),
       { apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: 'app.kubernetes.io/managed-by=nebari-llm-serving,llm.nebari.dev/role=serving', map: (obj: KubeObject) => controllerOwnerKey(obj, LLMMODEL_KIND) },
-      ...generatedObjectWatches(LLMMODEL_KIND, gatewayObjectKinds('AIGatewayRoute', 'SecurityPolicy', 'InferencePool')),
+      ...generatedObjectWatches(LLMMODEL_KIND, gatewayObjectKinds('AIGatewayRoute', 'SecurityPolicy', 'InferencePool', 'BackendTrafficPolicy')),
     ],
   };
 }

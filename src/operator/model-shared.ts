@@ -4,7 +4,7 @@
 // publishing through the gateway translation with one condition per endpoint.
 import { controllerOwnerKey } from './runtime/object-key';
 import { clientIdsOf, ModelRef } from '../translate/keys/api-keys';
-import { desiredGatewayObjects, enabledEndpoints, gatewayTeardown, EndpointName, GatewayContext } from '../translate/gateway';
+import { desiredGatewayObjects, enabledEndpoints, gatewayTeardown, keyTiersFromMetadata, EndpointName, GatewayContext } from '../translate/gateway';
 import type { ObjectReference } from '../translate/gateway/objects';
 import { deleteApiKeyObjects, ensureApiKeyObjects } from './api-key-objects';
 import { revokeDueKeys } from './key-revocation';
@@ -80,13 +80,19 @@ export interface PublishOutcome {
 export async function publishModel(deps: ReconcileDeps, model: ModelObject, extra: Partial<GatewayContext> = {}): Promise<PublishOutcome> {
   const { secret: keysSecret, metadata: keysMetadata } = await ensureApiKeyObjects(deps.client, modelRef(model));
   const keys = await revokeDueKeys(deps, model, modelRef(model), keysSecret.data, keysMetadata.data);
-  const outcome = await publishTranslation(deps, model, extra, keysSecret.metadata.name, clientIdsOf(keysSecret.data).filter((id) => !keys.revoked.has(id)));
+  const outcome = await publishTranslation(deps, model, {
+    ...extra,
+    apiKeysSecretName: keysSecret.metadata.name,
+    apiKeyClientIDs: clientIdsOf(keysSecret.data).filter((id) => !keys.revoked.has(id)),
+    // Each key's quota tier, from its metadata record (read only while quotas are on).
+    ...(deps.gateway.quotas ? { apiKeyTiers: keyTiersFromMetadata(keysMetadata.data) } : {}),
+  });
   const waits = [outcome.requeueAfterMs, keys.requeueAfterMs].filter((n): n is number => n !== undefined);
   return waits.length ? { ...outcome, requeueAfterMs: Math.min(...waits) } : outcome;
 }
 
-async function publishTranslation(deps: ReconcileDeps, model: ModelObject, extra: Partial<GatewayContext>, apiKeysSecretName: string, apiKeyClientIDs: string[]): Promise<PublishOutcome> {
-  const translation = desiredGatewayObjects(model, { ...deps.gateway, ...extra, apiKeyClientIDs, apiKeysSecretName });
+async function publishTranslation(deps: ReconcileDeps, model: ModelObject, keys: Partial<GatewayContext>): Promise<PublishOutcome> {
+  const translation = desiredGatewayObjects(model, { ...deps.gateway, ...keys });
   const enabled = enabledEndpoints(model.spec.endpoints);
   const endpointCondition = (name: EndpointName, status: boolean, reason: string, message: string): ConditionInput => ({ type: endpointConditionType[name], status, reason, message });
   const all: EndpointName[] = ['external', 'internal'];

@@ -87,7 +87,7 @@ export function passthroughModelController(deps: ReconcileDeps, namespace: strin
       apiKeySecretWatch(PASSTHROUGHMODEL_KIND, namespace),
       ...generatedObjectWatches(
         PASSTHROUGHMODEL_KIND,
-        gatewayObjectKinds('AIGatewayRoute', 'SecurityPolicy', 'AIServiceBackend', 'BackendSecurityPolicy', 'Backend', 'BackendTLSPolicy'),
+        gatewayObjectKinds('AIGatewayRoute', 'SecurityPolicy', 'AIServiceBackend', 'BackendSecurityPolicy', 'Backend', 'BackendTLSPolicy', 'BackendTrafficPolicy'),
       ),
     ],
   };

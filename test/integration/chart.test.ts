@@ -7,12 +7,13 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parseAllDocuments, stringify } from 'yaml';
-import { applyObject, ControlPlane, getObject, helm, installCRDs, startControlPlane, upstreamCrdDir } from '../support/cluster';
+import { applyObject, ControlPlane, getObject, helm, installCRDs, rest, startControlPlane, upstreamCrdDir } from '../support/cluster';
 import { CI_VALUES } from '../../src/chart/ci-values';
 import { mergeValues } from '../../src/chart/merge-values';
 import { plainObjects } from '../../src/chart/render';
 import { ChartValues, defaultValues } from '../../src/chart/values-schema';
 import { chartDir, repoRoot } from './chart-support';
+import { PORTAL_REQUIRED } from '../../constructs/portal';
 
 
 /** The upstream CRDs the chart's optional objects need (cert-manager, Prometheus Operator, gateway stack). */
@@ -181,6 +182,79 @@ describe('bad values are rejected by values.schema.json, naming the key', () => 
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(/replica/);
     }
+  });
+});
+
+describe('the key portal', () => {
+  const portalSet = ['--set', 'portal.enabled=true', '--set', 'platform.baseDomain=example.com', '--set', 'platform.jwt.issuer=https://id.example.com/realms/nebari', '--set', 'portal.oidc.clientId=llm-keys'];
+  const without = (key: string) => {
+    const i = portalSet.findIndex((a) => a.startsWith(`${key}=`));
+    return [...portalSet.slice(0, i - 1), ...portalSet.slice(i + 1)];
+  };
+
+  test.each([
+    ['platform.jwt.issuer', PORTAL_REQUIRED.issuer],
+    ['portal.oidc.clientId', PORTAL_REQUIRED.clientId],
+    ['platform.baseDomain', PORTAL_REQUIRED.hostname],
+  ])('helm install with portal.enabled but no %s fails, naming the value to set', async (missing, message) => {
+    for (const version of [3, 4] as const) {
+      const r = await helm(version, ['install', `no-${version}`, chartDir, '-n', 'portal-missing', '--dry-run=client', ...without(missing)], { kubeconfig: plane.kubeconfigPath });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(message);
+    }
+  });
+
+  test('helm install creates the portal objects; the API server admits them (HTTPRoute by the Gateway API v1.5.1 CRD), they read back unpruned, and RBAC grants exactly the portal\'s rights', async () => {
+    const namespace = 'portal-install';
+    await applyObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { kubeConfig: plane.kubeConfig() });
+    const args = ['portal', chartDir, '-n', namespace, '-f', path.join(chartDir, 'ci', 'portal-values.yaml')];
+    const rendered = docs((await helm(4, ['template', ...args])).stdout).filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'portal');
+    expect(rendered.map((o) => o.kind).sort()).toEqual(['Deployment', 'HTTPRoute', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'ServiceAccount']);
+    // No hooks: the post-install webhook check needs a running operator, which this control plane has not.
+    const r = await helm(4, ['install', ...args, '--no-hooks'], { kubeconfig: plane.kubeconfigPath });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const problems: string[] = [];
+    for (const o of rendered) {
+      const stored = await getObject(o as never, plane.kubeConfig());
+      problems.push(...prunedOrChanged(o, stored, key(o)));
+    }
+    expect(problems).toEqual([]);
+
+    // The API server's RBAC grants the portal's ServiceAccount the contract's rights, in the release namespace only.
+    const user = `system:serviceaccount:${namespace}:portal-nebari-llm-serving-portal`;
+    const allowed = async (verb: string, resource: string, group = '', ns: string | null = namespace) => {
+      const review = await rest(plane.kubeConfig()).request<{ status: { allowed: boolean } }>('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+        body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`], resourceAttributes: { verb, resource, group, ...(ns ? { namespace: ns } : {}) } } },
+      });
+      return `${verb} ${group ? `${resource}.${group}` : resource}${ns === namespace ? '' : ` in ${ns ?? 'the cluster'}`}: ${review.status.allowed}`;
+    };
+    const checks = await Promise.all([
+      allowed('watch', 'llmmodels', 'llm.nebari.dev'),
+      allowed('list', 'passthroughmodels', 'llm.nebari.dev'),
+      allowed('update', 'llmmodels', 'llm.nebari.dev'),
+      allowed('create', 'secrets'),
+      allowed('delete', 'configmaps'),
+      allowed('patch', 'events'),
+      allowed('update', 'leases', 'coordination.k8s.io'),
+      allowed('get', 'secrets', '', 'default'),
+      allowed('list', 'secrets', '', null),
+      allowed('create', 'pods'),
+    ]);
+    expect(checks).toEqual([
+      'watch llmmodels.llm.nebari.dev: true',
+      'list passthroughmodels.llm.nebari.dev: true',
+      'update llmmodels.llm.nebari.dev: false',
+      'create secrets: true',
+      'delete configmaps: true',
+      'patch events: true',
+      'update leases.coordination.k8s.io: true',
+      'get secrets in default: false',
+      'list secrets in the cluster: false',
+      'create pods: false',
+    ]);
+    const uninstall = await helm(4, ['uninstall', 'portal', '-n', namespace, '--no-hooks'], { kubeconfig: plane.kubeconfigPath });
+    expect(uninstall.code).toBe(0);
   });
 });
 

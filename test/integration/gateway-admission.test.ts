@@ -5,6 +5,7 @@
 // not say what the translator thinks, so any difference fails the pinned sets. The newest
 // upstream CRDs are checked the same way; their differences must be exactly the documented ones
 // (docs/compatibility-gateway.md).
+// The matrix's context has per-key quotas on, so the quota policies and route costs are checked too.
 // Each CRD set gets a private API server (no garbage collector: owner uids need not exist, and
 // no other test file sees these CRDs).
 import * as path from 'path';
@@ -72,7 +73,7 @@ test('the matrix has at least 25 model specs and all of them translate', () => {
   expect(modelMatrix.length).toBeGreaterThanOrEqual(25);
   expect(translations.filter((t) => t.translation.errors.length > 0).map((t) => [t.why, t.translation.errors])).toEqual([]);
   const kinds = new Set(allObjects.map((o) => o.kind));
-  expect([...kinds].sort()).toEqual(['AIGatewayRoute', 'AIServiceBackend', 'Backend', 'BackendSecurityPolicy', 'BackendTLSPolicy', 'InferencePool', 'SecurityPolicy']);
+  expect([...kinds].sort()).toEqual(['AIGatewayRoute', 'AIServiceBackend', 'Backend', 'BackendSecurityPolicy', 'BackendTLSPolicy', 'BackendTrafficPolicy', 'InferencePool', 'SecurityPolicy']);
 });
 
 describe.each(crdSets)('upstream CRDs: $name', (set) => {
@@ -164,6 +165,20 @@ describe.each(crdSets)('upstream CRDs: $name', (set) => {
     }
     expect(changed).toEqual([]);
   }, 120000);
+
+  test('per-key quotas: every external route stores its token cost, and each model has a Global policy with a rule per key, response cost from AI Gateway metadata', () => {
+    const values = [...stored.values()];
+    const policies = values.filter((o) => o.kind === 'BackendTrafficPolicy');
+    const externalRoutes = values.filter((o) => o.kind === 'AIGatewayRoute' && (o.metadata.labels as Record<string, string>)['llm.nebari.dev/endpoint'] === 'external');
+    expect(policies.length).toBe(externalRoutes.length);
+    for (const route of externalRoutes) expect(route.spec.llmRequestCosts).toEqual([{ metadataKey: 'llm_quota_tokens', type: 'TotalToken' }]);
+    for (const policy of policies) {
+      const rules = (policy.spec.rateLimit as { global: { rules: Array<{ clientSelectors: unknown; limit: unknown; cost?: unknown }> } }).global.rules;
+      // alice: the default tier; bob: the large tier, with its per-minute rule.
+      expect(rules.map((r) => r.limit)).toEqual([{ requests: 100000, unit: 'Hour' }, { requests: 5000000, unit: 'Day' }, { requests: 120, unit: 'Minute' }]);
+      expect(rules[0].cost).toEqual({ request: { from: 'Number', number: 0 }, response: { from: 'Metadata', metadata: { namespace: 'io.envoy.ai_gateway', key: 'llm_quota_tokens' } } });
+    }
+  });
 
   test('every stored route has exactly one host name, its endpoint one', () => {
     const routes = [...stored.values()].filter((o) => o.kind === 'AIGatewayRoute');

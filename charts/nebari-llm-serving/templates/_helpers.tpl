@@ -48,6 +48,18 @@
 {{- toJson $out -}}
 {{- end -}}
 
+{{/* The operator's per-key quota settings as JSON; fails when the default tier is not a listed tier. */}}
+{{- define "nebari-llm-serving.quotas" -}}
+{{- $names := list -}}
+{{- range .Values.quotas.tiers -}}
+{{- $names = append $names .name -}}
+{{- end -}}
+{{- if not (has .Values.quotas.defaultTier $names) -}}
+{{- fail (printf "quotas.defaultTier %q is not one of quotas.tiers (%s); set it to one of their names" .Values.quotas.defaultTier (join ", " $names)) -}}
+{{- end -}}
+{{- toJson (dict "costType" .Values.quotas.costType "defaultTier" .Values.quotas.defaultTier "tiers" .Values.quotas.tiers) -}}
+{{- end -}}
+
 {{/* ServiceAccount name. */}}
 {{- define "nebari-llm-serving.serviceAccountName" -}}
 {{- default (include "nebari-llm-serving.fullname" .) .Values.serviceAccount.name -}}
@@ -71,4 +83,32 @@
 {{/* Issuer of the webhook certificate in cert-manager mode. */}}
 {{- define "nebari-llm-serving.issuerName" -}}
 {{- default (printf "%s-selfsigned" (include "nebari-llm-serving.fullname" .)) .Values.webhook.certificates.certManager.issuerRef.name -}}
+{{- end -}}
+
+{{/* Portal host name: portal.hostname, else llm-keys.<baseDomain>; lower-cased, one trailing root dot removed. */}}
+{{- define "nebari-llm-serving.portalHostname" -}}
+{{- $host := .Values.portal.hostname -}}
+{{- if and (not $host) .Values.platform.baseDomain -}}
+{{- $host = printf "llm-keys.%s" .Values.platform.baseDomain -}}
+{{- end -}}
+{{- required "portal.enabled needs a host name: set portal.hostname (e.g. --set portal.hostname=llm-keys.example.com) or platform.baseDomain (the portal then serves llm-keys.<baseDomain>)" $host | lower | trimSuffix "." -}}
+{{- end -}}
+
+{{/* Secret holding the portal's session encryption key. */}}
+{{- define "nebari-llm-serving.portalSessionSecretName" -}}
+{{- default (printf "%s-portal-session" (include "nebari-llm-serving.fullname" .)) .Values.portal.sessionSecretName -}}
+{{- end -}}
+
+{{/* Base URL of the external endpoint (for the portal's example curl). */}}
+{{- define "nebari-llm-serving.portalExternalEndpoint" -}}
+{{- printf "https://%s" (default (printf "llm.%s" .Values.platform.baseDomain) .Values.platform.external.hostname | lower | trimSuffix ".") -}}
+{{- end -}}
+
+{{/* Quota tiers offered at mint time, as JSON (names and descriptions). */}}
+{{- define "nebari-llm-serving.portalQuotaTiers" -}}
+{{- $tiers := list -}}
+{{- range .Values.quotas.tiers -}}
+{{- $tiers = append $tiers (dict "name" .name "description" (default (printf "%d tokens per %s" (int .tokens) (lower .unit)) .description)) -}}
+{{- end -}}
+{{- toJson (dict "default" .Values.quotas.defaultTier "tiers" $tiers) -}}
 {{- end -}}

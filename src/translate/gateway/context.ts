@@ -5,6 +5,7 @@
 import { TranslationError, translationError } from './errors';
 import { normalizeHostname } from './hostname';
 import type { EndpointName } from './names';
+import { quotaSettingsErrors, type QuotaSettings } from './quota-settings';
 
 /** Where one shared endpoint lives. */
 export interface EndpointSettings {
@@ -68,6 +69,13 @@ export interface GatewayContext {
   readonly apiKeyClientIDs?: readonly string[];
   /** Name of the model's API-key Secret. @default `<model>-api-keys` */
   readonly apiKeysSecretName?: string;
+  /**
+   * Per-key token quotas on the external endpoint (chart values `quotas.*`, passed only while a
+   * rate-limit backend is configured). @default none (quotas off: no costs, no BackendTrafficPolicy)
+   */
+  readonly quotas?: QuotaSettings;
+  /** Each key's quota tier by client ID (per-model state from the key metadata). @default {} (every key the default tier) */
+  readonly apiKeyTiers?: Readonly<Record<string, string>>;
   /** The serving pods of an LLMModel. @default see ServingPoolSettings */
   readonly servingPool?: ServingPoolSettings;
   /** `owned_by` of LLMModel entries in `/v1/models` (PassthroughModels use the provider host). @default `nebari-llm-serving` */
@@ -90,6 +98,8 @@ export interface ResolvedGatewayContext {
   readonly clientIDHeader: string;
   readonly apiKeyClientIDs: readonly string[];
   readonly apiKeysSecretName?: string;
+  readonly quotas?: QuotaSettings;
+  readonly apiKeyTiers: Readonly<Record<string, string>>;
   readonly servingPool: Required<Omit<ServingPoolSettings, 'selector'>> & { readonly selector?: Readonly<Record<string, string>> };
   readonly modelsOwnedBy: string;
 }
@@ -148,6 +158,8 @@ export function resolveGatewayContext(context: GatewayContext): { context: Resol
     }
   }
 
+  if (context.quotas) errors.push(...quotaSettingsErrors(context.quotas));
+
   return {
     context: {
       endpoints,
@@ -157,6 +169,8 @@ export function resolveGatewayContext(context: GatewayContext): { context: Resol
       clientIDHeader: context.clientIDHeader ?? DEFAULT_CLIENT_ID_HEADER,
       apiKeyClientIDs: context.apiKeyClientIDs ?? [],
       apiKeysSecretName: context.apiKeysSecretName,
+      ...(context.quotas ? { quotas: context.quotas } : {}),
+      apiKeyTiers: context.apiKeyTiers ?? {},
       servingPool: {
         selector: context.servingPool?.selector,
         targetPort: context.servingPool?.targetPort ?? 8000,

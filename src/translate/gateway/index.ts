@@ -2,7 +2,7 @@
 // Gateway API objects that publish it out. Pure and deterministic (same input, same objects, same
 // key order), so the operator and the cdk8s constructs render byte-identical objects.
 import { GatewayContext, resolveGatewayContext, ResolvedGatewayContext, DURATION_PATTERN } from './context';
-import { DeletionStep, disabledEndpointDeletions } from './deletions';
+import { DeletionStep, disabledEndpointDeletions, quotaPolicyDeletion } from './deletions';
 import { TranslationError, translationError } from './errors';
 import { ModelIdentity } from './labels';
 import { modelInferencePool } from './llmmodel';
@@ -12,12 +12,15 @@ import { providerAIServiceBackend, providerBackend, providerBackendSecurityPolic
 import { resolvePassthroughProvider } from './provider';
 import { endpointRoute, RouteCatalog } from './routes';
 import { externalSecurityPolicy, internalSecurityPolicy, ModelAccess } from './security-policies';
+import { quotaPolicy, quotaRequestCosts } from './quotas';
 import type { LLMModelV1beta1, PassthroughModelV1beta1 } from '../../api/v1beta1';
 
 export type { GatewayContext } from './context';
 export type { DeletionStep } from './deletions';
 export { gatewayTeardown } from './deletions';
 export type { TranslationError } from './errors';
+export type { QuotaSettings, QuotaTier } from './quota-settings';
+export { keyTiersFromMetadata } from './quota-settings';
 export { gatewayObjectNames, apiKeysSecretName } from './names';
 export type { EndpointName } from './names';
 export type { GeneratedGatewayObject } from './objects';
@@ -84,18 +87,33 @@ function publish(
 ): { objects: GeneratedGatewayObject[]; deletions: DeletionStep[]; errors: TranslationError[] } {
   const objects: GeneratedGatewayObject[] = [];
   const errors: TranslationError[] = [];
+  let quotaPolicyRendered = false;
   for (const name of enabled) {
     const endpoint = context.endpoints[name];
-    const route = endpointRoute(model, endpoint, catalog);
+    // Quotas count keys, so they apply to the external (API-key) endpoint only.
+    const quotas = name === 'external' ? context.quotas : undefined;
+    const route = endpointRoute(model, endpoint, catalog, quotas ? quotaRequestCosts(quotas) : []);
     if (!route.ok) {
       errors.push(...route.errors);
       continue;
     }
     objects.push(name === 'external' ? externalSecurityPolicy(model, endpoint, context) : internalSecurityPolicy(model, endpoint, context, access));
+    // Without keys nobody passes the SecurityPolicy, so there is nothing to limit yet.
+    if (quotas && context.apiKeyClientIDs.length > 0) {
+      const policy = quotaPolicy(model, endpoint, context, quotas);
+      if (!policy.ok) {
+        errors.push(...policy.errors);
+        continue;
+      }
+      // Before the route: the route is never live without its limits.
+      objects.push(policy.value);
+      quotaPolicyRendered = true;
+    }
     objects.push(route.value);
   }
   const disabled = ENDPOINT_NAMES.filter((name) => !enabled.includes(name));
-  return { objects, deletions: disabledEndpointDeletions(model, disabled), errors };
+  // A policy left from when quotas were on (or the endpoint enabled, or keys existed) goes.
+  return { objects, deletions: [...(quotaPolicyRendered ? [] : [quotaPolicyDeletion(model)]), ...disabledEndpointDeletions(model, disabled)], errors };
 }
 
 function failedTranslation(errors: TranslationError[]): GatewayTranslation {

@@ -38,6 +38,8 @@ export interface GatewayObjectNames {
   route(endpoint: EndpointName): string;
   /** Envoy Gateway SecurityPolicy protecting an endpoint's generated HTTPRoute. */
   securityPolicy(endpoint: EndpointName): string;
+  /** Envoy Gateway BackendTrafficPolicy with the per-key token quotas on the external endpoint. */
+  readonly quotaPolicy: string;
   /** Envoy Gateway Backend (PassthroughModel): the provider's host and port. */
   readonly backend: string;
   /** BackendTLSPolicy (PassthroughModel): TLS to the provider with the system CAs. */
@@ -69,6 +71,7 @@ function computeNames(modelName: string): GatewayObjectNames {
   return {
     route: (endpoint) => boundedName(modelName, endpoint),
     securityPolicy: (endpoint) => boundedName(modelName, `${endpoint}-auth`),
+    quotaPolicy: boundedName(modelName, 'external-quota'),
     backend: boundedName(modelName, 'backend'),
     backendTLSPolicy: boundedName(modelName, 'backend-tls'),
     aiServiceBackend: boundedName(modelName),

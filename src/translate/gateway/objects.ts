@@ -7,6 +7,7 @@ import type { AiGatewayRouteV1Beta1Spec } from '../../../imports/aigatewayroutes
 import type { AiServiceBackendV1Beta1Spec } from '../../../imports/aiservicebackends-aigateway.envoyproxy.io';
 import type { BackendSpec } from '../../../imports/backends-gateway.envoyproxy.io';
 import type { BackendSecurityPolicyV1Beta1Spec } from '../../../imports/backendsecuritypolicies-aigateway.envoyproxy.io';
+import type { BackendTrafficPolicySpec } from '../../../imports/backendtrafficpolicies-gateway.envoyproxy.io';
 import type { BackendTlsPolicySpec } from '../../../imports/backendtlspolicies-gateway.networking.k8s.io';
 import type { InferencePoolSpec } from '../../../imports/inferencepools-inference.networking.k8s.io';
 import type { SecurityPolicySpec } from '../../../imports/securitypolicies-gateway.envoyproxy.io';
@@ -28,6 +29,8 @@ export const GATEWAY_OBJECT_KINDS = [
   { apiVersion: ENVOY_GATEWAY_API_VERSION, kind: 'Backend' },
   { apiVersion: GATEWAY_API_VERSION, kind: 'BackendTLSPolicy' },
   { apiVersion: INFERENCE_API_VERSION, kind: 'InferencePool' },
+  // Per-key token quotas, only while the chart configures them (quotas.ts).
+  { apiVersion: ENVOY_GATEWAY_API_VERSION, kind: 'BackendTrafficPolicy' },
 ] as const;
 
 export type GatewayObjectKind = (typeof GATEWAY_OBJECT_KINDS)[number]['kind'];
@@ -118,6 +121,21 @@ export type SecurityPolicy = GatewayObject<typeof ENVOY_GATEWAY_API_VERSION, 'Se
   readonly authorization?: { readonly defaultAction: 'Allow' | 'Deny'; readonly rules?: readonly AuthorizationRule[] };
 }, SecurityPolicySpec>>;
 
+/** One global rate-limit rule: the caller selected by a header, its limit, and what a request costs. */
+export interface RateLimitRule {
+  readonly clientSelectors: ReadonlyArray<{ readonly headers: ReadonlyArray<{ readonly name: string; readonly type: 'Exact'; readonly value: string; readonly invert: boolean }> }>;
+  readonly limit: { readonly requests: number; readonly unit: 'Second' | 'Minute' | 'Hour' | 'Day' | 'Month' };
+  readonly cost?: {
+    readonly request: { readonly from: 'Number'; readonly number: number };
+    readonly response: { readonly from: 'Metadata'; readonly metadata: { readonly namespace: string; readonly key: string } };
+  };
+}
+
+export type BackendTrafficPolicy = GatewayObject<typeof ENVOY_GATEWAY_API_VERSION, 'BackendTrafficPolicy', Conforms<{
+  readonly targetRefs: readonly PolicyTargetReference[];
+  readonly rateLimit: { readonly global: { readonly rules: readonly RateLimitRule[] } };
+}, BackendTrafficPolicySpec>>;
+
 // --- Gateway API -----------------------------------------------------------------------------
 
 export type BackendTLSPolicy = GatewayObject<typeof GATEWAY_API_VERSION, 'BackendTLSPolicy', Conforms<{
@@ -170,6 +188,12 @@ export interface AIGatewayRouteRule {
   readonly modelsOwnedBy: string;
 }
 
+/** A token count the AI Gateway writes to dynamic metadata for each response. */
+export interface LLMRequestCost {
+  readonly metadataKey: string;
+  readonly type: 'TotalToken' | 'OutputToken' | 'InputToken' | 'CachedInputToken' | 'CacheCreationInputToken' | 'ReasoningToken';
+}
+
 export type AIGatewayRoute = GatewayObject<typeof AI_GATEWAY_API_VERSION, 'AIGatewayRoute', Conforms<{
   readonly parentRefs: ReadonlyArray<{
     readonly group: typeof GATEWAY_API_GROUP;
@@ -180,6 +204,7 @@ export type AIGatewayRoute = GatewayObject<typeof AI_GATEWAY_API_VERSION, 'AIGat
   }>;
   readonly hostnames: readonly [string];
   readonly rules: readonly AIGatewayRouteRule[];
+  readonly llmRequestCosts?: readonly LLMRequestCost[];
 }, AiGatewayRouteV1Beta1Spec>>;
 
 // --- Gateway API Inference Extension -----------------------------------------------------------
@@ -204,7 +229,8 @@ export type GeneratedGatewayObject =
   | BackendSecurityPolicy
   | InferencePool
   | AIGatewayRoute
-  | SecurityPolicy;
+  | SecurityPolicy
+  | BackendTrafficPolicy;
 
 /** The reference to a generated object (for deletions and lookups). */
 export function referenceTo(object: { apiVersion: string; kind: string; metadata: { namespace: string; name: string } }): ObjectReference {

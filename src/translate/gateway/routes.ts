@@ -12,6 +12,7 @@ import {
   AIGatewayRouteBackendRef,
   AIGatewayRouteRule,
   GATEWAY_API_GROUP,
+  LLMRequestCost,
   INFERENCE_API_GROUP,
 } from './objects';
 
@@ -98,8 +99,8 @@ export function routeRules(catalog: RouteCatalog): Result<AIGatewayRouteRule[]> 
   return ok(rules);
 }
 
-/** The AIGatewayRoute publishing `catalog` on `endpoint`. */
-export function endpointRoute(model: ModelIdentity, endpoint: ResolvedEndpoint, catalog: RouteCatalog): Result<AIGatewayRoute> {
+/** The AIGatewayRoute publishing `catalog` on `endpoint`; `costs` are the token counts quotas charge (quotas.ts). */
+export function endpointRoute(model: ModelIdentity, endpoint: ResolvedEndpoint, catalog: RouteCatalog, costs: readonly LLMRequestCost[] = []): Result<AIGatewayRoute> {
   const rules = routeRules(catalog);
   if (!rules.ok) return rules;
   const names = gatewayObjectNames(model.metadata.name ?? '');
@@ -119,6 +120,7 @@ export function endpointRoute(model: ModelIdentity, endpoint: ResolvedEndpoint, 
       ],
       hostnames: [endpoint.hostname],
       rules: rules.value,
+      ...(costs.length > 0 ? { llmRequestCosts: costs } : {}),
     },
   });
 }

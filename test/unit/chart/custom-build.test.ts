@@ -101,6 +101,18 @@ describe('custom build config', () => {
     expect(JSON.stringify(preview)).not.toMatch(/Example|example\.com\./);
   });
 
+  test('with quotas on, the preview shows the external route with its token cost (no quota policy: keys exist only in the cluster)', async () => {
+    const quotas = { rateLimitBackend: 'redis://redis:6379', costType: 'OutputToken', defaultTier: 'standard', tiers: [{ name: 'standard', tokens: 1000, unit: 'Hour' }] };
+    type Obj = { kind: string; metadata: { name: string }; spec: Record<string, unknown> };
+    const preview = async (values: Record<string, unknown>) =>
+      parseAllDocuments(customBuildFiles(await resolveCustomBuild({ values, models: [anthropic] }), { preview: true })[PREVIEW_FILE]).map((d) => d.toJS() as Obj);
+    const external = (objects: Obj[]) => objects.find((o) => o.kind === 'AIGatewayRoute' && o.metadata.name.endsWith('-external'))!;
+    const on = await preview({ platform, quotas });
+    expect(external(on).spec.llmRequestCosts).toEqual([{ metadataKey: 'llm_quota_tokens', type: 'OutputToken' }]);
+    expect(on.some((o) => o.kind === 'BackendTrafficPolicy')).toBe(false);
+    expect(external(await preview({ platform })).spec).not.toHaveProperty('llmRequestCosts');
+  });
+
   test('a value that is no host name is refused naming the key', async () => {
     expect((await problems({ values: { platform: { baseDomain: 'example_com' } } })).join('\n')).toContain('values.platform.baseDomain');
     expect((await problems({ values: { platform: { external: { hostname: 'llm.example.com..' } } } })).join('\n')).toContain('values.platform.external.hostname');

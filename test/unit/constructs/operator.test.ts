@@ -105,4 +105,25 @@ describe('operator Deployment', () => {
     const set = find(render((v) => { v.imagePullSecrets = [{ name: 'regcred' }]; v.operator.priorityClassName = 'high'; v.operator.nodeSelector = { a: 'b' }; }), 'Deployment').spec.template.spec;
     expect(set).toMatchObject({ imagePullSecrets: [{ name: 'regcred' }], priorityClassName: 'high', nodeSelector: { a: 'b' } });
   });
+
+  test('passes the quota settings (NLS_QUOTAS) only while a rate-limit backend is named, and refuses a default tier that is not listed', () => {
+    expect(env(find(render(), 'Deployment'))).not.toHaveProperty('NLS_QUOTAS');
+    const on = env(
+      find(
+        render((v) => {
+          v.quotas.rateLimitBackend = 'redis://redis:6379';
+          v.quotas.tiers = [{ name: 'standard', tokens: 1000, unit: 'Hour', requestsPerMinute: 10, description: 'Small' }];
+        }),
+        'Deployment',
+        '-operator',
+      ),
+    );
+    expect(on.NLS_QUOTAS).toBe('{"costType":"TotalToken","defaultTier":"standard","tiers":[{"description":"Small","name":"standard","requestsPerMinute":10,"tokens":1000,"unit":"Hour"}]}');
+    expect(() =>
+      render((v) => {
+        v.quotas.rateLimitBackend = 'redis://redis:6379';
+        v.quotas.defaultTier = 'gold';
+      }),
+    ).toThrow('quotas.defaultTier "gold" is not one of quotas.tiers (standard); set it to one of their names');
+  });
 });

@@ -1,4 +1,4 @@
-import { gatewayContextFromEnv, operatorConfigFromEnv } from '../../../src/operator/config';
+import { gatewayContextFromEnv, operatorConfigFromEnv, quotaSettingsFromEnv } from '../../../src/operator/config';
 
 describe('operator configuration from the environment', () => {
   it('applies the process contract defaults', () => {
@@ -64,5 +64,26 @@ describe('operator configuration from the environment', () => {
     ],
   ])('rejects %j with a message naming the variable', (env, message) => {
     expect(() => operatorConfigFromEnv(env)).toThrow(message);
+  });
+});
+
+describe('per-key quota settings (NLS_QUOTAS, written by the chart only while quotas.rateLimitBackend is set)', () => {
+  const settings = { costType: 'TotalToken', defaultTier: 'standard', tiers: [{ name: 'standard', tokens: 1000, unit: 'Hour' }] };
+
+  test('unset or empty means quotas off', () => {
+    expect(quotaSettingsFromEnv({})).toBeUndefined();
+    expect(quotaSettingsFromEnv({ NLS_QUOTAS: '' })).toBeUndefined();
+    expect(gatewayContextFromEnv({ NLS_BASE_DOMAIN: 'example.com' })).not.toHaveProperty('quotas');
+  });
+
+  test('the settings reach the gateway context', () => {
+    expect(gatewayContextFromEnv({ NLS_BASE_DOMAIN: 'example.com', NLS_QUOTAS: JSON.stringify(settings) }).quotas).toEqual(settings);
+  });
+
+  test('bad JSON or a wrong shape is a configuration problem naming the chart values, never a crash', () => {
+    expect(() => quotaSettingsFromEnv({ NLS_QUOTAS: '{' })).toThrow(/^NLS_QUOTAS: not valid JSON .*set the chart values quotas\.\*/);
+    expect(() => quotaSettingsFromEnv({ NLS_QUOTAS: '{"tiers":{}}' })).toThrow('NLS_QUOTAS: expected {"costType": "...", "defaultTier": "...", "tiers": [...]}; set the chart values quotas.costType, quotas.defaultTier and quotas.tiers');
+    const config = operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'example.com', NLS_QUOTAS: '[]' });
+    expect(config.configurationProblem).toMatch(/^NLS_QUOTAS: expected/);
   });
 });

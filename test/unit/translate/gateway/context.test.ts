@@ -13,6 +13,7 @@ test('defaults: endpoint hosts from the base domain, upstream gateway names and 
     llmModelRequestTimeout: '600s',
     clientIDHeader: 'x-llm-client-id',
     apiKeyClientIDs: [],
+    apiKeyTiers: {},
     apiKeysSecretName: undefined,
     servingPool: { selector: undefined, targetPort: 8000, endpointPickerPort: 9002, failureMode: 'FailClose' },
     modelsOwnedBy: 'nebari-llm-serving',

@@ -2,6 +2,12 @@ import { desiredGatewayObjects, gatewayTeardown } from '../../../../src/translat
 import { llmModel, matrixContext, modelMatrix, passthroughModel } from './model-matrix';
 
 const context = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari' } };
+/** With quotas off, every translation removes a per-key quota policy left from when they were on. */
+const staleQuotaPolicy = (model: string) => ({
+  action: 'delete',
+  object: { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'BackendTrafficPolicy', namespace: 'models', name: `${model}-external-quota` },
+  reason: 'no per-key quotas to enforce',
+});
 
 const labels = (kind: string, endpoint?: string, name = 'openai') => ({
   'app.kubernetes.io/component': 'gateway',
@@ -23,9 +29,9 @@ describe('PassthroughModel (OpenAI-compatible, legacy schemaVersion)', () => {
   const owner = [{ apiVersion: 'llm.nebari.dev/v1beta1', kind: 'PassthroughModel', name: 'openai', uid: model.metadata.uid, controller: true, blockOwnerDeletion: true }];
   const meta = (name: string, endpoint?: string) => ({ name, namespace: 'models', labels: labels('PassthroughModel', endpoint), ownerReferences: owner });
 
-  test('no errors and nothing to delete', () => {
+  test('no errors, and nothing to delete but a quota policy left from when quotas were on', () => {
     expect(errors).toEqual([]);
-    expect(deletions).toEqual([]);
+    expect(deletions).toEqual([staleQuotaPolicy('openai')]);
   });
 
   test('objects in apply order: backends, then each endpoint policy before its route', () => {
@@ -168,6 +174,7 @@ describe('endpoints on and off', () => {
     expect(objects.map((o) => o.kind + '/' + o.metadata.name).filter((n) => n.includes('external'))).toEqual([]);
     expect(objects.filter((o) => o.kind === 'AIGatewayRoute').map((o) => o.metadata.name)).toEqual(['openai-internal']);
     expect(deletions).toEqual([
+      staleQuotaPolicy('openai'),
       {
         action: 'delete',
         object: { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIGatewayRoute', namespace: 'models', name: 'openai-external' },
@@ -194,22 +201,24 @@ describe('endpoints on and off', () => {
     expect(errors).toEqual([]);
     expect(objects.map((o) => o.metadata.name)).toEqual(['llama', 'llama-external-auth', 'llama-external']);
     expect(deletions.map((d) => `${d.action} ${d.object.kind}/${d.object.name}`)).toEqual([
+      'delete BackendTrafficPolicy/llama-external-quota',
       'delete AIGatewayRoute/llama-internal',
       'awaitAbsence HTTPRoute/llama-internal',
       'delete SecurityPolicy/llama-internal-auth',
     ]);
   });
 
-  test('re-enabling brings the route and policy back and deletes nothing', () => {
+  test('re-enabling brings the route and policy back and deletes nothing of theirs', () => {
     const model = llmModel('llama', { endpoints: { internal: { enabled: true }, external: { enabled: true } } });
     const { objects, deletions } = desiredGatewayObjects(model, context);
     expect(objects.filter((o) => o.kind === 'AIGatewayRoute')).toHaveLength(2);
-    expect(deletions).toEqual([]);
+    expect(deletions).toEqual([staleQuotaPolicy('llama')]);
   });
 
   test('teardown on model deletion: all routes, both waits, then policies, then backends', () => {
     const steps = gatewayTeardown(passthroughModel('openai', { provider: { hostname: 'api.openai.com', credential: { secretRef: { name: 'k' } } } }));
     expect(steps.map((d) => `${d.action} ${d.object.kind}/${d.object.name}`)).toEqual([
+      'delete BackendTrafficPolicy/openai-external-quota',
       'delete AIGatewayRoute/openai-external',
       'awaitAbsence HTTPRoute/openai-external',
       'delete AIGatewayRoute/openai-internal',
@@ -280,7 +289,7 @@ describe('the whole matrix', () => {
     }
   });
 
-  test('nothing references another namespace except the parentRefs to the shared Gateways', () => {
+  test('nothing references another namespace except the parentRefs to the shared Gateways (a quota cost names a metadata namespace)', () => {
     const namespaced = (value: unknown, at: string, out: string[]) => {
       if (Array.isArray(value)) value.forEach((v, i) => namespaced(v, `${at}[${i}]`, out));
       else if (value && typeof value === 'object') {
@@ -293,7 +302,7 @@ describe('the whole matrix', () => {
     };
     for (const { result } of results) {
       for (const o of result.objects) {
-        for (const at of namespaced(o.spec, 'spec', [])) expect(`${o.kind} ${at}`).toMatch(/^AIGatewayRoute spec\.parentRefs\[0\]$/);
+        for (const at of namespaced(o.spec, 'spec', [])) expect(`${o.kind} ${at}`).toMatch(/^(AIGatewayRoute spec\.parentRefs\[0\]|BackendTrafficPolicy spec\.rateLimit\.global\.rules\[\d+\]\.cost\.response\.metadata)$/);
       }
     }
   });

@@ -13,6 +13,16 @@ export const matrixContext: GatewayContext = {
   baseDomain: 'example.com',
   jwt: { issuer: 'https://keycloak.example.com/realms/nebari' },
   apiKeyClientIDs: ['user-alice-1', 'user-bob-1'],
+  // Quotas on, so every external route carries costs and gets its per-key policy (bob has a larger tier).
+  quotas: {
+    costType: 'TotalToken',
+    defaultTier: 'standard',
+    tiers: [
+      { name: 'standard', tokens: 100000, unit: 'Hour' },
+      { name: 'large', tokens: 5000000, unit: 'Day', requestsPerMinute: 120 },
+    ],
+  },
+  apiKeyTiers: { 'user-bob-1': 'large' },
 };
 
 let uidCounter = 0;

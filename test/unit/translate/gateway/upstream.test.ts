@@ -7,6 +7,7 @@ import { AiServiceBackendV1Beta1 } from '../../../../imports/aiservicebackends-a
 import { Backend } from '../../../../imports/backends-gateway.envoyproxy.io';
 import { BackendSecurityPolicyV1Beta1 } from '../../../../imports/backendsecuritypolicies-aigateway.envoyproxy.io';
 import { BackendTlsPolicy } from '../../../../imports/backendtlspolicies-gateway.networking.k8s.io';
+import { BackendTrafficPolicy } from '../../../../imports/backendtrafficpolicies-gateway.envoyproxy.io';
 import { InferencePool } from '../../../../imports/inferencepools-inference.networking.k8s.io';
 import { SecurityPolicy } from '../../../../imports/securitypolicies-gateway.envoyproxy.io';
 import { desiredGatewayObjects, type GeneratedGatewayObject } from '../../../../src/translate/gateway';
@@ -20,6 +21,7 @@ const UPSTREAM_CLASS: Record<GeneratedGatewayObject['kind'], { readonly GVK: { a
   Backend,
   BackendSecurityPolicy: BackendSecurityPolicyV1Beta1,
   BackendTLSPolicy: BackendTlsPolicy,
+  BackendTrafficPolicy,
   InferencePool,
   SecurityPolicy,
 };
