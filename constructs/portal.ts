@@ -141,10 +141,11 @@ export function portalHelpersTemplate(chart = CHART_NAME): string {
  * refresh-token Secrets written; Events; one Lease for the group-refresh loop.
  */
 export function portalRoleRules() {
-  const read = ['get', 'list', 'watch'];
+  // Only what the portal's code calls (it reads by list and get, never watches; writes by create
+  // and patch); delete is the mint path's take-back of key objects a deleted model left behind.
   return [
-    { apiGroups: [API_GROUP], resources: ['llmmodels', 'passthroughmodels'], verbs: read },
-    { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: [...read, 'create', 'patch', 'update', 'delete'] },
+    { apiGroups: [API_GROUP], resources: ['llmmodels', 'passthroughmodels'], verbs: ['get', 'list'] },
+    { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'list', 'create', 'patch', 'delete'] },
     { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
     { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
   ];

@@ -18,14 +18,21 @@
 //   here either: the disclosed stand-in test/support/envoy-gateway-standin.ts copies the
 //   EnvoyProxy pod annotations into the Deployment, as Envoy Gateway does.
 // - `nls upgrade` to the next version rolls real pods through every phase; `nls rollback` returns.
-// - the audit log shows no request of the operator's ServiceAccount answered 403, and which
-//   granted rules were never used.
+// - the key portal, enabled on the release with `helm upgrade`, logs users in through a real
+//   OpenID Provider (run by the test on the node address, https with its own CA): each sees only
+//   the models their groups grant, a key minted in headless Chromium is the one the model's key
+//   Secret holds, the admin sees it, and it is revoked once its user leaves the group at the issuer.
+// - the audit log shows no request of the operator's or the portal's ServiceAccount answered 403,
+//   and which granted rules were never used.
 import { type KubeObject, objectRef } from '../../src/kube/rest';
 import { waitFor } from '../support/processes';
 import { admin, CHART, helmOk, http, imageNodeVersion, isPodReady, NAMESPACE, nls, OPERATOR_SA, OPERATOR_SELECTOR, podLogs, pods, readyAtGeneration, RELEASE, waitForObject, waitForReadyPods } from './support/e2e';
 import { e2eState } from './support/state';
 import { auditEvents, auditReport } from './support/audit';
 import { startEnvoyGatewayStandIn } from '../support/envoy-gateway-standin';
+import { ARTIFACTS, Issuer, launchBrowser, logIn, startIssuer, startTlsFront } from './support/portal';
+import * as fs from 'fs';
+import * as path from 'path';
 
 const state = e2eState();
 const chartRef = `${state.chartRepo}/${CHART}`;
@@ -213,6 +220,93 @@ test('nls keys mint and nls verify work against the installation', async () => {
   expect(verify.output).toMatch(new RegExp(`operator pod images\\s+PASS\\s+\\d+ pod\\(s\\) run ${state.images.operator.digest}, the digest the chart values name`));
 });
 
+const PORTAL_HOST = 'llm-keys.example.test';
+const PORTAL_URL = `https://${PORTAL_HOST}`;
+const PORTAL_SELECTOR = 'app.kubernetes.io/component=portal';
+const PORTAL_SA = `${RELEASE}-portal`;
+/** Runs until the end of the file: the portal's readiness needs its issuer, also across the upgrade. */
+let issuer: Issuer | undefined;
+afterAll(async () => issuer?.stop());
+
+test('the key portal, enabled on the release, logs users in through a real OpenID Provider, mints a key and revokes it when its user leaves the group', async () => {
+  issuer = await startIssuer(path.join(state.dir, 'issuer'), {
+    redirectUri: `${PORTAL_URL}/auth/callback`,
+    clientId: 'nls-portal',
+    clientSecret: 'e2e-portal-client-secret',
+    accounts: { alice: { username: 'alice', groups: ['ml-team'] }, carol: { username: 'carol', groups: ['other-team'] }, root: { username: 'root', groups: ['platform-admins'] } },
+  });
+  await admin().apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'portal-issuer-ca', namespace: NAMESPACE }, data: { 'ca.crt': issuer.ca.certPem } } as never, { fieldManager: 'e2e', force: true });
+  await admin().apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'portal-oidc', namespace: NAMESPACE }, type: 'Opaque', stringData: { 'client-secret': 'e2e-portal-client-secret' } } as never, { fieldManager: 'e2e', force: true });
+  const started = Date.now();
+  await helmOk(4, [
+    'upgrade', RELEASE, chartRef, '--version', state.version, '-n', NAMESPACE, '--reuse-values', '--wait', '--timeout', '5m',
+    '--set', 'portal.enabled=true',
+    '--set', `platform.jwt.issuer=${issuer.url}`,
+    '--set', 'portal.oidc.clientId=nls-portal',
+    '--set', 'portal.oidc.clientSecret.name=portal-oidc',
+    '--set', 'portal.oidc.caConfigMap.name=portal-issuer-ca',
+    '--set', 'portal.adminGroups={platform-admins}',
+    '--set', 'portal.groupRefreshSeconds=30',
+  ]);
+  const [pod] = await waitForReadyPods(PORTAL_SELECTOR, 1);
+  figures.portalEnabledToReady = seconds(started);
+  expect(pod.spec.serviceAccountName).toBe(PORTAL_SA);
+  expect(pod.spec.containers[0].image).toBe(`${state.images.operator.repository}@${state.images.operator.digest}`);
+
+  const service = await admin().get<KubeObject & { spec: { clusterIP: string; ports: { port: number }[] } }>(objectRef('v1', 'Service', PORTAL_SA, NAMESPACE));
+  const front = await startTlsFront(issuer.ca, PORTAL_HOST, { host: service!.spec.clusterIP, port: service!.spec.ports[0].port });
+  const browser = await launchBrowser(PORTAL_HOST);
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  try {
+    const loginStarted = Date.now();
+    const alice = await logIn(browser, PORTAL_URL, 'alice');
+    figures.portalLogin = seconds(loginStarted);
+    const models = await alice.$$eval('section[aria-labelledby=models-h] tbody tr td:first-child', (tds) => tds.map((td) => td.textContent ?? ''));
+    expect(models).toContain('openai'); // access.groups: [ml-team]
+    await alice.screenshot({ path: path.join(ARTIFACTS, 'models.png'), fullPage: true });
+    const carol = await logIn(browser, PORTAL_URL, 'carol');
+    const carolModels = await carol.$$eval('section[aria-labelledby=models-h] tbody tr td:first-child', (tds) => tds.map((td) => td.textContent ?? ''));
+    expect(carolModels).not.toContain('openai');
+
+    await alice.select('#model', 'PassthroughModel/openai');
+    await alice.type('#description', 'e2e laptop');
+    await Promise.all([alice.waitForNavigation({ waitUntil: 'load' }), alice.click('form[action="/keys"] button[type=submit]')]);
+    const apiKey = await alice.$eval('#api-key', (el) => el.textContent ?? '');
+    const clientId = await alice.$eval('section[aria-labelledby=key-h] code', (el) => el.textContent ?? '');
+    expect(apiKey).toMatch(/^sk-[A-Za-z0-9_-]{43}$/);
+    // The key the page showed is the one the model's key Secret holds, recorded as alice's.
+    const secret = await admin().get<KubeObject & { data?: Record<string, string> }>(objectRef('v1', 'Secret', 'openai-api-keys', NAMESPACE));
+    expect(Buffer.from(secret!.data![clientId], 'base64').toString()).toBe(apiKey);
+    const listed = await nls(['keys', 'list', '--model', 'openai', '--namespace', NAMESPACE, '--output', 'json']);
+    expect(JSON.parse(listed.output)).toEqual(expect.arrayContaining([expect.objectContaining({ clientId, createdBy: 'alice', groups: ['ml-team'], source: 'portal' })]));
+
+    const root = await logIn(browser, PORTAL_URL, 'root');
+    await root.goto(`${PORTAL_URL}/admin/keys?user=alice`, { waitUntil: 'load' });
+    expect(await root.$$eval('tbody tr td code', (cs) => cs.map((c) => c.textContent))).toContain(clientId);
+    await root.screenshot({ path: path.join(ARTIFACTS, 'admin-keys.png'), fullPage: true });
+
+    // alice leaves ml-team at the issuer: the portal's next refresh round revokes her key.
+    issuer.setAccounts({ alice: { username: 'alice', groups: [] }, root: { username: 'root', groups: ['platform-admins'] } });
+    const left = Date.now();
+    await waitFor('alice\'s key revoked after she left ml-team', async () => {
+      const s = await admin().get<KubeObject & { data?: Record<string, string> }>(objectRef('v1', 'Secret', 'openai-api-keys', NAMESPACE));
+      return s?.data?.[clientId] === undefined;
+    }, { timeoutMs: 90000, intervalMs: 250 }); // one refresh round: at most 30 s (the chart's minimum) plus the refresh
+    figures.portalGroupLossToRevoked = seconds(left);
+    const audit = await nls(['keys', 'audit', '--model', 'openai', '--namespace', NAMESPACE, '--output', 'json']);
+    expect(audit).toMatchObject({ code: 0 });
+    expect(JSON.parse(audit.output)).toEqual(expect.arrayContaining([
+      expect.objectContaining({ action: 'mint', clientId, owner: 'alice', actor: 'alice' }),
+      expect.objectContaining({ action: 'access-revoked', clientId, owner: 'alice' }),
+    ]));
+    // Nothing the portal logged carries key material.
+    expect(await podLogs(PORTAL_SELECTOR)).not.toMatch(/sk-[A-Za-z0-9_-]{8,}/);
+  } finally {
+    await browser.close();
+    await front.stop();
+  }
+});
+
 test('nls gateway inventory finds the model route on the chart\'s Gateway; roll-dataplane rolls real data-plane pods', async () => {
   const rest = admin();
   const gwNs = 'envoy-gateway-system';
@@ -349,4 +443,12 @@ test('the audit log shows no 403 answered to the operator, and which granted rul
   console.log(`403s while the helm 3 release was being uninstalled (its Role deleted before its pod stopped): ${duringUninstall.length}`);
   expect(report.forbidden.filter((f) => !duringUninstall.includes(f)).map((f) => `${new Date(f.at).toISOString()} ${f.request}`)).toEqual([]);
   expect(report.requests).toBeGreaterThan(100);
+});
+
+test('the audit log shows no 403 answered to the key portal', async () => {
+  const report = await auditReport(state.auditLog, `system:serviceaccount:${NAMESPACE}:${PORTAL_SA}`, RELEASE);
+  figures.portalRequestsAudited = String(report.requests);
+  console.log(`least-privilege report for the portal:\n${report.unused.map((r) => `  ${r}`).join('\n') || '  (none)'}`);
+  expect(report.forbidden.map((f) => `${new Date(f.at).toISOString()} ${f.request}`)).toEqual([]);
+  expect(report.requests).toBeGreaterThan(10);
 });

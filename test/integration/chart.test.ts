@@ -230,10 +230,12 @@ describe('the key portal', () => {
       return `${verb} ${group ? `${resource}.${group}` : resource}${ns === namespace ? '' : ` in ${ns ?? 'the cluster'}`}: ${review.status.allowed}`;
     };
     const checks = await Promise.all([
+      allowed('get', 'llmmodels', 'llm.nebari.dev'),
       allowed('watch', 'llmmodels', 'llm.nebari.dev'),
       allowed('list', 'passthroughmodels', 'llm.nebari.dev'),
       allowed('update', 'llmmodels', 'llm.nebari.dev'),
       allowed('create', 'secrets'),
+      allowed('update', 'secrets'),
       allowed('delete', 'configmaps'),
       allowed('patch', 'events'),
       allowed('update', 'leases', 'coordination.k8s.io'),
@@ -242,10 +244,12 @@ describe('the key portal', () => {
       allowed('create', 'pods'),
     ]);
     expect(checks).toEqual([
-      'watch llmmodels.llm.nebari.dev: true',
+      'get llmmodels.llm.nebari.dev: true',
+      'watch llmmodels.llm.nebari.dev: false',
       'list passthroughmodels.llm.nebari.dev: true',
       'update llmmodels.llm.nebari.dev: false',
       'create secrets: true',
+      'update secrets: false',
       'delete configmaps: true',
       'patch events: true',
       'update leases.coordination.k8s.io: true',

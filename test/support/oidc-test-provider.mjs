@@ -4,20 +4,23 @@
 // from a JSON file the test rewrites, read on every lookup, so a user's groups can change (or the
 // user can disappear) between logins and refreshes, as at a real issuer.
 // Usage: node oidc-test-provider.mjs  (env: ACCOUNTS_FILE, REDIRECT_URI, CLIENT_ID, CLIENT_SECRET;
-// TLS_CERT_FILE and TLS_KEY_FILE to serve https instead, as an issuer with a private CA does)
-// Prints {"issuer":"http(s)://127.0.0.1:<port>"} on its first stdout line.
+// TLS_CERT_FILE and TLS_KEY_FILE to serve https instead, as an issuer with a private CA does;
+// HOST to listen elsewhere than 127.0.0.1)
+// Prints {"issuer":"http(s)://<HOST>:<port>"} on its first stdout line.
 import { readFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import Provider from 'oidc-provider';
 
 const { ACCOUNTS_FILE, REDIRECT_URI, CLIENT_ID, CLIENT_SECRET, TLS_CERT_FILE, TLS_KEY_FILE } = process.env;
+// The end-to-end suite serves it on the node address, where the portal pod reaches it.
+const HOST = process.env.HOST || '127.0.0.1';
 const accounts = () => JSON.parse(readFileSync(ACCOUNTS_FILE, 'utf8'));
 
 const tls = TLS_CERT_FILE && TLS_KEY_FILE;
 const server = tls ? https.createServer({ cert: readFileSync(TLS_CERT_FILE), key: readFileSync(TLS_KEY_FILE) }) : http.createServer();
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const issuer = `${tls ? 'https' : 'http'}://127.0.0.1:${server.address().port}`;
+await new Promise((resolve) => server.listen(0, HOST, resolve));
+const issuer = `${tls ? 'https' : 'http'}://${HOST}:${server.address().port}`;
 
 const provider = new Provider(issuer, {
   clients: [

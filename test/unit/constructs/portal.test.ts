@@ -124,8 +124,8 @@ describe('key portal', () => {
 
   test('grants exactly the contract rights, in the release namespace only', () => {
     expect(portalRoleRules()).toEqual([
-      { apiGroups: ['llm.nebari.dev'], resources: ['llmmodels', 'passthroughmodels'], verbs: ['get', 'list', 'watch'] },
-      { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'] },
+      { apiGroups: ['llm.nebari.dev'], resources: ['llmmodels', 'passthroughmodels'], verbs: ['get', 'list'] },
+      { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'list', 'create', 'patch', 'delete'] },
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
     ]);
