@@ -18,10 +18,12 @@
 //   here either: the disclosed stand-in test/support/envoy-gateway-standin.ts copies the
 //   EnvoyProxy pod annotations into the Deployment, as Envoy Gateway does.
 // - `nls upgrade` to the next version rolls real pods through every phase; `nls rollback` returns.
-// - the key portal, enabled on the release with `helm upgrade`, logs users in through a real
-//   OpenID Provider (run by the test on the node address, https with its own CA): each sees only
-//   the models their groups grant, a key minted in headless Chromium is the one the model's key
-//   Secret holds, the admin sees it, and it is revoked once its user leaves the group at the issuer.
+// - the key portal, enabled on the release with `helm upgrade` (with per-key token quotas), logs
+//   users in through a real OpenID Provider (run by the test on the node address, https with its
+//   own CA): each sees only the models their groups grant; a key minted in headless Chromium with a
+//   quota tier is the one the model's key Secret holds, its client ID is authorized by the
+//   SecurityPolicy and limited by the quota policy with the tier's budgets; the admin sees it; it
+//   is revoked, and leaves both policies, once its user leaves the group at the issuer.
 // - the audit log shows no request of the operator's or the portal's ServiceAccount answered 403,
 //   and which granted rules were never used.
 import { type KubeObject, objectRef } from '../../src/kube/rest';
@@ -247,6 +249,10 @@ test('the key portal, enabled on the release, logs users in through a real OpenI
     '--set', 'portal.oidc.caConfigMap.name=portal-issuer-ca',
     '--set', 'portal.adminGroups={platform-admins}',
     '--set', 'portal.groupRefreshSeconds=30',
+    // Per-key token quotas with two tiers. The backend is only a label the chart trusts (no Envoy
+    // Gateway runs here); the policy it makes is admitted by the real Envoy Gateway CRD.
+    '--set', 'quotas.rateLimitBackend=redis://ratelimit.e2e.example:6379',
+    '--set-json', 'quotas.tiers=[{"name":"standard","tokens":100000,"unit":"Day"},{"name":"large","tokens":5000000,"unit":"Day","requestsPerMinute":60}]',
   ]);
   const [pod] = await waitForReadyPods(PORTAL_SELECTOR, 1);
   figures.portalEnabledToReady = seconds(started);
@@ -270,6 +276,7 @@ test('the key portal, enabled on the release, logs users in through a real OpenI
 
     await alice.select('#model', 'PassthroughModel/openai');
     await alice.type('#description', 'e2e laptop');
+    await alice.select('#tier', 'large');
     await Promise.all([alice.waitForNavigation({ waitUntil: 'load' }), alice.click('form[action="/keys"] button[type=submit]')]);
     const apiKey = await alice.$eval('#api-key', (el) => el.textContent ?? '');
     const clientId = await alice.$eval('section[aria-labelledby=key-h] code', (el) => el.textContent ?? '');
@@ -278,7 +285,18 @@ test('the key portal, enabled on the release, logs users in through a real OpenI
     const secret = await admin().get<KubeObject & { data?: Record<string, string> }>(objectRef('v1', 'Secret', 'openai-api-keys', NAMESPACE));
     expect(Buffer.from(secret!.data![clientId], 'base64').toString()).toBe(apiKey);
     const listed = await nls(['keys', 'list', '--model', 'openai', '--namespace', NAMESPACE, '--output', 'json']);
-    expect(JSON.parse(listed.output)).toEqual(expect.arrayContaining([expect.objectContaining({ clientId, createdBy: 'alice', groups: ['ml-team'], source: 'portal' })]));
+    expect(JSON.parse(listed.output)).toEqual(expect.arrayContaining([expect.objectContaining({ clientId, createdBy: 'alice', groups: ['ml-team'], source: 'portal', tier: 'large' })]));
+    // The gateway would take the key: the external SecurityPolicy authorizes its client ID, and
+    // the quota policy limits it with its tier's budgets (both stored by the real upstream CRDs).
+    type Rule = { clientSelectors: { headers: { value: string }[] }[]; limit: { requests: number; unit: string } };
+    const keyIn = async () => {
+      const policies = await admin().list('gateway.envoyproxy.io/v1alpha1', 'SecurityPolicy', { namespace: NAMESPACE });
+      const quota = await admin().get<KubeObject & { spec: { rateLimit: { global: { rules: Rule[] } } } }>(objectRef('gateway.envoyproxy.io/v1alpha1', 'BackendTrafficPolicy', 'openai-external-quota', NAMESPACE));
+      const limits = (quota?.spec.rateLimit.global.rules ?? []).filter((r) => r.clientSelectors.some((c) => c.headers.some((h) => h.value === clientId))).map((r) => r.limit);
+      return { authorized: policies.items.some((p) => JSON.stringify(p.spec).includes(clientId)), limits };
+    };
+    await waitFor('the minted key in the SecurityPolicy and the quota policy', async () => (await keyIn()).authorized && (await keyIn()).limits.length === 2, { timeoutMs: 30000, intervalMs: 250 });
+    expect((await keyIn()).limits).toEqual([{ requests: 5000000, unit: 'Day' }, { requests: 60, unit: 'Minute' }]);
 
     const root = await logIn(browser, PORTAL_URL, 'root');
     await root.goto(`${PORTAL_URL}/admin/keys?user=alice`, { waitUntil: 'load' });
@@ -293,6 +311,10 @@ test('the key portal, enabled on the release, logs users in through a real OpenI
       return s?.data?.[clientId] === undefined;
     }, { timeoutMs: 90000, intervalMs: 250 }); // one refresh round: at most 30 s (the chart's minimum) plus the refresh
     figures.portalGroupLossToRevoked = seconds(left);
+    await waitFor('the revoked key gone from the SecurityPolicy and the quota policy', async () => {
+      const now = await keyIn();
+      return !now.authorized && now.limits.length === 0;
+    }, { timeoutMs: 30000, intervalMs: 250 });
     const audit = await nls(['keys', 'audit', '--model', 'openai', '--namespace', NAMESPACE, '--output', 'json']);
     expect(audit).toMatchObject({ code: 0 });
     expect(JSON.parse(audit.output)).toEqual(expect.arrayContaining([
