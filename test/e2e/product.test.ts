@@ -315,8 +315,12 @@ test('the key portal, enabled on the release, logs users in through a real OpenI
       const now = await keyIn();
       return !now.authorized && now.limits.length === 0;
     }, { timeoutMs: 30000, intervalMs: 250 });
-    const audit = await nls(['keys', 'audit', '--model', 'openai', '--namespace', NAMESPACE, '--output', 'json']);
-    expect(audit).toMatchObject({ code: 0 });
+    // The audit entry follows the key's removal: wait for it rather than race it.
+    let audit = { code: -1, output: '[]' };
+    await waitFor('the access-revoked audit entry', async () => {
+      audit = await nls(['keys', 'audit', '--model', 'openai', '--namespace', NAMESPACE, '--output', 'json']);
+      return audit.code === 0 && audit.output.includes('access-revoked');
+    }, { timeoutMs: 30000, intervalMs: 500 });
     expect(JSON.parse(audit.output)).toEqual(expect.arrayContaining([
       expect.objectContaining({ action: 'mint', clientId, owner: 'alice', actor: 'alice' }),
       expect.objectContaining({ action: 'access-revoked', clientId, owner: 'alice' }),
