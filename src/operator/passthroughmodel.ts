@@ -7,6 +7,8 @@ import { CREDENTIAL_SECRET_KEY, PASSTHROUGHMODEL_KIND } from '../api/passthrough
 import { resolvePassthroughProvider } from '../translate/gateway/provider';
 import { gatewayObjectKinds } from '../translate/gateway/objects';
 import { apiKeySecretWatch } from './api-key-objects';
+import { CredentialSecrets, SecretEntries, secretEntries } from './credential-secrets';
+import { objectKey } from './runtime/object-key';
 import { finalizeModel, generatedObjectWatches, publishModel } from './model-shared';
 import { ReconcileDeps, recordTransitions, reportNotConfigured, requeue, writeStatus } from './reconcile-context';
 import { ConditionInput } from './runtime/conditions';
@@ -18,29 +20,47 @@ import type { PassthroughModelV1beta1 } from '../api/v1beta1';
 
 type PassthroughModelObject = PassthroughModelV1beta1 & KubeObject;
 
-/** CredentialResolved: does the provider credential Secret exist with its `apiKey` entry? (never reads the value out) */
-async function credentialCondition(deps: ReconcileDeps, model: PassthroughModelObject): Promise<ConditionInput> {
+/**
+ * CredentialResolved: does the provider credential Secret exist with its `apiKey` entry? Read from
+ * the credential watch's cache when it has listed, else asked of the server; a value is never read out.
+ */
+async function credentialCondition(deps: ReconcileDeps, model: PassthroughModelObject, credentials?: CredentialSecrets): Promise<ConditionInput> {
+  const namespace = model.metadata.namespace!;
+  const modelKey = objectKey(namespace, model.metadata.name);
   const provider = resolvePassthroughProvider(model.spec);
-  if (!provider.ok) return { type: 'CredentialResolved', status: 'Unknown', reason: 'BuildFailed', message: 'the provider settings are invalid; see BackendConfigured' };
+  if (!provider.ok) {
+    credentials?.reference(modelKey, namespace, undefined);
+    return { type: 'CredentialResolved', status: 'Unknown', reason: 'BuildFailed', message: 'the provider settings are invalid; see BackendConfigured' };
+  }
   const credential = provider.value.credential;
   if (credential.type === 'AWSCredentials') {
+    credentials?.reference(modelKey, namespace, undefined);
     return { type: 'CredentialResolved', status: true, reason: 'WorkloadIdentity', message: `the gateway signs requests with its AWS workload identity for region ${credential.region}` };
   }
-  const secret = await deps.client.get<KubeObject & { data?: Record<string, string> }>(objectRef('v1', 'Secret', credential.secretName, model.metadata.namespace));
-  if (!secret) {
-    return { type: 'CredentialResolved', status: false, reason: 'SecretNotFound', message: `Secret ${credential.secretName} (spec.provider.credential.secretRef.name) does not exist in namespace ${model.metadata.namespace}; create it with the provider API key under key "${CREDENTIAL_SECRET_KEY}"` };
+  credentials?.reference(modelKey, namespace, credential.secretName);
+  let entries = credentials?.entries(namespace, credential.secretName);
+  if (entries === undefined) {
+    const secret = await deps.client.get<KubeObject>(objectRef('v1', 'Secret', credential.secretName, namespace));
+    entries = secret ? (secretEntries(secret) as SecretEntries).entries : null;
   }
-  if (!secret.data?.[CREDENTIAL_SECRET_KEY]) {
+  if (entries === null) {
+    return { type: 'CredentialResolved', status: false, reason: 'SecretNotFound', message: `Secret ${credential.secretName} (spec.provider.credential.secretRef.name) does not exist in namespace ${namespace}; create it with the provider API key under key "${CREDENTIAL_SECRET_KEY}"` };
+  }
+  if (!entries.includes(CREDENTIAL_SECRET_KEY)) {
     return { type: 'CredentialResolved', status: false, reason: 'APIKeyMissing', message: `Secret ${credential.secretName} has no "${CREDENTIAL_SECRET_KEY}" entry; add the provider API key under that key` };
   }
   return { type: 'CredentialResolved', status: true, reason: 'Resolved', message: `Secret ${credential.secretName} holds the provider API key` };
 }
 
-export async function reconcilePassthroughModel(deps: ReconcileDeps, req: ReconcileRequest, log: Logger): Promise<ReconcileResult> {
+/** `credentials`: the controller's credential Secret watch (without it, the Secret is read from the server). */
+export async function reconcilePassthroughModel(deps: ReconcileDeps, req: ReconcileRequest, log: Logger, credentials?: CredentialSecrets): Promise<ReconcileResult> {
   const ref = objectRef(API_GROUP_VERSION_V1BETA1, PASSTHROUGHMODEL_KIND, req.name, req.namespace);
   // The informer's copy when it has one (no GET per pass); a miss is asked of the server.
   let model = (req.cached as PassthroughModelObject | undefined) ?? (await deps.client.get<PassthroughModelObject>(ref));
-  if (!model) return {};
+  if (!model) {
+    credentials?.reference(objectKey(req.namespace, req.name), req.namespace, undefined);
+    return {};
+  }
   model = { ...model, apiVersion: API_GROUP_VERSION_V1BETA1, kind: PASSTHROUGHMODEL_KIND };
   const d = { ...deps, log };
 
@@ -53,7 +73,7 @@ export async function reconcilePassthroughModel(deps: ReconcileDeps, req: Reconc
   // The finalizer goes on before anything is created, so nothing can outlive the model.
   model = await addFinalizer(deps.client, model);
 
-  const credential = await credentialCondition(d, model);
+  const credential = await credentialCondition(d, model, credentials);
   const published = await publishModel(d, model);
   const provider = resolvePassthroughProvider(model.spec);
   const backend: ConditionInput = published.ok
@@ -70,21 +90,27 @@ export async function reconcilePassthroughModel(deps: ReconcileDeps, req: Reconc
   });
   await recordTransitions(deps.events, model, changed);
 
-  const delays = [published.requeueAfterMs, credential.status === false ? requeue.dependencyMissing : undefined].filter((n): n is number => n !== undefined);
+  // A missing credential is polled for only without the credential watch (which brings the model back itself).
+  const delays = [published.requeueAfterMs, credential.status === false && !credentials ? requeue.dependencyMissing : undefined].filter((n): n is number => n !== undefined);
   return delays.length ? { requeueAfterMs: Math.min(...delays) } : {};
 }
 
-/** Controller wiring: the kind plus the API-key Secrets whose changes re-render the SecurityPolicy. */
+/**
+ * Controller wiring: the kind, the API-key Secrets whose changes re-render the SecurityPolicy, the
+ * provider credential Secrets, and the generated gateway objects.
+ */
 export function passthroughModelController(deps: ReconcileDeps, namespace: string): ControllerOptions {
   // Models live in the operator namespace only (the webhook admits them nowhere else): list and
   // watch there, with the namespaced rights the chart grants.
+  const credentials = new CredentialSecrets();
   return {
     apiVersion: API_GROUP_VERSION_V1BETA1,
     kind: PASSTHROUGHMODEL_KIND,
     namespace,
-    reconcile: (req, log) => reconcilePassthroughModel(deps, req, log),
+    reconcile: (req, log) => reconcilePassthroughModel(deps, req, log, credentials),
     secondary: [
       apiKeySecretWatch(PASSTHROUGHMODEL_KIND, namespace),
+      credentials.watch(namespace),
       ...generatedObjectWatches(
         PASSTHROUGHMODEL_KIND,
         gatewayObjectKinds('AIGatewayRoute', 'SecurityPolicy', 'AIServiceBackend', 'BackendSecurityPolicy', 'Backend', 'BackendTLSPolicy', 'BackendTrafficPolicy'),

@@ -35,6 +35,8 @@ import { defaultValues } from '../../src/chart/values-schema';
 import { imageNode } from '../support/image-node';
 import { installGatewayCRDs, installOwnCRDs, type OperatorProcess, passthroughModel as v1alpha1PassthroughModel, providerCredential, repoRoot, startOperator } from '../integration/operator-support';
 import { convertTo } from '../../src/api/conversion';
+import { finalizersPatch } from '../../src/operator/runtime/finalizer';
+import { CLEANUP_FINALIZER } from '../../src/api/common';
 
 const CONCURRENCY = 16;
 const gateway = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari' } };
@@ -181,6 +183,37 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
       for (const [key, n] of requests) if (n <= 0) requests.delete(key);
       return { seconds, cpu, requests, objectsPerModel: objects[0].length };
     };
+    // The same plain client, also sending the writes any operator of this kind makes per model and
+    // a plain applier does not: the cleanup finalizer (JSON patch, before anything is created),
+    // the status (server-side apply on /status) and one Event, with the bodies the operator wrote
+    // in its run. The operator's ratio to this side is what its own work costs (its reads, its
+    // informers' watches, its scheduling); the rest of its ratio to the plain client is those writes.
+    type OperatorWrite = 'finalizer' | 'status' | 'event';
+    const allWrites: OperatorWrite[] = ['finalizer', 'status', 'event'];
+    const plainClientWithOperatorWrites = async (namespace: string, template: { status: unknown; event: KubeObject }, writes: OperatorWrite[] = allWrites) => {
+      const objects = names.map((n) => generatedObjects(passthroughModel(namespace, n)));
+      const before = await requestCounts(client!);
+      const cpuBefore = controlPlaneCpu();
+      const started = Date.now();
+      await pool(objects, CONCURRENCY, async ([model, ...generated]) => {
+        const created = await client!.apply(model, { fieldManager: 'bench-baseline', force: true });
+        if (writes.includes('finalizer')) await client!.jsonPatch(created, finalizersPatch(created, [CLEANUP_FINALIZER]), { fieldManager: 'bench-baseline' });
+        for (const obj of generated) await client!.apply(obj, { fieldManager: 'bench-baseline', force: true });
+        if (writes.includes('status')) {
+          await client!.apply({ apiVersion: model.apiVersion, kind: model.kind, metadata: { name: model.metadata.name, namespace }, status: template.status } as KubeObject, { fieldManager: 'bench-baseline', force: true, subresource: 'status' });
+        }
+        if (writes.includes('event')) {
+          const involvedObject = { ...(template.event.involvedObject as object), name: created.metadata.name, namespace, uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion };
+          await client!.create({ ...template.event, metadata: { name: `${created.metadata.name}.${created.metadata.uid}`, namespace }, involvedObject } as KubeObject, { fieldManager: 'bench-baseline' });
+        }
+      });
+      const seconds = (Date.now() - started) / 1000;
+      const cpu = controlPlaneCpu() - cpuBefore;
+      const requests = diffCounts(before, await requestCounts(client!));
+      requests.set('GET ', (requests.get('GET ') ?? 0) - 1); // the /metrics read itself
+      for (const [key, n] of requests) if (n <= 0) requests.delete(key);
+      return { seconds, cpu, requests };
+    };
     const baseline = await plainClient('baseline');
     const baselineRequests = baseline.requests;
     // The operator watches every namespace: without this it would first reconcile the plain
@@ -318,6 +351,24 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
     const {
       createdSeconds, operatorSeconds, operatorRequests, operatorCpu, operatorPlaneCpu, idleRssMiB, startupHwmMiB, peakRssMiB, readyRssMiB, settledRssMiB, operatorLines, failedPolls,
     } = await operatorPhase('operator', main, nodeFlags('NLS_BENCH_NODE_FLAGS'));
+    // The operator's writes as it made them: one model's status and its Event, as templates.
+    const firstModel = await client.get<KubeObject>({ apiVersion: 'llm.nebari.dev/v1beta1', kind: 'PassthroughModel', metadata: { name: names[0], namespace: 'operator' } });
+    const { items: firstEvents } = await client.list('v1', 'Event', { namespace: 'operator', fieldSelector: `involvedObject.name=${names[0]}` });
+    if (!firstModel?.status || firstEvents.length !== 1) throw new Error(`expected the operator's status and one Event on ${names[0]}, found ${firstEvents.length} Events`);
+    const { apiVersion: _a, kind: _k, metadata: _m, involvedObject, ...eventBody } = firstEvents[0];
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'operator-writes' } }, { fieldManager: 'bench' });
+    const template = { status: firstModel.status, event: { apiVersion: 'v1', kind: 'Event', metadata: { name: '' }, involvedObject, ...eventBody } as KubeObject };
+    const withWrites = await plainClientWithOperatorWrites('operator-writes', template);
+    // NLS_BENCH_WRITE_BREAKDOWN=1: each of the three writes alone on top of the plain client, to
+    // see what each costs the API server (three more runs).
+    const breakdown: Record<string, string> = {};
+    if (process.env.NLS_BENCH_WRITE_BREAKDOWN === '1') {
+      for (const write of allWrites) {
+        await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `operator-writes-${write}` } }, { fieldManager: 'bench' });
+        const one = await plainClientWithOperatorWrites(`operator-writes-${write}`, template, [write]);
+        breakdown[`plain client + only the ${write} write: s / kube-apiserver + etcd CPU per model`] = `${one.seconds.toFixed(1)} s / ${((one.cpu / MODELS) * 1000).toFixed(1)} ms`;
+      }
+    }
     // NLS_BENCH_PLAIN_CLIENT=once: no second plain-client run (memory experiments; the time ratio is then less fair).
     const again = process.env.NLS_BENCH_PLAIN_CLIENT === 'once' ? baseline : await (async () => {
       await client!.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'baseline-again' } }, { fieldManager: 'bench' });
@@ -334,12 +385,17 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
       'plain client objects/s': (MODELS * objectsPerModel) / baselineSeconds,
       'plain client requests per model': totalOf(baselineRequests) / MODELS,
       'plain client requests per model, by verb and resource': perModel(baselineRequests, MODELS),
+      'plain client with the operator\'s writes (finalizer, status, Event), s': withWrites.seconds,
+      'plain client with the operator\'s writes, requests per model': totalOf(withWrites.requests) / MODELS,
+      'plain client with the operator\'s writes, requests per model, by verb and resource': perModel(withWrites.requests, MODELS),
+      ...breakdown,
       'operator: create all models, s': createdSeconds,
       'operator: until all Ready, s': operatorSeconds,
       'ratio operator / plain client': operatorSeconds / baselineSeconds,
+      'ratio operator / plain client with the operator\'s writes': operatorSeconds / withWrites.seconds,
       'operator requests per model (without the benchmark\'s create and polls)': totalOf(operatorRequests) / MODELS,
       'operator requests per model, by verb and resource': perModel(operatorRequests, MODELS),
-      'CPU seconds per model: kube-apiserver + etcd, plain client / operator': `${((baseline.cpu + again.cpu) / 2 / MODELS * 1000).toFixed(1)} ms / ${(operatorPlaneCpu / MODELS * 1000).toFixed(1)} ms`,
+      'CPU seconds per model: kube-apiserver + etcd, plain client / with the operator\'s writes / operator': `${((baseline.cpu + again.cpu) / 2 / MODELS * 1000).toFixed(1)} ms / ${(withWrites.cpu / MODELS * 1000).toFixed(1)} ms / ${(operatorPlaneCpu / MODELS * 1000).toFixed(1)} ms`,
       'CPU seconds per model: the operator process itself, ms': (operatorCpu / MODELS) * 1000,
       'operator idle RSS (VmRSS, leading, no model), MiB': idleRssMiB,
       'operator VmHWM before any model (start-up peak), MiB': startupHwmMiB,

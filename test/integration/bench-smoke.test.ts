@@ -27,6 +27,15 @@ describe('benchmarks (smoke run, tiny sizes)', () => {
     expect(figures['operator requests per model, by verb and resource']).toMatch(/APPLY passthroughmodels\/status/);
     positive(figures, 'operator: until all Ready, s');
     positive(figures, 'ratio operator / plain client');
+    // The side that also sends the operator's finalizer patch, status and Event: those three more per model, exactly.
+    const withWrites = positive(figures, "plain client with the operator's writes, requests per model");
+    expect(withWrites).toBeGreaterThanOrEqual(objects + 3);
+    for (const write of [/PATCH passthroughmodels 1\.00/, /APPLY passthroughmodels\/status 1\.00/, /POST events 1\.00/]) {
+      expect(figures["plain client with the operator's writes, requests per model, by verb and resource"]).toMatch(write);
+    }
+    positive(figures, "ratio operator / plain client with the operator's writes");
+    // The credential Secret comes from the operator's watch: no GET of it per model.
+    expect(figures['operator requests per model, by verb and resource']).not.toMatch(/GET secrets/);
     positive(figures, 'operator peak RSS (VmHWM) through convergence, MiB');
   });
 

@@ -9,11 +9,12 @@
 // material in logs or Events. Screenshots of each page go to test-artifacts/portal/.
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import puppeteer, { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { applyObject, createNamespace, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
+import { freePort, waitFor } from '../support/processes';
+import { startTestIssuer, type TestIssuer } from '../support/test-issuer';
 import { KubeObject, KubeRest, objectRef } from '../../src/kube/rest';
 import { mintKey } from '../../src/api-keys/key-store';
 import { issueCertificateAuthority, issueServingCertificate } from '../../src/webhook/certificates';
@@ -74,27 +75,9 @@ function startProcess(name: string, args: string[], env: Record<string, string>)
   };
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 60_000, everyMs = 100): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
 let client: KubeRest;
 let operator: OperatorProcess;
-let provider: Proc;
+let provider: TestIssuer;
 let portal: Proc;
 let browser: Browser;
 let portalUrl: string;
@@ -194,13 +177,8 @@ beforeAll(async () => {
   setAccounts(ACCOUNTS);
   const port = await freePort();
   portalUrl = `http://127.0.0.1:${port}`;
-  provider = startProcess('oidc-provider', [path.join(repoRoot, 'test/support/oidc-test-provider.mjs')], {
-    ACCOUNTS_FILE: accountsFile,
-    REDIRECT_URI: `${portalUrl}/auth/callback`,
-    CLIENT_ID,
-    CLIENT_SECRET,
-  });
-  const issuer = (JSON.parse(await provider.waitForLine(/"issuer"/)) as { issuer: string }).issuer;
+  provider = await startTestIssuer({ accountsFile, redirectUri: `${portalUrl}/auth/callback`, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
+  const issuer = provider.url;
   portal = startProcess('portal', ['-r', 'ts-node/register/transpile-only', path.join(repoRoot, 'src/portal/main.ts')], {
     KUBECONFIG: kubeconfigPath(),
     TS_NODE_PROJECT: path.join(repoRoot, 'tsconfig.json'),
@@ -225,7 +203,7 @@ beforeAll(async () => {
       waitFor(`finalizer on ${name}`, async () => (await client.get(objectRef('llm.nebari.dev/v1beta1', 'PassthroughModel', name, ns)))?.metadata.finalizers?.includes('llm.nebari.dev/cleanup')),
     ),
   );
-  await waitFor('portal /readyz', async () => (await fetch(`${portalUrl}/readyz`).catch(() => undefined))?.ok, 60_000, 200);
+  await waitFor('portal /readyz', async () => (await fetch(`${portalUrl}/readyz`).catch(() => undefined))?.ok, { timeoutMs: 60_000 });
 }, 240_000);
 
 afterAll(async () => {
@@ -398,7 +376,7 @@ it('revokes exactly the keys a user\'s groups stop granting after one refresh ro
   const before = await keySecret('team-a-model');
   setAccounts({ ...ACCOUNTS, alice: { username: 'alice', groups: ['team-a'] } });
   const changed = Date.now();
-  await waitFor('alice\'s team-b key revoked', async () => (await keySecret('team-b-model'))[minted.aliceB.clientId] === undefined, 30_000);
+  await waitFor('alice\'s team-b key revoked', async () => (await keySecret('team-b-model'))[minted.aliceB.clientId] === undefined, { timeoutMs: 30_000 });
   const delay = (Date.now() - changed) / 1000;
   timings.push(`group removed -> key revoked: ${delay.toFixed(2)} s (refresh every ${REFRESH_SECONDS} s)`);
   expect(delay).toBeLessThan(3 * REFRESH_SECONDS + 5);
@@ -407,15 +385,15 @@ it('revokes exactly the keys a user\'s groups stop granting after one refresh ro
   // The audit entry is written right after the key's removal: wait for it rather than race it.
   const auditRecords = async () => (await client.list<KubeObject & { data?: Record<string, string> }>('v1', 'ConfigMap', { namespace: ns, labelSelector: 'llm.nebari.dev/key-audit=true' })).items.flatMap((c) => Object.values(c.data ?? {}).map((v) => JSON.parse(v) as Record<string, unknown>));
   const lostAccess = (r: Record<string, unknown>) => r.action === 'access-revoked' && r.actor === 'portal' && r.clientId === minted.aliceB.clientId && r.reason === 'user-lost-access';
-  await waitFor('the access-revoked audit entry', async () => (await auditRecords()).some(lostAccess), 10_000);
+  await waitFor('the access-revoked audit entry', async () => (await auditRecords()).some(lostAccess), { timeoutMs: 10_000 });
   expect((await auditRecords()).filter(lostAccess)).toHaveLength(1);
 
   // The account is deleted at the issuer: the refresh is refused, all her portal keys go.
   setAccounts({ bob: ACCOUNTS.bob, root: ACCOUNTS.root });
   const deleted = Date.now();
-  await waitFor('alice\'s remaining keys revoked', async () => (await keySecret('team-a-model'))[minted.aliceA.clientId] === undefined, 30_000);
+  await waitFor('alice\'s remaining keys revoked', async () => (await keySecret('team-a-model'))[minted.aliceA.clientId] === undefined, { timeoutMs: 30_000 });
   timings.push(`account deleted -> keys revoked: ${((Date.now() - deleted) / 1000).toFixed(2)} s`);
-  await waitFor('alice\'s open-model keys revoked', async () => Object.values(await keyMetadata('open-model')).every((v) => JSON.parse(v).createdBy !== 'alice'), 30_000);
+  await waitFor('alice\'s open-model keys revoked', async () => Object.values(await keyMetadata('open-model')).every((v) => JSON.parse(v).createdBy !== 'alice'), { timeoutMs: 30_000 });
   // Her session cookie is still valid for hours, but it can no longer mint until she logs in again.
   await alice.goto(`${portalUrl}/`, { waitUntil: 'load' });
   const refused = await fetch(`${portalUrl}/api/keys`, { method: 'POST', headers: { cookie: await sessionCookie(alice), origin: portalUrl, 'x-csrf-token': await csrfToken(alice), 'content-type': 'application/json' }, body: JSON.stringify({ model: 'PassthroughModel/open-model', description: 'after deletion', days: 1 }) });
@@ -427,7 +405,7 @@ it('revokes exactly the keys a user\'s groups stop granting after one refresh ro
   await waitFor('both revocation Events', async () => {
     const messages = await revocationEvents();
     return messages.some((m) => m.includes('user-lost-access')) && messages.some((m) => m.includes('user-refresh-refused'));
-  }, 10_000);
+  }, { timeoutMs: 10_000 });
 });
 
 it('writes no key material to the portal\'s or the operator\'s logs, or to Events', async () => {
@@ -445,16 +423,15 @@ it('trusts an issuer behind a private CA only through NLS_PORTAL_OIDC_CA_FILE', 
   fs.writeFileSync(path.join(dir, 'ca.pem'), ca.certPem);
   fs.writeFileSync(path.join(dir, 'tls.crt'), serving.certPem);
   fs.writeFileSync(path.join(dir, 'tls.key'), serving.keyPem);
-  const tlsProvider = startProcess('oidc-provider-tls', [path.join(repoRoot, 'test/support/oidc-test-provider.mjs')], {
-    ACCOUNTS_FILE: accountsFile,
-    REDIRECT_URI: `${portalUrl}/auth/callback`,
-    CLIENT_ID,
-    CLIENT_SECRET,
-    TLS_CERT_FILE: path.join(dir, 'tls.crt'),
-    TLS_KEY_FILE: path.join(dir, 'tls.key'),
+  const tlsProvider = await startTestIssuer({
+    accountsFile,
+    redirectUri: `${portalUrl}/auth/callback`,
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    tls: { certFile: path.join(dir, 'tls.crt'), keyFile: path.join(dir, 'tls.key') },
   });
   try {
-    const issuer = (JSON.parse(await tlsProvider.waitForLine(/"issuer"/)) as { issuer: string }).issuer;
+    const issuer = tlsProvider.url;
     expect(issuer).toMatch(/^https:/);
     const env = { NLS_PORTAL_NAMESPACE: ns, NLS_PORTAL_URL: portalUrl, NLS_PORTAL_OIDC_ISSUER: issuer, NLS_PORTAL_OIDC_CLIENT_ID: CLIENT_ID, NLS_PORTAL_OIDC_CLIENT_SECRET: CLIENT_SECRET };
     await expect(OidcClient.discover(portalConfigFromEnv(env))).rejects.toThrow();

@@ -1,11 +1,11 @@
 // SIGKILL the operator 20 times while 100 PassthroughModels are created, minted keys, updated,
 // toggled and deleted. Afterwards the operator converges with zero lost keys, zero orphans and
 // zero duplicates.
-import { applyObject, createNamespace, deleteObject, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
+import { applyObject, deleteObject, kubeconfigPath, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';
 import { KubeRest, KubeObject } from '../../src/kube/rest';
 import { mintKey } from '../../src/api-keys/key-store';
-import { OperatorProcess, installGatewayCRDs, installOwnCRDs, isReadyAtGeneration, passthroughModel, providerCredential, startOperator } from './operator-support';
+import { OperatorProcess, isReadyAtGeneration, passthroughModel, startOperator, prepareOperatorNamespace } from './operator-support';
 
 const ns = uniqueName('op-chaos');
 const MODELS = 100;
@@ -34,11 +34,7 @@ async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<v
 }
 
 beforeAll(async () => {
-  await installOwnCRDs();
-  await installGatewayCRDs();
-  await createNamespace(ns);
-  await applyObject(providerCredential(ns));
-  client = new KubeRest(kubeConfig());
+  client = await prepareOperatorNamespace(ns);
 });
 
 afterAll(async () => {

@@ -8,10 +8,10 @@
 // CleanupBlocked naming the route and the finalizer, keeps waiting (the route's auth policy stays),
 // and never removes the finalizer; once an admin removes it with the command the message shows,
 // the model goes. Foreign finalizers on the objects the operator deletes also stay.
-import { applyObject, createNamespace, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
+import { applyObject, kubeconfigPath, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';
 import { KubeRest, KubeObject, objectRef } from '../../src/kube/rest';
-import { OperatorProcess, condition, installGatewayCRDs, installOwnCRDs, isReadyAtGeneration, passthroughModel, providerCredential, startOperator } from './operator-support';
+import { OperatorProcess, condition, isReadyAtGeneration, passthroughModel, startOperator, prepareOperatorNamespace } from './operator-support';
 
 const ns = uniqueName('op-blocked');
 const AI_GATEWAY_FINALIZER = 'aigateway.envoyproxy.io/finalizer';
@@ -28,11 +28,7 @@ let client: KubeRest;
 let operator: OperatorProcess;
 
 beforeAll(async () => {
-  await installOwnCRDs();
-  await installGatewayCRDs();
-  await createNamespace(ns);
-  await applyObject(providerCredential(ns));
-  client = new KubeRest(kubeConfig());
+  client = await prepareOperatorNamespace(ns);
   operator = startOperator({ kubeconfigPath: kubeconfigPath(), namespace: ns, name: 'blocked-operator', env: { NLS_CLEANUP_BLOCKED_SECONDS: String(BOUND_SECONDS) } });
 });
 

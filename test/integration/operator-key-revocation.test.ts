@@ -3,12 +3,12 @@
 // removing a group from a model's spec.access.groups revokes exactly the keys that group alone
 // granted, never admin (CLI) keys. Each revocation is an audit entry by `operator` and an Event on
 // the model naming client ID and owner; no key reaches the operator's log or an Event.
-import { applyObject, createNamespace, getObject, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
+import { applyObject, getObject, kubeconfigPath, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';
 import { KubeRest, KubeObject } from '../../src/kube/rest';
 import { MintedKey, mintKey } from '../../src/api-keys/key-store';
 import { readAuditEntries } from '../../src/api-keys/audit-log';
-import { OperatorProcess, installGatewayCRDs, installOwnCRDs, isReadyAtGeneration, passthroughModel, providerCredential, startOperator } from './operator-support';
+import { OperatorProcess, isReadyAtGeneration, passthroughModel, startOperator, prepareOperatorNamespace } from './operator-support';
 
 const ns = uniqueName('key-revoke');
 const model = { kind: 'PassthroughModel' as const, name: 'rev', namespace: ns };
@@ -37,11 +37,7 @@ async function events(): Promise<Array<{ reason: string; message: string; type: 
 }
 
 beforeAll(async () => {
-  await installOwnCRDs();
-  await installGatewayCRDs();
-  await createNamespace(ns);
-  await applyObject(providerCredential(ns));
-  client = new KubeRest(kubeConfig());
+  client = await prepareOperatorNamespace(ns);
   operator = startOperator({ kubeconfigPath: kubeconfigPath(), namespace: ns, name: 'operator-revoke' });
   await applyObject(withGroups(['ml-team', 'team-b']));
   await waitFor('the model to be Ready', async () => isReadyAtGeneration(await getObject(ref('llm.nebari.dev/v1beta1', 'PassthroughModel', model.name))), { timeoutMs: 60_000 });

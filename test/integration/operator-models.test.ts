@@ -1,10 +1,10 @@
 // LLMModel (direct vLLM provider) and AgentDeployment (container backend) reconciled by the
 // operator process against the shared control plane (cluster mode: kwok runs the pods, garbage
 // collection removes owned objects).
-import { applyObject, createNamespace, deleteObject, getObject, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
+import { applyObject, deleteObject, getObject, kubeconfigPath, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';
 import { KubeRest, KubeObject } from '../../src/kube/rest';
-import { OperatorProcess, condition, installGatewayCRDs, installOwnCRDs, startOperator } from './operator-support';
+import { OperatorProcess, condition, startOperator, prepareOperatorNamespace } from './operator-support';
 
 const ns = uniqueName('op-models');
 const GROUP = 'llm.nebari.dev/v1alpha1';
@@ -32,10 +32,7 @@ const get = (kind: string, name: string, apiVersion = GROUP) => getObject<KubeOb
 const phase = (o?: KubeObject) => (o?.status as { phase?: string } | undefined)?.phase;
 
 beforeAll(async () => {
-  await installOwnCRDs();
-  await installGatewayCRDs();
-  await createNamespace(ns);
-  client = new KubeRest(kubeConfig());
+  client = await prepareOperatorNamespace(ns, { credential: false });
   operator = startOperator({ kubeconfigPath: kubeconfigPath(), namespace: ns, name: 'models-operator' });
 });
 

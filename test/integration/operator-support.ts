@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { crdObjects } from '../../src/api';
-import { installCRDs, upstreamCrdDir } from '../support/cluster';
+import { applyObject, createNamespace, installCRDs, kubeConfig, upstreamCrdDir } from '../support/cluster';
 import { KubeRest, KubeObject } from '../../src/kube/rest';
 
 export const repoRoot = path.resolve(__dirname, '..', '..');
@@ -30,6 +30,19 @@ export async function installGatewayCRDs(kc?: k8s.KubeConfig): Promise<void> {
     [dir('gateway-api/v1.5.1/standard'), dir('envoy-gateway/v1.8.1'), dir('envoy-ai-gateway/v1.1.0'), dir('gateway-api-inference-extension/v1.0.2')],
     kc,
   );
+}
+
+/**
+ * What every operator test starts from: our CRDs and the gateway CRDs installed, the namespace
+ * created with the provider credential Secret the test models name (unless `credential: false`),
+ * and a client for the test's own reads.
+ */
+export async function prepareOperatorNamespace(namespace: string, opts: { credential?: boolean } = {}): Promise<KubeRest> {
+  await installOwnCRDs();
+  await installGatewayCRDs();
+  await createNamespace(namespace);
+  if (opts.credential !== false) await applyObject(providerCredential(namespace));
+  return new KubeRest(kubeConfig());
 }
 
 export interface OperatorProcess {

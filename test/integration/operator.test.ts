@@ -2,7 +2,7 @@
 // separate process: a PassthroughModel's objects appear, change and go; API keys survive
 // re-apply, endpoint toggles and operator restarts and go only with the model; an endpoint's auth
 // policy outlives its generated HTTPRoute; no secret value reaches logs, Events or status.
-import { applyObject, createNamespace, deleteObject, getObject, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
+import { applyObject, deleteObject, getObject, kubeconfigPath, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';
 import { KubeRest, KubeObject } from '../../src/kube/rest';
 import { mintKey, listKeys } from '../../src/api-keys/key-store';
@@ -10,10 +10,9 @@ import { runKeys } from '../../src/cli/keys';
 import {
   OperatorProcess,
   condition,
-  installGatewayCRDs,
-  installOwnCRDs,
   isReadyAtGeneration,
   passthroughModel,
+  prepareOperatorNamespace,
   providerCredential,
   startOperator,
 } from './operator-support';
@@ -48,11 +47,7 @@ async function waitReady(name: string, timeoutMs = 60_000): Promise<KubeObject> 
 }
 
 beforeAll(async () => {
-  await installOwnCRDs();
-  await installGatewayCRDs();
-  await createNamespace(ns);
-  await applyObject(providerCredential(ns));
-  client = new KubeRest(kubeConfig());
+  client = await prepareOperatorNamespace(ns);
   start('operator-a');
 });
 
@@ -194,9 +189,14 @@ describe('PassthroughModel lifecycle', () => {
     }, { timeoutMs: 20_000 });
   });
 
-  it('reports a missing provider credential as a condition and converges when it appears', async () => {
+  // The operator no longer polls for a missing credential: only its watch on the Secret brings the model back.
+  it('reports a missing provider credential as a condition and converges when it appears, from the Secret watch', async () => {
     await applyObject(passthroughModel(ns, 'claude', { credentialSecretName: 'late-credential' }));
     await waitFor('CredentialResolved=False SecretNotFound', async () => condition(await model('claude'), 'CredentialResolved')?.reason === 'SecretNotFound');
+    expect((await model('claude'))!.status).toMatchObject({ phase: 'Degraded' });
+    // The Secret appears without the entry: still Degraded, now for the missing entry.
+    await applyObject({ ...providerCredential(ns, 'late-credential'), stringData: { token: 'not-the-api-key' } });
+    await waitFor('CredentialResolved=False APIKeyMissing', async () => condition(await model('claude'), 'CredentialResolved')?.reason === 'APIKeyMissing');
     expect((await model('claude'))!.status).toMatchObject({ phase: 'Degraded' });
     await applyObject(providerCredential(ns, 'late-credential', 'sk-late-provider-secret-abcdefghijklmnop'));
     await waitReady('claude', 90_000);

@@ -98,7 +98,7 @@ export async function freePort(): Promise<number> {
  */
 export async function waitFor(
   what: string,
-  check: () => Promise<boolean>,
+  check: () => Promise<boolean | undefined>,
   opts: { timeoutMs?: number; intervalMs?: number; process?: ManagedProcess } = {},
 ): Promise<void> {
   const deadline = Date.now() + (opts.timeoutMs ?? 60000);

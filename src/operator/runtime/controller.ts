@@ -6,7 +6,7 @@ import { Informer, InformerEvent } from './informer';
 import { KubeRest, KubeObject } from '../../kube/rest';
 import { WatchIdleError } from '../../kube/watch';
 import { objectKey } from './object-key';
-import { registerCachedKind } from './cached-lookups';
+import { registerCachedKind, type CachedKind } from './cached-lookups';
 import { Logger } from './log';
 import { OperatorMetrics } from './metrics';
 import { WorkQueue } from './queue';
@@ -43,6 +43,8 @@ export interface SecondaryWatch {
   keepManagedFields?: boolean;
   /** Primary keys (`namespace/name`) affected by this change (`old` is the cached object on update). */
   map(obj: KubeObject, event: InformerEvent, old?: KubeObject): string[];
+  /** Receives this watch's cache, for reconcilers that read it (a label-selected cache is not registered for lookups). */
+  onCache?(cache: CachedKind): void;
 }
 
 export interface ControllerOptions {
@@ -157,6 +159,7 @@ export class Controller {
       });
       // A whole kind in a namespace: its cache answers lookups (a miss means absent).
       if (!s.labelSelector) registerCachedKind(client, s.apiVersion, s.kind, s.namespace ?? opts.namespace, inf);
+      s.onCache?.(inf);
       this.informers.push(inf);
     }
   }

@@ -7,7 +7,6 @@
 //   under the portal's host name through a host-resolver rule, so the page is https://<hostname>
 //   as in production;
 // - Debian's headless Chromium driven by puppeteer-core.
-import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -15,6 +14,7 @@ import * as tls from 'node:tls';
 import puppeteer, { Browser, Page } from 'puppeteer-core';
 import { issueCertificateAuthority, issueServingCertificate, KeyPair } from '../../../src/webhook/certificates';
 import { NODE_ADDRESS } from '../../support/node';
+import { startTestIssuer } from '../../support/test-issuer';
 import { repoRoot } from '../../support/tools';
 
 export const CHROMIUM = '/usr/lib/chromium/chromium-headless-shell';
@@ -41,45 +41,15 @@ export async function startIssuer(dir: string, opts: { redirectUri: string; clie
     fs.renameSync(files.accounts + '.tmp', files.accounts);
   };
   setAccounts(opts.accounts);
-  const child: ChildProcess = spawn(process.execPath, [path.join(repoRoot, 'test/support/oidc-test-provider.mjs')], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      ACCOUNTS_FILE: files.accounts,
-      REDIRECT_URI: opts.redirectUri,
-      CLIENT_ID: opts.clientId,
-      CLIENT_SECRET: opts.clientSecret,
-      TLS_CERT_FILE: files.cert,
-      TLS_KEY_FILE: files.key,
-      HOST: NODE_ADDRESS,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const issuer = await startTestIssuer({
+    accountsFile: files.accounts,
+    redirectUri: opts.redirectUri,
+    clientId: opts.clientId,
+    clientSecret: opts.clientSecret,
+    host: NODE_ADDRESS,
+    tls: { certFile: files.cert, keyFile: files.key },
   });
-  let output = '';
-  child.stdout!.on('data', (b: Buffer) => (output += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (output += b.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the test OpenID Provider did not start within 30 s:\n${output}`)), 30_000);
-    const check = () => {
-      const line = output.split('\n').find((l) => l.includes('"issuer"'));
-      if (line) {
-        clearTimeout(timer);
-        resolve((JSON.parse(line) as { issuer: string }).issuer);
-      }
-    };
-    child.stdout!.on('data', check);
-    child.once('exit', (code) => reject(new Error(`the test OpenID Provider exited (${code}):\n${output}`)));
-  });
-  return {
-    url,
-    ca,
-    setAccounts,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { url: issuer.url, ca, setAccounts, stop: issuer.stop };
 }
 
 /** TLS on 127.0.0.1:443 for `hostname`, forwarding each connection to `target` as plain TCP. */
