@@ -329,7 +329,7 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
       const operatorRequests = diffCounts(operatorBefore, await requestCounts(client!));
       const subtract = (key: string, n: number) => operatorRequests.set(key, (operatorRequests.get(key) ?? 0) - n);
       subtract('POST passthroughmodels', MODELS);
-      subtract('LIST passthroughmodels', polls);
+      subtract('LIST passthroughmodels', polls * Math.ceil(MODELS / 500)); // each poll is paged by 500
       subtract('GET ', 1);
       subtract('WATCH passthroughmodels', 1);
       for (const [key, n] of operatorRequests) if (n <= 0) operatorRequests.delete(key);
