@@ -16,7 +16,7 @@ import { ConditionInput } from './runtime/conditions';
 import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/controller';
 import { addFinalizer, hasFinalizer, isBeingDeleted, removeFinalizer } from './runtime/finalizer';
 import { KubeObject, isConflict, isNotFound, objectRef } from '../kube/rest';
-import { Logger } from './runtime/log';
+import { Logger } from '../runtime/log';
 import type { AgentDeploymentV1beta1 } from '../api/v1beta1';
 
 type AgentObject = AgentDeploymentV1beta1 & KubeObject;

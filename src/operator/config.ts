@@ -6,8 +6,8 @@ import type { GatewayContext, QuotaSettings } from '../translate/gateway';
 import type { EndpointSettings } from '../translate/gateway/context';
 import { lowerWithoutRootDot } from '../translate/gateway/hostname';
 import type { ProviderContext } from '../translate/providers';
-import { leaderTimingProblem } from './runtime/leader';
-import { LogLevel, parseLogLevel } from './runtime/log';
+import { leaderTimingProblem } from '../runtime/leader';
+import { LogLevel, parseLogLevel } from '../runtime/log';
 import { agentNamespacesFromEnv } from '../webhook/settings';
 import { DEFAULT_CLEANUP_BLOCKED_AFTER_MS } from './cleanup-blocked';
 

@@ -17,7 +17,7 @@ import { ConditionInput } from './runtime/conditions';
 import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/controller';
 import { addFinalizer, hasFinalizer, isBeingDeleted } from './runtime/finalizer';
 import { KubeObject, objectRef } from '../kube/rest';
-import { Logger } from './runtime/log';
+import { Logger } from '../runtime/log';
 import type { LLMModelV1beta1 } from '../api/v1beta1';
 
 type LLMModelObject = LLMModelV1beta1 & KubeObject;

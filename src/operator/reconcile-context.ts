@@ -3,10 +3,10 @@ import { isDeepStrictEqual } from 'node:util';
 import type { GatewayContext } from '../translate/gateway';
 import { applyStatus } from './runtime/apply';
 import { Condition, ConditionInput, mergeConditions } from './runtime/conditions';
-import { EventRecorder } from './runtime/events';
+import { EventRecorder } from '../runtime/events';
 import { KubeRest, KubeObject, isNotFound } from '../kube/rest';
 import type { ReconcileResult } from './runtime/controller';
-import { Logger } from './runtime/log';
+import { Logger } from '../runtime/log';
 
 export interface ReconcileDeps {
   client: KubeRest;

@@ -8,7 +8,7 @@ import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import { secureHeaders } from 'hono/secure-headers';
 import { bodyLimit } from 'hono/body-limit';
 import { KubeRest } from '../kube/rest';
-import { Logger } from '../operator/runtime/log';
+import { Logger } from '../runtime/log';
 import { ModelRef } from '../translate/keys/api-keys';
 import { PortalConfig } from './config';
 import { CSRF_FIELD, CSRF_HEADER, checkStateChange, isStateChange } from './csrf';

@@ -5,9 +5,9 @@
 // at the issuer) revokes all of that user's keys. Each revocation is an audit entry, an Event on
 // the model and a log line, none of which carries token or key material.
 import { KubeRest } from '../kube/rest';
-import { EventRecorder } from '../operator/runtime/events';
-import { LeaderElector } from '../operator/runtime/leader';
-import { Logger } from '../operator/runtime/log';
+import { EventRecorder } from '../runtime/events';
+import { LeaderElector } from '../runtime/leader';
+import { Logger } from '../runtime/log';
 import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { ModelKey, listAllKeys, modelGrant, ownedBy, revokePortalKey } from './keys';
 import { PortalModel, listModels } from './models';

@@ -6,7 +6,7 @@
 import { KubeRest, RetryReason, objectRef } from '../../src/kube/rest';
 import { WatchIdleError } from '../../src/kube/watch';
 import { Informer } from '../../src/operator/runtime/informer';
-import { createLogger } from '../../src/operator/runtime/log';
+import { createLogger } from '../../src/runtime/log';
 import { createNamespace, kubeConfig, rest, uniqueName } from '../support/cluster';
 import { FaultProxy, startFaultProxy } from '../support/fault-proxy';
 import { waitFor } from '../support/processes';

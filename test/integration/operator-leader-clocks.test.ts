@@ -9,8 +9,8 @@ import { createNamespace, kubeConfig, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';
 import { SlowProxy, startSlowProxy } from '../support/slow-proxy';
 import { KubeRest } from '../../src/kube/rest';
-import { LeaderElector } from '../../src/operator/runtime/leader';
-import { createLogger } from '../../src/operator/runtime/log';
+import { LeaderElector } from '../../src/runtime/leader';
+import { createLogger } from '../../src/runtime/log';
 
 const ns = uniqueName('op-leader-clocks');
 const timing = { leaseDurationMs: 6_000, renewDeadlineMs: 4_000, retryPeriodMs: 1_000 };

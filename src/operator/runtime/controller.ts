@@ -7,7 +7,7 @@ import { KubeRest, KubeObject } from '../../kube/rest';
 import { WatchIdleError } from '../../kube/watch';
 import { objectKey } from './object-key';
 import { registerCachedKind, type CachedKind } from './cached-lookups';
-import { Logger } from './log';
+import { Logger } from '../../runtime/log';
 import { OperatorMetrics } from './metrics';
 import { WorkQueue } from './queue';
 

@@ -9,7 +9,7 @@ import { KindNotServedError, KubeRest, KubeObject, isGone } from '../../kube/res
 import { BackoffPolicy, jitteredBackoff } from '../../kube/backoff';
 import { WatchIdleError, watch } from '../../kube/watch';
 import { CacheChange, InformerCache, cacheable } from './informer-cache';
-import { Logger } from './log';
+import { Logger } from '../../runtime/log';
 
 export type InformerEvent = 'add' | 'update' | 'delete' | 'resync';
 

@@ -5,7 +5,7 @@ import { StaticConnection } from '../../../src/kube/connection';
 import { lookupMetadata } from '../../../src/operator/model-shared';
 import { cachedLookup, registerCachedKind } from '../../../src/operator/runtime/cached-lookups';
 import { recordTransitions } from '../../../src/operator/reconcile-context';
-import type { EventRecorder } from '../../../src/operator/runtime/events';
+import type { EventRecorder } from '../../../src/runtime/events';
 
 const route: KubeObject = {
   apiVersion: 'aigateway.envoyproxy.io/v1beta1',

@@ -7,7 +7,7 @@ import { portalConfigFromEnv } from '../../../src/portal/config';
 import { SESSION_COOKIE, newSession, seal } from '../../../src/portal/session';
 import { KubeRest } from '../../../src/kube/rest';
 import { StaticConnection } from '../../../src/kube/connection';
-import { createLogger } from '../../../src/operator/runtime/log';
+import { createLogger } from '../../../src/runtime/log';
 
 const key = randomBytes(32);
 const config = portalConfigFromEnv({ NLS_PORTAL_NAMESPACE: 'llm', NLS_PORTAL_URL: 'https://keys.example.com', NLS_PORTAL_OIDC_ISSUER: 'https://sso.example.com', NLS_PORTAL_OIDC_CLIENT_ID: 'p', NLS_PORTAL_ADMIN_GROUPS: 'admins' });

@@ -1,7 +1,7 @@
 // The leader-election decisions, on clocks that disagree by an hour: expiry is judged from when
 // this node saw the record change, never from the holder's renewTime; a term is counted from the
 // start of the renewal that won it.
-import { LeaderRecord, Observation, leaderTimingProblem, mayAcquire, microTime, nextRecord, observe, sameRecord, termAfterSuccess } from '../../../../src/operator/runtime/leader';
+import { LeaderRecord, Observation, leaderTimingProblem, mayAcquire, microTime, nextRecord, observe, sameRecord, termAfterSuccess } from '../../../src/runtime/leader';
 
 const HOUR = 3_600_000;
 const leaseMs = 15_000;

@@ -1,4 +1,4 @@
-import { createLogger, redact, redactString, redacted } from '../../../../src/operator/runtime/log';
+import { createLogger, redact, redactString, redacted } from '../../../src/runtime/log';
 
 describe('log redaction', () => {
   it('masks API keys, bearer tokens and PEM blocks inside strings', () => {

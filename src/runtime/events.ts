@@ -2,7 +2,7 @@
 // folded into one Event with a count, as kubectl users expect. Messages pass through the log
 // redactor first, so a secret can never end up in an Event.
 import { randomBytes } from 'node:crypto';
-import { KubeRest, KubeObject } from '../../kube/rest';
+import { KubeRest, KubeObject } from '../kube/rest';
 import { Logger, redactString } from './log';
 
 export type EventType = 'Normal' | 'Warning';

@@ -12,7 +12,7 @@
 // loop is waiting for. Updates carry the resourceVersion: of two candidates writing in the same
 // round, only one succeeds.
 import { performance } from 'perf_hooks';
-import { KubeRest, isConflict, isNotFound } from '../../kube/rest';
+import { KubeRest, isConflict, isNotFound } from '../kube/rest';
 import { Logger } from './log';
 
 /** This node's clock: only differences between two readings are used. Injected by tests to skew it. */
