@@ -354,8 +354,10 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
     // The operator's writes as it made them: one model's status and its Event, as templates.
     const firstModel = await client.get<KubeObject>({ apiVersion: 'llm.nebari.dev/v1beta1', kind: 'PassthroughModel', metadata: { name: names[0], namespace: 'operator' } });
     const { items: firstEvents } = await client.list('v1', 'Event', { namespace: 'operator', fieldSelector: `involvedObject.name=${names[0]}` });
-    if (!firstModel?.status || firstEvents.length !== 1) throw new Error(`expected the operator's status and one Event on ${names[0]}, found ${firstEvents.length} Events`);
-    const { apiVersion: _a, kind: _k, metadata: _m, involvedObject, ...eventBody } = firstEvents[0];
+    // The Normal Event of the model's first pass (a Warning may precede it if a write had to be retried).
+    const readyEvent = firstEvents.find((e) => e.type === 'Normal');
+    if (!firstModel?.status || !readyEvent) throw new Error(`expected the operator's status and a Normal Event on ${names[0]}, found ${firstEvents.length} Events`);
+    const { apiVersion: _a, kind: _k, metadata: _m, involvedObject, ...eventBody } = readyEvent;
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'operator-writes' } }, { fieldManager: 'bench' });
     const template = { status: firstModel.status, event: { apiVersion: 'v1', kind: 'Event', metadata: { name: '' }, involvedObject, ...eventBody } as KubeObject };
     const withWrites = await plainClientWithOperatorWrites('operator-writes', template);
