@@ -9,7 +9,8 @@
 // created at once and the clock runs until the operator reports every one Ready, side by side
 // with a plain client that server-side applies the same objects the operator generates (model,
 // API-key Secret and ConfigMap, eight gateway objects each) at the same concurrency: the API
-// server's own limit here. Reports the ratio; the requests each side sent per model, by verb and
+// server's own limit here; and with that client also sending the operator's finalizer patch,
+// status and Event per model: the API server's rate for the requests the operator sends. Reports the ratio; the requests each side sent per model, by verb and
 // resource (the API server's apiserver_request_total, read before and after each phase; the
 // benchmark's own creates and status polls are taken out); and the operator's memory from
 // /proc/<pid>/status: idle VmRSS before any model exists, peak VmHWM (the process's high-water
@@ -168,29 +169,16 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
     // before the operator and again after it (in a fresh namespace, the operator stopped), and
     // averaged: the machine's background load drifts over minutes and must hit both sides alike.
     const controlPlaneCpu = () => cpuSeconds(plane!.pids().apiserver) + cpuSeconds(plane!.pids().etcd);
-    const plainClient = async (namespace: string) => {
-      const objects = names.map((n) => generatedObjects(passthroughModel(namespace, n)));
-      const before = await requestCounts(client!);
-      const cpuBefore = controlPlaneCpu();
-      const started = Date.now();
-      await pool(objects, CONCURRENCY, async (each) => {
-        for (const obj of each) await client!.apply(obj, { fieldManager: 'bench-baseline', force: true });
-      });
-      const seconds = (Date.now() - started) / 1000;
-      const cpu = controlPlaneCpu() - cpuBefore;
-      const requests = diffCounts(before, await requestCounts(client!));
-      requests.set('GET ', (requests.get('GET ') ?? 0) - 1); // the /metrics read itself
-      for (const [key, n] of requests) if (n <= 0) requests.delete(key);
-      return { seconds, cpu, requests, objectsPerModel: objects[0].length };
-    };
-    // The same plain client, also sending the writes any operator of this kind makes per model and
-    // a plain applier does not: the cleanup finalizer (JSON patch, before anything is created),
-    // the status (server-side apply on /status) and one Event, with the bodies the operator wrote
-    // in its run. The operator's ratio to this side is what its own work costs (its reads, its
-    // informers' watches, its scheduling); the rest of its ratio to the plain client is those writes.
+    // The plain client, optionally also sending the writes any operator of this kind makes per
+    // model and a plain applier does not: the cleanup finalizer (JSON patch, before anything else
+    // is created), the status (server-side apply on /status) and one Event, with the bodies the
+    // operator wrote in its run. The operator's ratio to the plain client with all three is what
+    // its own work costs (its reads, its informers' watches, its scheduling); the rest of its ratio
+    // to the plain client is those writes.
     type OperatorWrite = 'finalizer' | 'status' | 'event';
     const allWrites: OperatorWrite[] = ['finalizer', 'status', 'event'];
-    const plainClientWithOperatorWrites = async (namespace: string, template: { status: unknown; event: KubeObject }, writes: OperatorWrite[] = allWrites) => {
+    const plainClient = async (namespace: string, operatorWrites?: { writes: OperatorWrite[]; status: unknown; event: KubeObject }) => {
+      const writes = operatorWrites?.writes ?? [];
       const objects = names.map((n) => generatedObjects(passthroughModel(namespace, n)));
       const before = await requestCounts(client!);
       const cpuBefore = controlPlaneCpu();
@@ -200,11 +188,12 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
         if (writes.includes('finalizer')) await client!.jsonPatch(created, finalizersPatch(created, [CLEANUP_FINALIZER]), { fieldManager: 'bench-baseline' });
         for (const obj of generated) await client!.apply(obj, { fieldManager: 'bench-baseline', force: true });
         if (writes.includes('status')) {
-          await client!.apply({ apiVersion: model.apiVersion, kind: model.kind, metadata: { name: model.metadata.name, namespace }, status: template.status } as KubeObject, { fieldManager: 'bench-baseline', force: true, subresource: 'status' });
+          await client!.apply({ apiVersion: model.apiVersion, kind: model.kind, metadata: { name: model.metadata.name, namespace }, status: operatorWrites!.status } as KubeObject, { fieldManager: 'bench-baseline', force: true, subresource: 'status' });
         }
         if (writes.includes('event')) {
-          const involvedObject = { ...(template.event.involvedObject as object), name: created.metadata.name, namespace, uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion };
-          await client!.create({ ...template.event, metadata: { name: `${created.metadata.name}.${created.metadata.uid}`, namespace }, involvedObject } as KubeObject, { fieldManager: 'bench-baseline' });
+          const event = operatorWrites!.event;
+          const involvedObject = { ...(event.involvedObject as object), name: created.metadata.name, namespace, uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion };
+          await client!.create({ ...event, metadata: { name: `${created.metadata.name}.${created.metadata.uid}`, namespace }, involvedObject } as KubeObject, { fieldManager: 'bench-baseline' });
         }
       });
       const seconds = (Date.now() - started) / 1000;
@@ -212,7 +201,7 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
       const requests = diffCounts(before, await requestCounts(client!));
       requests.set('GET ', (requests.get('GET ') ?? 0) - 1); // the /metrics read itself
       for (const [key, n] of requests) if (n <= 0) requests.delete(key);
-      return { seconds, cpu, requests };
+      return { seconds, cpu, requests, objectsPerModel: objects[0].length };
     };
     const baseline = await plainClient('baseline');
     const baselineRequests = baseline.requests;
@@ -360,14 +349,14 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
     const { apiVersion: _a, kind: _k, metadata: _m, involvedObject, ...eventBody } = readyEvent;
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'operator-writes' } }, { fieldManager: 'bench' });
     const template = { status: firstModel.status, event: { apiVersion: 'v1', kind: 'Event', metadata: { name: '' }, involvedObject, ...eventBody } as KubeObject };
-    const withWrites = await plainClientWithOperatorWrites('operator-writes', template);
+    const withWrites = await plainClient('operator-writes', { ...template, writes: allWrites });
     // NLS_BENCH_WRITE_BREAKDOWN=1: each of the three writes alone on top of the plain client, to
     // see what each costs the API server (three more runs).
     const breakdown: Record<string, string> = {};
     if (process.env.NLS_BENCH_WRITE_BREAKDOWN === '1') {
       for (const write of allWrites) {
         await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `operator-writes-${write}` } }, { fieldManager: 'bench' });
-        const one = await plainClientWithOperatorWrites(`operator-writes-${write}`, template, [write]);
+        const one = await plainClient(`operator-writes-${write}`, { ...template, writes: [write] });
         breakdown[`plain client + only the ${write} write: s / kube-apiserver + etcd CPU per model`] = `${one.seconds.toFixed(1)} s / ${((one.cpu / MODELS) * 1000).toFixed(1)} ms`;
       }
     }
