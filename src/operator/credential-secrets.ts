@@ -18,11 +18,11 @@ export interface SecretEntries extends KubeObject {
   entries: string[];
 }
 
-export function secretEntries(obj: KubeObject): KubeObject {
+export function secretEntries(obj: KubeObject): SecretEntries {
   const data = (obj as { data?: Record<string, string> }).data ?? {};
   const m = obj.metadata;
   const entries = Object.keys(data).filter((k) => data[k]).sort();
-  return { apiVersion: 'v1', kind: 'Secret', metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion }, entries } as SecretEntries;
+  return { apiVersion: 'v1', kind: 'Secret', metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion }, entries };
 }
 
 export class CredentialSecrets {

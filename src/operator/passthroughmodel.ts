@@ -7,7 +7,7 @@ import { CREDENTIAL_SECRET_KEY, PASSTHROUGHMODEL_KIND } from '../api/passthrough
 import { resolvePassthroughProvider } from '../translate/gateway/provider';
 import { gatewayObjectKinds } from '../translate/gateway/objects';
 import { apiKeySecretWatch } from './api-key-objects';
-import { CredentialSecrets, SecretEntries, secretEntries } from './credential-secrets';
+import { CredentialSecrets, secretEntries } from './credential-secrets';
 import { objectKey } from './runtime/object-key';
 import { finalizeModel, generatedObjectWatches, publishModel } from './model-shared';
 import { ReconcileDeps, recordTransitions, reportNotConfigured, requeue, writeStatus } from './reconcile-context';
@@ -26,22 +26,18 @@ type PassthroughModelObject = PassthroughModelV1beta1 & KubeObject;
  */
 async function credentialCondition(deps: ReconcileDeps, model: PassthroughModelObject, credentials?: CredentialSecrets): Promise<ConditionInput> {
   const namespace = model.metadata.namespace!;
-  const modelKey = objectKey(namespace, model.metadata.name);
   const provider = resolvePassthroughProvider(model.spec);
-  if (!provider.ok) {
-    credentials?.reference(modelKey, namespace, undefined);
-    return { type: 'CredentialResolved', status: 'Unknown', reason: 'BuildFailed', message: 'the provider settings are invalid; see BackendConfigured' };
-  }
-  const credential = provider.value.credential;
+  const credential = provider.ok ? provider.value.credential : undefined;
+  // Recorded before the read, so a Secret created in between still brings the model back.
+  credentials?.reference(objectKey(namespace, model.metadata.name), namespace, credential?.type === 'AWSCredentials' ? undefined : credential?.secretName);
+  if (!credential) return { type: 'CredentialResolved', status: 'Unknown', reason: 'BuildFailed', message: 'the provider settings are invalid; see BackendConfigured' };
   if (credential.type === 'AWSCredentials') {
-    credentials?.reference(modelKey, namespace, undefined);
     return { type: 'CredentialResolved', status: true, reason: 'WorkloadIdentity', message: `the gateway signs requests with its AWS workload identity for region ${credential.region}` };
   }
-  credentials?.reference(modelKey, namespace, credential.secretName);
   let entries = credentials?.entries(namespace, credential.secretName);
   if (entries === undefined) {
     const secret = await deps.client.get<KubeObject>(objectRef('v1', 'Secret', credential.secretName, namespace));
-    entries = secret ? (secretEntries(secret) as SecretEntries).entries : null;
+    entries = secret ? secretEntries(secret).entries : null;
   }
   if (entries === null) {
     return { type: 'CredentialResolved', status: false, reason: 'SecretNotFound', message: `Secret ${credential.secretName} (spec.provider.credential.secretRef.name) does not exist in namespace ${namespace}; create it with the provider API key under key "${CREDENTIAL_SECRET_KEY}"` };
