@@ -107,9 +107,10 @@ export async function requireRelease(helm: Helm, release: ReleaseRef): Promise<R
   return history;
 }
 
-/** Renders the guard of `target` for this release (offline helm template). */
-export async function renderGuard(helm: Helm, release: ReleaseRef, target: ReleaseTarget): Promise<NonNullable<GuardedContext['guard']>> {
-  const yaml = await helm.template(release, target.chart, target.version, { files: target.valueFiles, set: { [GUARD_VALUE]: true } }, [GUARD_TEMPLATE]);
+/** Renders the guard of `target` for this release (offline helm template, for the cluster's Kubernetes version). */
+export async function renderGuard(helm: Helm, rest: KubeRest, release: ReleaseRef, target: ReleaseTarget): Promise<NonNullable<GuardedContext['guard']>> {
+  const { gitVersion } = await rest.request<{ gitVersion: string }>('GET', '/version');
+  const yaml = await helm.template(release, target.chart, target.version, { files: target.valueFiles, set: { [GUARD_VALUE]: true } }, gitVersion, [GUARD_TEMPLATE]);
   const docs = parseAllDocuments(yaml).map((d) => d.toJS() as KubeObject | null).filter((o): o is KubeObject => !!o && o.kind === 'MutatingWebhookConfiguration');
   if (docs.length !== 1) throw new RefusedError(`chart ${target.version} renders ${docs.length} guard objects from ${GUARD_TEMPLATE}; expected one MutatingWebhookConfiguration`);
   return docs[0] as NonNullable<GuardedContext['guard']>;

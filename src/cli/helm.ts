@@ -149,11 +149,22 @@ export class Helm {
     return path.join(dir, name);
   }
 
-  /** Renders templates offline (optionally only some files); returns the YAML stream. */
-  template(release: ReleaseRef, chart: ChartSource, version: string | undefined, values: ValuesArgs, showOnly: readonly string[] = []): Promise<string> {
+  /**
+   * Renders templates offline (optionally only some files) for the cluster's Kubernetes version
+   * (`kubeVersion`, its /version gitVersion): offline, helm 3.17 would assume 1.32, which the
+   * chart's kubeVersion refuses. Returns the YAML stream.
+   */
+  template(
+    release: ReleaseRef,
+    chart: ChartSource,
+    version: string | undefined,
+    values: ValuesArgs,
+    kubeVersion: string,
+    showOnly: readonly string[] = [],
+  ): Promise<string> {
     return this.ok(
       [
-        'template', release.name, chart.ref, ...versionArgs(chart, version), '--namespace', release.namespace,
+        'template', release.name, chart.ref, ...versionArgs(chart, version), '--namespace', release.namespace, '--kube-version', kubeVersion,
         ...(chart.registryArgs ?? []), ...valuesArgs(values), ...showOnly.flatMap((f) => ['--show-only', f]),
       ],
       { cluster: false },

@@ -109,7 +109,7 @@ function checkPhase(): Phase<RollbackContext> {
         c.rollback.valueFiles = [await valuesOf(helm, c, plan.previous!.revision, 'rollback-values')];
         r.note(`values for ${c.to}: those of revision ${plan.previous!.revision}`);
       }
-      c.guard = await renderGuard(helm, c.release, c.current);
+      c.guard = await renderGuard(helm, c.rest, c.release, c.current);
       if (!(await findInstallation(c.rest, c.release.name, c.release.namespace))) {
         throw new RefusedError(`release ${c.release.name} has no operator Deployment in ${c.release.namespace}; repair the release before rolling back`);
       }

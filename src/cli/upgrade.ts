@@ -146,7 +146,7 @@ function checkPhase(): Phase<UpgradeContext> {
       if (c.userValueFiles.length === 0) {
         c.target.valueFiles = [writeValuesFile(withoutPhaseKeys(await helm.userValues(c.release)), 'release-values')];
       }
-      c.guard = await renderGuard(helm, c.release, c.target);
+      c.guard = await renderGuard(helm, c.rest, c.release, c.target);
       if (!(await findInstallation(c.rest, c.release.name, c.release.namespace))) {
         throw new RefusedError(`release ${c.release.name} has no operator Deployment in ${c.release.namespace}; repair the release (helm upgrade) before the guarded upgrade`);
       }

@@ -2,7 +2,8 @@
 // plane: the webhook configurations it installs must not reach other test files' objects):
 // lint, render defaults and every ci/ value set, server-side apply every object with the upstream
 // CRDs loaded and read it back unpruned, compare Helm's rendering with the plain rendering of the
-// same values, and reject bad values naming the key.
+// same values, and reject bad values naming the key. Helm renders for the API server's version
+// (`--kube-version`), as it does against a cluster: run on every claimed minor by the version matrix.
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -172,7 +173,7 @@ describe('bad values are rejected by values.schema.json, naming the key', () => 
     const file = path.join(tmp, `${name.replace(/\W+/g, '-')}.yaml`);
     fs.writeFileSync(file, stringify(values));
     for (const [version, message] of [[3, v3Message], [4, v4Message]] as const) {
-      const r = await helm(version, ['template', 'bad', chartDir, '-f', file]);
+      const r = await helm(version, ['template', 'bad', chartDir, '--kube-version', kubeVersion, '-f', file]);
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(/values don't meet the specifications of the schema/);
       expect(r.stderr).toMatch(message);
@@ -181,7 +182,7 @@ describe('bad values are rejected by values.schema.json, naming the key', () => 
 
   test('`--set operator.replica=2` fails on both versions', async () => {
     for (const version of [3, 4] as const) {
-      const r = await helm(version, ['template', 'bad', chartDir, '--set', 'operator.replica=2']);
+      const r = await helm(version, ['template', 'bad', chartDir, '--kube-version', kubeVersion, '--set', 'operator.replica=2']);
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(/replica/);
     }
@@ -201,7 +202,7 @@ describe('the key portal', () => {
     ['platform.baseDomain', PORTAL_REQUIRED.hostname],
   ])('helm install with portal.enabled but no %s fails, naming the value to set', async (missing, message) => {
     for (const version of [3, 4] as const) {
-      const r = await helm(version, ['install', `no-${version}`, chartDir, '-n', 'portal-missing', '--dry-run=client', ...without(missing)], { kubeconfig: plane.kubeconfigPath });
+      const r = await helm(version, ['install', `no-${version}`, chartDir, '-n', 'portal-missing', '--dry-run=client', '--kube-version', kubeVersion, ...without(missing)], { kubeconfig: plane.kubeconfigPath });
       expect(r.code).not.toBe(0);
       expect(r.stderr).toContain(message);
     }
@@ -211,7 +212,7 @@ describe('the key portal', () => {
     const namespace = 'portal-install';
     await applyObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { kubeConfig: plane.kubeConfig() });
     const args = ['portal', chartDir, '-n', namespace, '-f', path.join(chartDir, 'ci', 'portal-values.yaml')];
-    const rendered = docs((await helm(4, ['template', ...args])).stdout).filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'portal');
+    const rendered = docs((await helm(4, ['template', '--kube-version', kubeVersion, ...args])).stdout).filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'portal');
     expect(rendered.map((o) => o.kind).sort()).toEqual(['Deployment', 'HTTPRoute', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'ServiceAccount']);
     // No hooks: the post-install webhook check needs a running operator, which this control plane has not.
     const r = await helm(4, ['install', ...args, '--no-hooks'], { kubeconfig: plane.kubeconfigPath });
@@ -274,7 +275,7 @@ describe('platform host names as people write them', () => {
   };
 
   test.each([3, 4] as const)('helm v%i passes them to the operator lower-cased without the root dot', async (version) => {
-    const r = await helm(version, ['template', 'hosts', chartDir, '-f', valuesFile()]);
+    const r = await helm(version, ['template', 'hosts', chartDir, '--kube-version', kubeVersion, '-f', valuesFile()]);
     expect(r.stderr).toBe('');
     const deployment = docs(r.stdout).find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: { env: { name: string; value: string }[] }[] } } } };
     const context = JSON.parse(deployment.spec.template.spec.containers[0].env.find((e) => e.name === 'NLS_GATEWAY_CONTEXT')!.value);
@@ -282,11 +283,11 @@ describe('platform host names as people write them', () => {
   });
 
   test.each([3, 4] as const)('helm v%i NOTES name the normalised endpoints and warn when both endpoints share a Gateway', async (version) => {
-    const r = await helm(version, ['install', 'hosts', chartDir, '--dry-run=client', '-n', 'hosts', '-f', valuesFile()], { kubeconfig: plane.kubeconfigPath });
+    const r = await helm(version, ['install', 'hosts', chartDir, '--dry-run=client', '--kube-version', kubeVersion, '-n', 'hosts', '-f', valuesFile()], { kubeconfig: plane.kubeconfigPath });
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('Endpoints: external https://api.example.com (API keys), internal https://llm-internal.example.com (OIDC)');
     expect(r.stdout).toContain('WARNING: platform.external and platform.internal attach to the same Gateway (envoy-gateway-system/nebari-gateway).');
-    const separate = await helm(version, ['install', 'hosts', chartDir, '--dry-run=client', '-n', 'hosts', '--set', 'platform.baseDomain=example.com'], { kubeconfig: plane.kubeconfigPath });
+    const separate = await helm(version, ['install', 'hosts', chartDir, '--dry-run=client', '--kube-version', kubeVersion, '-n', 'hosts', '--set', 'platform.baseDomain=example.com'], { kubeconfig: plane.kubeconfigPath });
     expect(separate.stdout).toContain('Endpoints: external https://llm.example.com');
     expect(separate.stdout).not.toContain('attach to the same Gateway');
   });
