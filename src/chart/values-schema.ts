@@ -217,6 +217,14 @@ export const ValuesSchema = closed(
     webhook: closed(
       {
         timeoutSeconds: Type.Integer({ default: 10, minimum: 1, maximum: 30, description: 'Admission webhook timeout.' }),
+        allowedImages: Type.Array(Type.String({ minLength: 1, pattern: '^[^\\s,]+$', description: 'An image prefix ending in `/`, `:` or `@`, or a whole image reference.' }), {
+          default: [],
+          uniqueItems: true,
+          description:
+            'Images model and agent authors may run: `spec.serving.image` of LLMModels (and container images in their provider overrides, KAITO adapter images) and `spec.container.image` of AgentDeployments. ' +
+            'Each entry is a prefix ending in `/`, `:` or `@` (`registry.example.com/vllm/`, `vllm/vllm-openai:`) or a whole reference matched exactly; images are compared as written (no `docker.io/` is added). ' +
+            'Empty allows every image. Checked by the webhook on create and on every spec change, and by `nls validate --allowed-images`. See docs/security.md.',
+        }),
         agentDeployment: closed(
           {
             enabled: Type.Boolean({
