@@ -79,7 +79,7 @@ export function securityContextProblems(level: 'pod' | 'container', value: unkno
   for (const [setting, settingValue] of Object.entries(value)) {
     const settingField = `${field}.${setting}`;
     if (!allowed.includes(setting)) {
-      problems.push(`${settingField}: is not allowed; a ${level === 'pod' ? 'pod' : 'container'} securityContext override may only set ${allowed.join(', ')}`);
+      problems.push(`${settingField}: is not allowed; ${level === 'pod' ? 'podSecurityContext' : 'securityContext'} overrides may only set ${allowed.join(', ')}`);
       continue;
     }
     const problem = valueProblem(setting, settingValue, settingField);

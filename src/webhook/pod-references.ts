@@ -40,7 +40,8 @@ export function envReview(env: unknown, field: string): EnvReview {
       problems.push(`${entry}.valueFrom: must be an object; ${fix}`);
       return;
     }
-    for (const [source, reference] of Object.entries(valueFrom)) {
+    // In key order, as the API server stores them, so messages do not depend on how the client wrote them.
+    for (const [source, reference] of Object.entries(valueFrom).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const sourceField = `${entry}.valueFrom.${source}`;
       if ((podOwnSources as readonly string[]).includes(source)) continue;
       const resource = reviewedSources[source as keyof typeof reviewedSources];

@@ -225,7 +225,8 @@ export function reviewProviderOverrides(
         review.problems.push(`${at}: must be an object`);
         return;
       }
-      for (const [key, child] of Object.entries(value)) {
+      // In key order: the API server stores objects with sorted keys, and the messages must not depend on how the client wrote them.
+      for (const [key, child] of Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
         const childRule = rule.keys[key] ?? rule.anyKey;
         const childField = `${at}.${key}`;
         if (childRule) walk(childRule, child, childField);

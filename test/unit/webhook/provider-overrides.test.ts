@@ -17,7 +17,7 @@ describe('provider overrides: refused below pod templates (the issue\'s reproduc
     ['kuberay hostNetwork', 'kuberay', rayHeadSpec({ hostNetwork: true }), 'headGroupSpec.template.spec.hostNetwork: is not allowed in kuberay overrides (host namespaces are not allowed)'],
     ['kuberay hostPID', 'kuberay', rayWorkerSpec({ hostPID: true }), 'template.spec.hostPID: is not allowed'],
     ['kuberay hostIPC', 'kuberay', rayWorkerSpec({ hostIPC: true }), 'template.spec.hostIPC: is not allowed'],
-    ['kuberay privileged container', 'kuberay', rayHeadSpec({ containers: [{ name: 'ray-head', securityContext: { privileged: true } }] }), 'containers[0].securityContext.privileged: is not allowed; a container securityContext override may only set'],
+    ['kuberay privileged container', 'kuberay', rayHeadSpec({ containers: [{ name: 'ray-head', securityContext: { privileged: true } }] }), 'containers[0].securityContext.privileged: is not allowed; securityContext overrides may only set'],
     ['kuberay added capabilities', 'kuberay', rayHeadSpec({ containers: [{ name: 'ray-head', securityContext: { capabilities: { add: ['SYS_ADMIN'] } } }] }), 'containers[0].securityContext.capabilities: only drop is allowed'],
     ['kuberay another image', 'kuberay', rayHeadSpec({ containers: [{ name: 'ray-head', image: 'attacker.example/ray:1' }] }), 'containers[0].image: images below pod templates are not allowed; set spec.serving.image'],
     ['kuberay volumeMounts', 'kuberay', rayHeadSpec({ containers: [{ name: 'ray-head', volumeMounts: [{ name: 'x', mountPath: '/x' }] }] }), 'containers[0].volumeMounts: is not allowed in kuberay overrides (a volume can mount'],
