@@ -120,7 +120,11 @@ export const ValuesSchema = closed(
             issuer: Type.String({ default: '', pattern: '^(https://\\S+)?$', description: 'OIDC issuer URL (https); required while any model enables its internal endpoint.' }),
             jwksUri: Type.String({ default: '', pattern: '^(https://\\S+)?$', description: 'Signing keys URL; empty means `<issuer>/protocol/openid-connect/certs` (Keycloak).' }),
             groupsClaim: Type.String({ default: 'groups', minLength: 1, description: 'Token claim holding the caller\'s groups (a string array).' }),
-            audiences: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Accepted `aud` values; empty accepts any audience.' }),
+            audiences: Type.Array(Type.String({ minLength: 1 }), {
+              default: [],
+              description:
+                'Accepted `aud` values; empty accepts any audience. Set it whenever models enable the internal endpoint: otherwise a token the issuer minted for any other client (another application\'s ID or access token) is accepted here and can be replayed against the models (docs/security.md).',
+            }),
           },
           'How the internal endpoint checks OIDC tokens.',
         ),
