@@ -131,6 +131,11 @@ export class OperatorDeployment extends Construct {
                     cond.truthy('watchNamespaces'),
                     env('NLS_WATCH_NAMESPACES', ctx.expression('join "," .Values.watchNamespaces | quote', (v) => (v as { watchNamespaces: string[] }).watchNamespaces.join(',')) as string),
                   ),
+                  // The image allow-list of the webhooks (docs/security.md); unset allows every image.
+                  ...ctx.whenItem(
+                    cond.truthy('webhook.allowedImages'),
+                    env('NLS_ALLOWED_IMAGES', ctx.expression('join "," .Values.webhook.allowedImages | quote', (v) => (v as { webhook: { allowedImages: string[] } }).webhook.allowedImages.join(',')) as string),
+                  ),
                   // Provider defaults; empty values mean the operator's built-in defaults.
                   // Only when set: the API server drops an empty `value`, so a stored object
                   // would differ from the rendering; unset means the built-in default anyway.

@@ -32,6 +32,8 @@ export interface OfflineContext {
   readonly objects?: readonly KubernetesObject[];
   /** Replaces the lookups over `objects` (tests). */
   readonly lookups?: ClusterLookups;
+  /** The chart value `webhook.allowedImages`: images tenants may run; empty or absent allows all. */
+  readonly allowedImages?: readonly string[];
 }
 
 /** Who the offline admission acts as; secret reviews are not made offline (see offline-lookups). */
@@ -191,6 +193,7 @@ export async function admitWith<T>(
     operatorNamespace: offline.operatorNamespace,
     agentNamespaces,
     lookups: offline.lookups ?? offlineLookups(offline.objects ?? []),
+    allowedImages: offline.allowedImages ?? [],
   };
   const withNamespace = (o: Record<string, unknown>) => {
     // As the API server sees it: plain JSON (no undefined, no holes in lists).

@@ -11,7 +11,7 @@ export function offlineLookups(objects: readonly KubernetesObject[]): ClusterLoo
     async getModel(kind, namespace, name) {
       return objects.find((o) => o.kind === kind && o.metadata?.name === name && o.metadata?.namespace === namespace);
     },
-    async userMayGetSecret() {
+    async userMayGet() {
       return { allowed: true, reason: 'not reviewed offline' };
     },
   };

@@ -18,7 +18,7 @@ import {
   pickAuditShard,
   serializeAuditEntry,
 } from '../translate/keys/audit';
-import { KubeRest, KubeObject, isConflict, isNotFound } from '../kube/rest';
+import { KubeRest, KubeObject, isConflict, isNotFound, objectRef } from '../kube/rest';
 import { retryTransient } from './retry';
 
 export type { AuditEntry, AuditFilter } from '../translate/keys/audit';
@@ -48,10 +48,14 @@ export async function appendAuditEntry(client: KubeRest, namespace: string, entr
   const day = auditDay(isNaN(at.getTime()) ? new Date() : at);
   const key = auditEntryKey(isNaN(at.getTime()) ? new Date() : at, randomBytes(AUDIT_ENTRY_RANDOM_BYTES));
   const value = serializeAuditEntry(entry);
+  // Names of the day taken by ConfigMaps that are not our shards (not labelled for this day): never
+  // appended to, whoever made them, so the log cannot be diverted where it is neither guarded nor read.
+  const foreign = new Set<string>();
   await retryTransient(deadline, async () => {
     for (;;) {
       const shards = await client.list<ConfigMap>('v1', 'ConfigMap', { namespace, labelSelector: `${LABEL_KEY_AUDIT}=true,${LABEL_KEY_AUDIT_DAY}=${day}` });
-      const pick = pickAuditShard(day, shards.items.map((s) => ({ name: s.metadata.name, size: dataSize(s.data) })));
+      const taken = [...foreign].map((name) => ({ name, size: Number.POSITIVE_INFINITY }));
+      const pick = pickAuditShard(day, [...shards.items.map((s) => ({ name: s.metadata.name, size: dataSize(s.data) })), ...taken]);
       if (pick.create) {
         try {
           // Created with the entry in it: one write when the shard is new.
@@ -59,6 +63,13 @@ export async function appendAuditEntry(client: KubeRest, namespace: string, entr
           return;
         } catch (err) {
           if (!isConflict(err)) throw err;
+        }
+        // Someone else created it first: append only if it is one of ours.
+        const existing = await client.get<ConfigMap>(objectRef('v1', 'ConfigMap', pick.name, namespace));
+        const labels = existing?.metadata.labels ?? {};
+        if (existing && (labels[LABEL_KEY_AUDIT] !== 'true' || labels[LABEL_KEY_AUDIT_DAY] !== day)) {
+          foreign.add(pick.name);
+          continue;
         }
       }
       try {

@@ -79,7 +79,7 @@ function modelIdentityProblem(model: Record<string, unknown>, at: string, namesp
  * the problems, each prefixed with `models[i]`. Undeclared fields are problems here: the API
  * server would drop them silently, which in a build is almost always a typo.
  */
-async function admitModels(models: Record<string, unknown>[], namespace: string): Promise<{ models: StaticModel[]; problems: string[] }> {
+async function admitModels(models: Record<string, unknown>[], namespace: string, allowedImages: readonly string[]): Promise<{ models: StaticModel[]; problems: string[] }> {
   const problems: string[] = [];
   const candidates: Array<{ index: number; object: Record<string, unknown> }> = [];
   models.forEach((m, index) => {
@@ -95,7 +95,7 @@ async function admitModels(models: Record<string, unknown>[], namespace: string)
   for (const { index, object } of candidates) {
     const at = `models[${index}]`;
     const others = candidates.filter((c) => c.index !== index).map((c) => c.object);
-    const result = await admit(object, { operatorNamespace: namespace, objects: others });
+    const result = await admit(object, { operatorNamespace: namespace, objects: others, allowedImages });
     const own = [
       ...result.unknownFields.map((f) => `${at}.${f}: unknown field; remove it (the API server would drop it)`),
       // A problem with a field reads `models[i].spec.x: …`; one about the whole object `models[i]: …`.
@@ -116,7 +116,7 @@ export async function resolveCustomBuild(config: unknown): Promise<CustomBuild> 
   const namespace = c.release?.namespace ?? DEFAULT_NAMESPACE;
   const values = mergeValues(defaultValues(), c.values ?? {}) as ChartValues;
   problems.push(...typeboxProblems(ValuesSchema, values, 'values'));
-  const admitted = await admitModels(c.models ?? [], namespace);
+  const admitted = await admitModels(c.models ?? [], namespace, values.webhook?.allowedImages ?? []);
   problems.push(...admitted.problems);
   const models = admitted.models;
   if ((c.models ?? []).length > 0 && !values.platform.baseDomain) {

@@ -120,7 +120,11 @@ export const ValuesSchema = closed(
             issuer: Type.String({ default: '', pattern: '^(https://\\S+)?$', description: 'OIDC issuer URL (https); required while any model enables its internal endpoint.' }),
             jwksUri: Type.String({ default: '', pattern: '^(https://\\S+)?$', description: 'Signing keys URL; empty means `<issuer>/protocol/openid-connect/certs` (Keycloak).' }),
             groupsClaim: Type.String({ default: 'groups', minLength: 1, description: 'Token claim holding the caller\'s groups (a string array).' }),
-            audiences: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Accepted `aud` values; empty accepts any audience.' }),
+            audiences: Type.Array(Type.String({ minLength: 1 }), {
+              default: [],
+              description:
+                'Accepted `aud` values; empty accepts any audience. Set it whenever models enable the internal endpoint: otherwise a token the issuer minted for any other client (another application\'s ID or access token) is accepted here and can be replayed against the models (docs/security.md).',
+            }),
           },
           'How the internal endpoint checks OIDC tokens.',
         ),
@@ -217,6 +221,14 @@ export const ValuesSchema = closed(
     webhook: closed(
       {
         timeoutSeconds: Type.Integer({ default: 10, minimum: 1, maximum: 30, description: 'Admission webhook timeout.' }),
+        allowedImages: Type.Array(Type.String({ minLength: 1, pattern: '^[^\\s,]+$', description: 'An image prefix ending in `/`, `:` or `@`, or a whole image reference.' }), {
+          default: [],
+          uniqueItems: true,
+          description:
+            'Images model and agent authors may run: `spec.serving.image` of LLMModels (and container images in their provider overrides, KAITO adapter images) and `spec.container.image` of AgentDeployments. ' +
+            'Each entry is a prefix ending in `/`, `:` or `@` (`registry.example.com/vllm/`, `vllm/vllm-openai:`) or a whole reference matched exactly; images are compared as written (no `docker.io/` is added). ' +
+            'Empty allows every image. Checked by the webhook on create and on every spec change, and by `nls validate --allowed-images`. See docs/security.md.',
+        }),
         agentDeployment: closed(
           {
             enabled: Type.Boolean({

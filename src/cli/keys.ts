@@ -112,18 +112,37 @@ export function parseKeysArgs(args: string[]): KeysOptions {
   };
 }
 
+/**
+ * A table cell as the terminal may see it: owners, descriptions and reasons come from users (and
+ * their identity provider's claims), so control characters (escape sequences that move the cursor,
+ * rewrite earlier lines or set the window title; tabs and newlines that forge columns or rows) are
+ * shown escaped (`\x1b`, `\t`, `\u2028`) instead of being sent to the terminal.
+ */
+export function terminalSafe(cell: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return cell.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+    const code = c.charCodeAt(0);
+    if (c === '\t') return '\\t';
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+const tableLines = (rows: string[][]) => rows.map((cells) => cells.map(terminalSafe).join('\t'));
+
 /** `nls keys list` as a table: one row per key, empty cells for what an old record lacks. */
 export function keysTable(records: readonly ApiKeyRecord[]): string[] {
   const rows = [['CLIENT ID', 'OWNER', 'CREATED AT', 'EXPIRES AT', 'GROUPS', 'TIER', 'DESCRIPTION']];
   for (const r of records) rows.push([r.clientId, r.createdBy, r.createdAt, r.expiresAt ?? 'never', (r.groups ?? []).join(',') || '-', r.tier ?? '-', r.description ?? '']);
-  return rows.map((cells) => cells.join('\t'));
+  return tableLines(rows);
 }
 
 /** `nls keys audit` as a table, oldest first. */
 export function auditTable(entries: readonly AuditEntry[]): string[] {
   const rows = [['AT', 'ACTION', 'ACTOR', 'MODEL', 'CLIENT ID', 'OWNER', 'REASON']];
   for (const e of entries) rows.push([e.at, e.action, e.actor, `${e.model.kind}/${e.model.name}`, e.clientId, e.owner, e.reason ?? '']);
-  return rows.map((cells) => cells.join('\t'));
+  return tableLines(rows);
 }
 
 async function resolveModel(client: KubeRest, name: string, namespace: string, kind?: ModelKind): Promise<ModelRef> {

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { AdmissionResult } from '../admission';
+import { allowedImageEntryProblem } from '../webhook/image-policy';
 import { parseFlags } from './flags';
 import { ExitCode, UsageError } from './phases';
 
@@ -13,7 +14,7 @@ import { ExitCode, UsageError } from './phases';
 const DEFAULT_OPERATOR_NAMESPACE = 'nebari-llm-serving-system';
 
 export const validateUsage = `Usage:
-  nls validate [--namespace NS] [--watch-namespaces NS,NS…] [--output text|json] FILE|DIR…
+  nls validate [--namespace NS] [--watch-namespaces NS,NS…] [--allowed-images LIST] [--output text|json] FILE|DIR…
 Admits every llm.nebari.dev object in the files (YAML or JSON, multi-document streams; directories
 are read recursively for *.yaml, *.yml and *.json) offline, as the API server with the CRDs and the
 admission webhooks would: defaults, schema, CEL rules and webhook checks. The objects of the
@@ -21,6 +22,7 @@ input are the cluster state (models an AgentDeployment references, names a model
 Secret access is not reviewed offline. Objects without a namespace are placed in --namespace.
   --namespace NS              the operator namespace (default ${DEFAULT_OPERATOR_NAMESPACE})
   --watch-namespaces LIST     further namespaces whose AgentDeployments are reconciled (chart value watchNamespaces)
+  --allowed-images LIST       image prefixes or references tenants may run (chart value webhook.allowedImages); default all
   --output text|json          one line per problem (default), or a JSON report
 A CRD rule whose estimated CEL cost Kubernetes 1.32 would refuse is reported on its own line.
 Exit 0 when every object is admitted, 1 when any is rejected (or a CRD would be refused), 2 on bad
@@ -88,7 +90,12 @@ const identity = (o: Record<string, unknown>) => {
 };
 
 /** Admits every object of our group among `objects`; the others are ignored. */
-export async function validateObjects(objects: readonly SourcedObject[], operatorNamespace: string, watchNamespaces: readonly string[]): Promise<ObjectVerdict[]> {
+export async function validateObjects(
+  objects: readonly SourcedObject[],
+  operatorNamespace: string,
+  watchNamespaces: readonly string[],
+  allowedImages: readonly string[] = [],
+): Promise<ObjectVerdict[]> {
   // Loaded here: the CEL and schema machinery is only needed by this command.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { admit, isOurObject } = require('../admission') as typeof import('../admission');
@@ -103,7 +110,7 @@ export async function validateObjects(objects: readonly SourcedObject[], operato
   const verdicts: ObjectVerdict[] = [];
   for (const entry of ours) {
     const others = ours.filter((o) => o !== entry).map((o) => o.object);
-    const result: AdmissionResult = await admit(entry.object, { operatorNamespace, agentNamespaces: watchNamespaces, objects: others });
+    const result: AdmissionResult = await admit(entry.object, { operatorNamespace, agentNamespaces: watchNamespaces, objects: others, allowedImages });
     const id = identity(entry.object);
     const key = `${id.kind}/${id.namespace}/${id.name}`;
     const first = seen.get(key);
@@ -132,12 +139,14 @@ export async function runValidate(args: string[], out: (line: string) => void = 
   let files: string[];
   let operatorNamespace: string;
   let watchNamespaces: string[];
+  let allowedImages: string[];
   let output: string;
   let objects: SourcedObject[];
   try {
     const flags = parseFlags('validate', args, {
       namespace: { type: 'string' },
       'watch-namespaces': { type: 'string' },
+      'allowed-images': { type: 'string' },
       output: { type: 'string' },
     });
     if (flags.positionals.length === 0) throw new UsageError(`validate: name at least one file or directory\n${validateUsage}`);
@@ -145,13 +154,18 @@ export async function runValidate(args: string[], out: (line: string) => void = 
     if (output !== 'text' && output !== 'json') throw new UsageError(`validate: --output "${output}" is not supported; use text or json`);
     operatorNamespace = flags.values.namespace ?? DEFAULT_OPERATOR_NAMESPACE;
     watchNamespaces = (flags.values['watch-namespaces'] ?? '').split(',').map((n) => n.trim()).filter(Boolean);
+    allowedImages = (flags.values['allowed-images'] ?? '').split(',').map((n) => n.trim()).filter(Boolean);
+    for (const entry of allowedImages) {
+      const problem = allowedImageEntryProblem(entry);
+      if (problem) throw new UsageError(`validate: --allowed-images: ${problem}`);
+    }
     files = inputFiles(flags.positionals);
     objects = files.flatMap((file) => readObjects(file, fs.readFileSync(file, 'utf8')));
   } catch (error) {
     out(`error: ${(error as Error).message}`);
     return error instanceof UsageError ? ExitCode.usage : ExitCode.error;
   }
-  const verdicts = await validateObjects(objects, operatorNamespace, watchNamespaces);
+  const verdicts = await validateObjects(objects, operatorNamespace, watchNamespaces, allowedImages);
   // Not about the input: a CRD this nls carries that Kubernetes 1.32 would refuse for its CEL cost.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const crdProblems = (require('../admission') as typeof import('../admission')).crdCostProblems();

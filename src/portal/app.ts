@@ -12,7 +12,7 @@ import { Logger } from '../runtime/log';
 import { ModelRef } from '../translate/keys/api-keys';
 import { PortalConfig } from './config';
 import { CSRF_FIELD, CSRF_HEADER, checkStateChange, isStateChange } from './csrf';
-import { ModelKey, listAllKeys, mintPortalKey, modelGrant, ownedBy, readAudit, revokePortalKey } from './keys';
+import { MintRefusedError, ModelKey, listAllKeys, mintPortalKey, modelGrant, ownedBy, readAudit, revokePortalKey } from './keys';
 import { PortalModel, listModels } from './models';
 import { OidcUser } from './oidc';
 import { LOGIN_COOKIE, LOGIN_MAX_SECONDS, PendingLogin, SESSION_COOKIE, Session, newSession, seal, unseal } from './session';
@@ -208,7 +208,9 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
       if (!config.quotaTiers.tiers.some((t) => t.name === tier)) throw new RequestError(400, `tier: "${tier}" is not one of ${config.quotaTiers.tiers.map((t) => t.name).join(', ')}`);
     }
     const expiresAt = new Date(Date.now() + days * 86_400_000);
-    const minted = await mintPortalKey(client, ref, { sub: s.sub, username: s.username, description, grant, expiresAt, tier });
+    const minted = await mintPortalKey(client, ref, { sub: s.sub, username: s.username, description, grant, expiresAt, tier }).catch((err: unknown) => {
+      throw err instanceof MintRefusedError ? new RequestError(401, err.message) : err;
+    });
     log.info('minted key', { model: `${ref.kind}/${ref.name}`, clientId: minted.clientId, owner: s.username, expiresAt: expiresAt.toISOString(), tier });
     return { model, minted, expiresAt };
   }

@@ -2,20 +2,23 @@
 // one replica (holding a Lease) refreshes each stored user's refresh token and reads their
 // current groups. A key whose model their groups no longer grant is revoked (reason
 // `user-lost-access`); a refused refresh (`invalid_grant`: user disabled, deleted or logged out
-// at the issuer) revokes all of that user's keys. Each revocation is an audit entry, an Event on
-// the model and a log line, none of which carries token or key material.
+// at the issuer) is recorded on the user, and every round revokes all keys of every refused user
+// (until they log in again), so no key minted around the refusal survives: the refusals are
+// recorded before the keys are listed, and a mint re-checks refusal after its write
+// (`mintPortalKey`). Each revocation is an audit entry, an Event on the model and a log line,
+// none of which carries token or key material.
 import { KubeRest } from '../kube/rest';
 import { EventRecorder } from '../runtime/events';
 import { LeaderElector } from '../runtime/leader';
 import { Logger } from '../runtime/log';
 import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
-import { ModelKey, listAllKeys, modelGrant, ownedBy, revokePortalKey } from './keys';
+import { ModelKey, REFRESH_REFUSED_REASON, listAllKeys, modelGrant, ownedBy, revokePortalKey } from './keys';
 import { PortalModel, listModels } from './models';
 import { RefreshRefusedError, OidcUser } from './oidc';
-import { listStoredUsers, markRefused, saveRefreshToken } from './user-tokens';
+import { StoredUser, listStoredUsers, markRefused, saveRefreshToken } from './user-tokens';
 
+export { REFRESH_REFUSED_REASON };
 export const LOST_ACCESS_REASON = 'user-lost-access';
-export const REFRESH_REFUSED_REASON = 'user-refresh-refused';
 
 /**
  * Pure: the user's keys that `groups` no longer grant. Keys granted through groups or a public
@@ -57,13 +60,11 @@ const unsaved = new Map<string, string>();
 export async function refreshRound(deps: RefreshDeps): Promise<RoundResult> {
   const users = await listStoredUsers(deps.client, deps.namespace, deps.sessionKey);
   if (users.length === 0) return { users: 0, revoked: 0, failed: 0 };
-  const models = await listModels(deps.client, deps.namespace);
-  const keys = await listAllKeys(deps.client, models);
-  let revoked = 0;
+  const refused: StoredUser[] = users.filter((u) => u.refused);
+  const current: Array<{ user: StoredUser; groups: readonly string[] }> = [];
   let failed = 0;
   for (const user of users) {
-    let doomed: ModelKey[];
-    let reason: string;
+    if (user.refused || !user.refreshToken) continue;
     try {
       // A rotated token that could not be saved last round is the valid one; the stored one is spent.
       const fresh = await deps.refresh(unsaved.get(user.sub) ?? user.refreshToken, user.sub);
@@ -72,31 +73,38 @@ export async function refreshRound(deps: RefreshDeps): Promise<RoundResult> {
         await saveRefreshToken(deps.client, deps.namespace, deps.sessionKey, { sub: user.sub, username: fresh.username, refreshToken: fresh.refreshToken });
       }
       unsaved.delete(user.sub);
-      doomed = keysLosingAccess(keys, models, user.sub, fresh.groups);
-      reason = LOST_ACCESS_REASON;
+      current.push({ user, groups: fresh.groups });
     } catch (err) {
       if (!(err instanceof RefreshRefusedError)) {
         failed++;
         deps.log.warn('group refresh failed; keeping the user\'s keys until the next round', { user: user.username, err });
         continue;
       }
-      doomed = keys.filter((k) => ownedBy(k.record, user));
-      reason = REFRESH_REFUSED_REASON;
       await markRefused(deps.client, deps.namespace, user.sub);
+      refused.push(user);
     }
-    for (const k of doomed) {
-      const model = models.find((m) => m.ref.kind === k.model.kind && m.ref.name === k.model.name);
-      const done = await revokePortalKey(deps.client, k.model, k.record.clientId, { actor: 'portal', reason, action: 'access-revoked' });
-      if (!done) continue;
-      revoked++;
-      deps.log.info('revoked key: owner lost access', { model: `${k.model.kind}/${k.model.name}`, clientId: k.record.clientId, owner: user.username, reason });
-      await deps.events.record(
-        { apiVersion: API_GROUP_VERSION_V1BETA1, kind: k.model.kind, metadata: { name: k.model.name, namespace: k.model.namespace, uid: model?.uid } },
-        'Normal',
-        'ApiKeyAccessRevoked',
-        `revoked key ${k.record.clientId} of ${user.username}: ${reason}`,
-      );
-    }
+  }
+  // Listed only now, after every refusal is recorded: a key minted before a refusal was written is
+  // in this list, and a mint that finishes after it sees the refusal and takes its key back.
+  const models = await listModels(deps.client, deps.namespace);
+  const keys = await listAllKeys(deps.client, models);
+  const doomed = [
+    ...refused.flatMap((user) => keys.filter((k) => ownedBy(k.record, user)).map((key) => ({ key, user, reason: REFRESH_REFUSED_REASON }))),
+    ...current.flatMap(({ user, groups }) => keysLosingAccess(keys, models, user.sub, groups).map((key) => ({ key, user, reason: LOST_ACCESS_REASON }))),
+  ];
+  let revoked = 0;
+  for (const { key: k, user, reason } of doomed) {
+    const model = models.find((m) => m.ref.kind === k.model.kind && m.ref.name === k.model.name);
+    const done = await revokePortalKey(deps.client, k.model, k.record.clientId, { actor: 'portal', reason, action: 'access-revoked' });
+    if (!done) continue;
+    revoked++;
+    deps.log.info('revoked key: owner lost access', { model: `${k.model.kind}/${k.model.name}`, clientId: k.record.clientId, owner: user.username, reason });
+    await deps.events.record(
+      { apiVersion: API_GROUP_VERSION_V1BETA1, kind: k.model.kind, metadata: { name: k.model.name, namespace: k.model.namespace, uid: model?.uid } },
+      'Normal',
+      'ApiKeyAccessRevoked',
+      `revoked key ${k.record.clientId} of ${user.username}: ${reason}`,
+    );
   }
   return { users: users.length, revoked, failed };
 }

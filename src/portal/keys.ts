@@ -7,6 +7,13 @@ import { KubeRest } from '../kube/rest';
 import { MintedKey, listKeys, mintKey, revokeKey } from '../api-keys/key-store';
 import { AuditEntry, AuditFilter, readAuditEntries } from '../api-keys/audit-log';
 import { PortalModel } from './models';
+import { isRefused } from './user-tokens';
+
+/** Why a key was taken back because the issuer refused its owner (the group refresh uses it too). */
+export const REFRESH_REFUSED_REASON = 'user-refresh-refused';
+
+/** The issuer refused the user's refresh while their key was being written: the key was taken back. */
+export class MintRefusedError extends Error {}
 
 export interface ModelKey {
   readonly model: ModelRef;
@@ -32,8 +39,13 @@ export interface MintRequest {
   readonly tier?: string;
 }
 
+/**
+ * Mints a key for a portal user, then checks once more, after the write, that the issuer has not
+ * refused them meanwhile: the group refresh records a refusal before it lists keys, so a key
+ * written before the refusal is in its list, and one written after it is taken back here.
+ */
 export async function mintPortalKey(client: KubeRest, model: ModelRef, req: MintRequest): Promise<MintedKey> {
-  return mintKey(client, model, req.username, req.description, {
+  const minted = await mintKey(client, model, req.username, req.description, {
     waitMs: 30_000,
     subject: req.sub,
     groups: req.grant.groups,
@@ -43,6 +55,13 @@ export async function mintPortalKey(client: KubeRest, model: ModelRef, req: Mint
     source: 'portal',
     actor: req.username,
   });
+  // Fail closed: when the refusal cannot be read, the key is taken back too.
+  const refused = await isRefused(client, model.namespace, req.sub).catch(() => true);
+  if (refused) {
+    await revokePortalKey(client, model, minted.clientId, { actor: 'portal', reason: REFRESH_REFUSED_REASON, action: 'access-revoked' });
+    throw new MintRefusedError('your login is no longer valid at the identity provider; log out and log in again');
+  }
+  return minted;
 }
 
 /** Every key of the given models. */

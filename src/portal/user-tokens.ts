@@ -18,7 +18,10 @@ export interface StoredUser {
   readonly secretName: string;
   readonly sub: string;
   readonly username: string;
-  readonly refreshToken: string;
+  /** The issuer refused this user's refresh and they have not logged in since. */
+  readonly refused: boolean;
+  /** Absent once refused, or when sealed with an older session key. */
+  readonly refreshToken?: string;
 }
 
 type SecretObject = KubeObject & { data?: Record<string, string> };
@@ -54,14 +57,18 @@ export async function saveRefreshToken(client: KubeRest, namespace: string, key:
   }
 }
 
-/** Every stored user whose token still opens with `key` (a Secret sealed with an older key is skipped). */
+/**
+ * Every user the portal stored: refused ones (their token dropped) with `refused` set, the others
+ * with the token when it still opens with `key` (a token sealed with an older key is left out).
+ */
 export async function listStoredUsers(client: KubeRest, namespace: string, key: Buffer): Promise<StoredUser[]> {
   const { items } = await client.list<SecretObject>('v1', 'Secret', { namespace, labelSelector: LABEL_PORTAL_USER });
   const users: StoredUser[] = [];
   for (const s of items) {
-    const opened = unseal<{ token: string; exp: number }>(key, PURPOSE, unb64(s.data?.refreshToken));
     const sub = unb64(s.data?.subject);
-    if (opened && sub) users.push({ secretName: s.metadata.name, sub, username: unb64(s.data?.username), refreshToken: opened.token });
+    if (!sub) continue;
+    const opened = unseal<{ token: string; exp: number }>(key, PURPOSE, unb64(s.data?.refreshToken));
+    users.push({ secretName: s.metadata.name, sub, username: unb64(s.data?.username), refused: !!s.data?.refusedAt, ...(opened ? { refreshToken: opened.token } : {}) });
   }
   return users;
 }

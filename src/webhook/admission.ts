@@ -20,6 +20,8 @@ export interface AdmissionContext {
   /** Namespaces whose AgentDeployments this installation reconciles (the operator namespace first). */
   readonly agentNamespaces: readonly string[];
   readonly lookups: ClusterLookups;
+  /** Image prefixes or references tenants may run (`webhook.allowedImages`); empty or absent allows all. */
+  readonly allowedImages?: readonly string[];
 }
 
 /** The admission rules of one kind. */

@@ -25,9 +25,9 @@ export const allowedContainerSecurityContextKeys = [
   'capabilities',
 ] as const;
 
-const sections: Record<string, { key: string; allowed: readonly string[] }> = {
-  workload: { key: 'podSecurityContext', allowed: allowedPodSecurityContextKeys },
-  container: { key: 'securityContext', allowed: allowedContainerSecurityContextKeys },
+const sections: Record<string, { key: string; level: 'pod' | 'container' }> = {
+  workload: { key: 'podSecurityContext', level: 'pod' },
+  container: { key: 'securityContext', level: 'container' },
 };
 
 function isNonNegativeInteger(value: unknown): boolean {
@@ -67,6 +67,27 @@ function valueProblem(key: string, value: unknown, field: string): string | unde
   }
 }
 
+/**
+ * Every reason a `podSecurityContext` (`pod`) or container `securityContext` (`container`) of an
+ * override is not allowed: only the hardening settings above, with values that cannot weaken
+ * isolation (never `privileged`, added capabilities, `Unconfined` seccomp, user namespaces off).
+ */
+export function securityContextProblems(level: 'pod' | 'container', value: unknown, field: string): string[] {
+  if (!isRecord(value)) return [`${field}: must be an object`];
+  const allowed: readonly string[] = level === 'pod' ? allowedPodSecurityContextKeys : allowedContainerSecurityContextKeys;
+  const problems: string[] = [];
+  for (const [setting, settingValue] of Object.entries(value)) {
+    const settingField = `${field}.${setting}`;
+    if (!allowed.includes(setting)) {
+      problems.push(`${settingField}: is not allowed; ${level === 'pod' ? 'podSecurityContext' : 'securityContext'} overrides may only set ${allowed.join(', ')}`);
+      continue;
+    }
+    const problem = valueProblem(setting, settingValue, settingField);
+    if (problem) problems.push(problem);
+  }
+  return problems;
+}
+
 /** Every reason `overrides` is not allowed, each naming the field and the fix. */
 export function agentOverrideProblems(overrides: unknown, field = 'spec.overrides'): string[] {
   if (overrides === undefined || overrides === null) return [];
@@ -89,19 +110,7 @@ export function agentOverrideProblems(overrides: unknown, field = 'spec.override
         problems.push(`${keyField}: is not allowed; ${sectionName} overrides may only set ${rule.key}`);
         continue;
       }
-      if (!isRecord(value)) {
-        problems.push(`${keyField}: must be an object`);
-        continue;
-      }
-      for (const [setting, settingValue] of Object.entries(value)) {
-        const settingField = `${keyField}.${setting}`;
-        if (!rule.allowed.includes(setting)) {
-          problems.push(`${settingField}: is not allowed; ${rule.key} overrides may only set ${rule.allowed.join(', ')}`);
-          continue;
-        }
-        const problem = valueProblem(setting, settingValue, settingField);
-        if (problem) problems.push(problem);
-      }
+      problems.push(...securityContextProblems(rule.level, value, keyField));
     }
   }
   return problems;

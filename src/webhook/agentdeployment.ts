@@ -8,8 +8,10 @@ import { LLMMODEL_KIND } from '../api/llmmodel';
 import type { AdmissionContext, KindAdmission } from './admission';
 import { agentOverrideProblems } from './agent-overrides';
 import { httpURLProblem } from './http-url';
+import { imageProblem } from './image-policy';
 import { jsonEqual } from './json-patch';
 import type { ClusterLookups, ModelKind } from './lookups';
+import { envReview } from './pod-references';
 import { type AdmissionRequest, isRecord } from './review';
 import { type SecretReference, checkSecretAccess } from './secret-access';
 import { Findings, type Verdict, lookupFailed } from './verdict';
@@ -17,18 +19,24 @@ import type { AgentDeploymentV1beta1 } from '../api/v1beta1';
 
 const dns1035Label = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
-/** Every Secret the AgentDeployment makes the operator read or mount. */
+/** Every Secret (and ConfigMap) the AgentDeployment makes the operator read or mount. */
 export function referencedSecrets(agent: AgentDeploymentV1beta1): SecretReference[] {
-  const secrets: SecretReference[] = [];
   const credentials = agent.spec.model.externalAPI?.credentialsRef;
-  if (credentials?.name) secrets.push({ name: credentials.name, field: 'spec.model.externalAPI.credentialsRef.name' });
-  (agent.spec.container?.env ?? []).forEach((variable, index) => {
-    const secretKeyRef = (variable.valueFrom as { secretKeyRef?: { name?: unknown } } | undefined)?.secretKeyRef;
-    if (typeof secretKeyRef?.name === 'string' && secretKeyRef.name) {
-      secrets.push({ name: secretKeyRef.name, field: `spec.container.env[${index}].valueFrom.secretKeyRef.name` });
-    }
-  });
-  return secrets;
+  return [
+    ...(credentials?.name ? [{ name: credentials.name, field: 'spec.model.externalAPI.credentialsRef.name' }] : []),
+    ...envReview(agent.spec.container?.env, 'spec.container.env').references,
+  ];
+}
+
+/**
+ * What the agent's pod would carry that cannot be allowed: `valueFrom` kinds the Secret guard
+ * cannot review, and an image outside the installation's allow-list.
+ */
+export function agentDeploymentPodFindings(agent: AgentDeploymentV1beta1, allowedImages: readonly string[], findings: Findings): void {
+  for (const problem of envReview(agent.spec.container?.env, 'spec.container.env').problems) findings.deny(problem);
+  const image = agent.spec.container?.image;
+  const problem = image ? imageProblem(image, 'spec.container.image', allowedImages) : undefined;
+  if (problem) findings.deny(problem);
 }
 
 /** Field-level checks of one AgentDeployment object (no cluster state). */
@@ -115,6 +123,8 @@ export async function validateAgentDeployment(request: AdmissionRequest<AgentDep
   agentDeploymentFieldFindings(agent, findings);
   const oldAgent = request.oldObject as AgentDeploymentV1beta1 | undefined;
   for (const problem of resourceListProblems(agent.spec.container?.resources, 'spec.container.resources', oldAgent?.spec?.container?.resources)) findings.deny(problem);
+  // On CREATE and spec changes only, so a stored agent's finalizer writes are never refused.
+  if (!oldAgent || !jsonEqual(oldAgent.spec, agent.spec)) agentDeploymentPodFindings(agent, context.allowedImages ?? [], findings);
   // The model may be deleted later; only a new or changed reference must point at a live model,
   // so that later metadata updates (finalizers) are never blocked.
   const previousRef = oldAgent?.spec?.model?.modelRef;

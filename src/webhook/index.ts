@@ -85,6 +85,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     operatorNamespace: settings.namespace,
     agentNamespaces: settings.agentNamespaces,
     lookups: options.lookups ?? kubernetesLookups(rest),
+    allowedImages: settings.allowedImages,
   });
 
   // The listener needs a certificate to start; later ones are swapped in through `serve`.

@@ -1,13 +1,20 @@
 // Admission rules for LLMModel that the CRD schema and its CEL rules cannot express: placement
 // in the operator's managed namespace, no name shared with a PassthroughModel, the effective
 // endpoint subdomain, warnings for settings that work but surprise, and defaults that depend on
-// other fields.
+// other fields. And what the model carries into its pods: every Secret and ConfigMap it names is
+// reviewed as the requesting user, provider overrides stay inside their allow-list, and images
+// inside the installation's allow-list (docs/security.md).
 import { resourceListProblems } from '../api/common';
-import { LLMMODEL_KIND, LLMMODEL_NAME_PATTERN } from '../api/llmmodel';
+import { LLMMODEL_DEFAULTS, LLMMODEL_KIND, LLMMODEL_NAME_PATTERN } from '../api/llmmodel';
 import { PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
 import type { AdmissionContext, KindAdmission } from './admission';
+import { imageProblem } from './image-policy';
+import { jsonEqual } from './json-patch';
 import { validateModel } from './model-placement';
+import { envReview } from './pod-references';
+import { reviewProviderOverrides } from './provider-overrides';
 import { type AdmissionRequest, isRecord } from './review';
+import type { SecretReference } from './secret-access';
 import { Findings, type Verdict } from './verdict';
 import type { LLMModelV1beta1 } from '../api/v1beta1';
 
@@ -93,19 +100,51 @@ export function llmModelFieldFindings(model: LLMModelV1beta1, findings: Findings
   }
 }
 
+/** What the model carries into its pods: the Secrets and ConfigMaps it names, and what may not be allowed. */
+export function llmModelPodReview(model: LLMModelV1beta1): { references: SecretReference[]; problems: string[]; images: Array<{ field: string; image: string }> } {
+  const spec = model.spec;
+  const env = envReview(spec?.serving?.env, 'spec.serving.env');
+  const provider = spec?.provider?.name ?? LLMMODEL_DEFAULTS.providerName;
+  const overrides = reviewProviderOverrides(provider, spec?.provider?.overrides, spec?.serving?.image);
+  const servingImage = spec?.serving?.image;
+  return {
+    references: [
+      // The model server gets the token as HF_TOKEN (KAITO: the preset's modelAccessSecret; Dynamo: envFromSecret).
+      ...(spec?.model?.authSecretName ? [{ name: spec.model.authSecretName, field: 'spec.model.authSecretName' }] : []),
+      ...env.references,
+      ...overrides.references,
+    ],
+    problems: [...env.problems, ...overrides.problems],
+    images: [...(servingImage ? [{ field: 'spec.serving.image', image: servingImage }] : []), ...overrides.images],
+  };
+}
+
 export function validateLLMModel(request: AdmissionRequest<LLMModelV1beta1>, context: AdmissionContext): Promise<Verdict> {
+  // What reaches the pods is checked on CREATE and whenever the spec changes (never on the
+  // operator's own finalizer writes): a stored object is not refused for a rule it predates until
+  // someone edits its spec.
+  const old = request.oldObject as LLMModelV1beta1 | undefined;
+  const specChanged = (model: LLMModelV1beta1) => !old || !jsonEqual(old.spec, model.spec);
   // The name is checked on CREATE only (as the CRD rule): it cannot change, and an object admitted
   // before the rule must still take the operator's finalizer removal.
   const fieldFindings = (model: LLMModelV1beta1, findings: Findings) => {
     const nameProblem = request.operation === 'CREATE' ? llmModelNameProblem(model.metadata?.name ?? request.name ?? '') : undefined;
     if (nameProblem) findings.deny(nameProblem);
-    const old = request.oldObject as LLMModelV1beta1 | undefined;
     for (const problem of resourceListProblems(model.spec.resources, 'spec.resources', old?.spec?.resources)) findings.deny(problem);
     llmModelFieldFindings(model, findings);
+    if (!specChanged(model)) return;
+    const pods = llmModelPodReview(model);
+    for (const problem of pods.problems) findings.deny(problem);
+    for (const { field, image } of pods.images) {
+      const problem = imageProblem(image, field, context.allowedImages ?? []);
+      if (problem) findings.deny(problem);
+    }
   };
   return validateModel(request, context, { kind: LLMMODEL_KIND, otherKind: PASSTHROUGHMODEL_KIND }, fieldFindings, {
-    // The model server gets the token as HF_TOKEN; no destination, the downloads go to the hub.
-    secrets: (model) => (model.spec?.model?.authSecretName ? [{ name: model.spec.model.authSecretName, field: 'spec.model.authSecretName' }] : []),
+    secrets: (model) => llmModelPodReview(model).references,
+    // The Secrets reach whatever the spec runs (its image, command, overrides): any spec change
+    // is reviewed again, as whoever changes it could point the Secrets at another program.
+    destination: (model) => model.spec,
   });
 }
 

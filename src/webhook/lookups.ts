@@ -11,6 +11,9 @@ import type { KubernetesObject, UserInfo } from './review';
 /** Kinds an AgentDeployment or a name-collision check may look up. */
 export type ModelKind = typeof LLMMODEL_KIND | typeof PASSTHROUGHMODEL_KIND;
 
+/** What a referenced object may be: the resources the Secret guard reviews. */
+export type ReadableResource = 'secrets' | 'configmaps';
+
 export interface AccessReviewResult {
   readonly allowed: boolean;
   /** The authorizer's explanation, when it gave one. */
@@ -20,8 +23,8 @@ export interface AccessReviewResult {
 export interface ClusterLookups {
   /** A model object; undefined when it is absent or its CRD is not installed. */
   getModel(kind: ModelKind, namespace: string, name: string): Promise<KubernetesObject | undefined>;
-  /** A SubjectAccessReview: may `user` `get` the Secret `namespace/name`? Throws when the review cannot be made. */
-  userMayGetSecret(user: UserInfo, namespace: string, name: string): Promise<AccessReviewResult>;
+  /** A SubjectAccessReview: may `user` `get` the Secret (or ConfigMap) `namespace/name`? Throws when the review cannot be made. */
+  userMayGet(user: UserInfo, namespace: string, resource: ReadableResource, name: string): Promise<AccessReviewResult>;
 }
 
 function statusCode(error: unknown): number | undefined {
@@ -69,7 +72,7 @@ export function kubernetesLookups(rest: KubeRest, options: { timeoutMs?: number 
       }
     },
 
-    async userMayGetSecret(user, namespace, name) {
+    async userMayGet(user, namespace, resource, name) {
       const body = {
         apiVersion: 'authorization.k8s.io/v1',
         kind: 'SubjectAccessReview',
@@ -79,7 +82,7 @@ export function kubernetesLookups(rest: KubeRest, options: { timeoutMs?: number 
           uid: user.uid,
           groups: user.groups ? [...user.groups] : undefined,
           extra: user.extra ? Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]])) : undefined,
-          resourceAttributes: { namespace, verb: 'get', group: '', version: 'v1', resource: 'secrets', name },
+          resourceAttributes: { namespace, verb: 'get', group: '', version: 'v1', resource, name },
         },
       };
       const review = await bounded(

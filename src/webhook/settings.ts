@@ -1,5 +1,6 @@
 // The webhook's settings from the operator's environment (the contract the chart fills in).
 // Every problem names the variable and the fix, because it surfaces as a crash-looping pod.
+import { allowedImageEntryProblem } from './image-policy';
 
 export type CertMode = 'self-managed' | 'cert-manager';
 
@@ -31,6 +32,8 @@ export interface WebhookSettings {
   readonly logLevel: string;
   /** Where AgentDeployments are admitted: `namespace` plus `NLS_WATCH_NAMESPACES`. */
   readonly agentNamespaces: readonly string[];
+  /** `NLS_ALLOWED_IMAGES` (comma-separated, the chart's `webhook.allowedImages`): images tenants may run; empty allows all. */
+  readonly allowedImages: readonly string[];
 }
 
 export interface WebhookConfigurationNames {
@@ -75,6 +78,10 @@ export function webhookSettingsFromEnv(env: NodeJS.ProcessEnv): WebhookSettings 
   if (certMode !== 'self-managed' && certMode !== 'cert-manager') {
     throw new Error(`NLS_CERT_MODE is "${certMode}"; set it to self-managed or cert-manager`);
   }
+  for (const entry of names(env, 'NLS_ALLOWED_IMAGES')) {
+    const problem = allowedImageEntryProblem(entry);
+    if (problem) throw new Error(`NLS_ALLOWED_IMAGES: ${problem}; set the chart value webhook.allowedImages to image prefixes or references`);
+  }
   return {
     namespace,
     port,
@@ -89,5 +96,6 @@ export function webhookSettingsFromEnv(env: NodeJS.ProcessEnv): WebhookSettings 
     conversionCrds: names(env, 'NLS_CONVERSION_CRDS'),
     logLevel: env.NLS_LOG_LEVEL?.trim() || 'info',
     agentNamespaces: agentNamespacesFromEnv(env, namespace),
+    allowedImages: names(env, 'NLS_ALLOWED_IMAGES'),
   };
 }

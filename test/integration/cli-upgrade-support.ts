@@ -69,7 +69,7 @@ function recordingLookups(base: ClusterLookups, who: string, log: LookupLog): Cl
       log.set(key, [...(log.get(key) ?? []), who]);
       return base.getModel(kind, namespace, name);
     },
-    userMayGetSecret: (user, namespace, name) => base.userMayGetSecret(user, namespace, name),
+    userMayGet: (user, namespace, resource, name) => base.userMayGet(user, namespace, resource, name),
   };
 }
 

@@ -6,7 +6,7 @@ import { plainObjectsByFile } from '../../src/chart/render';
 import { defaultValues } from '../../src/chart/values-schema';
 import { KubeRest, type KubeObject, objectRef } from '../../src/kube/rest';
 import { appendAuditEntry, readAuditEntries } from '../../src/api-keys/audit-log';
-import { AuditEntry, LABEL_KEY_AUDIT, auditDay, auditShardName } from '../../src/translate/keys/audit';
+import { AuditEntry, LABEL_KEY_AUDIT, LABEL_KEY_AUDIT_DAY, auditDay, auditShardLabels, auditShardName } from '../../src/translate/keys/audit';
 import { mintKey, revokeKey } from '../../src/api-keys/key-store';
 import { CLEANUP_FINALIZER } from '../../src/api/common';
 import { applyObject, createNamespace, kubeConfig, rest, uniqueName, userKubeConfig } from '../support/cluster';
@@ -16,6 +16,9 @@ import { installOwnCRDs, passthroughModel } from './operator-support';
 type ConfigMap = KubeObject & { data?: Record<string, string> };
 
 const ns = uniqueName('key-audit');
+// A shard of a past day, as an administrator's earlier install would have left it.
+const probeDay = auditDay(new Date('2000-01-01T00:00:00Z'));
+const probe = auditShardName(probeDay, 0);
 const release = uniqueName('audit');
 const client = rest();
 const policyObjects = plainObjectsByFile(defaultValues(), { releaseName: release, namespace: ns })['key-audit-policy.yaml'] as KubeObject[];
@@ -47,10 +50,10 @@ beforeAll(async () => {
   expect(policyObjects.map((o) => o.kind)).toEqual(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
   for (const o of policyObjects) await applyObject(o);
   // The policy takes effect once the API server's policy informer has it: probe until a removal is refused.
-  await applyObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'probe', namespace: ns, labels: { [LABEL_KEY_AUDIT]: 'true' } }, data: { a: '1' } });
+  await applyObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: probe, namespace: ns, labels: auditShardLabels(probeDay) }, data: { a: '1' } });
   await waitFor('the key audit policy to refuse a removal', async () => {
-    const r = await codeOf(mergePatch('probe', { data: { a: null } }));
-    if (r.code === 0) await mergePatch('probe', { data: { a: '1' } });
+    const r = await codeOf(mergePatch(probe, { data: { a: null } }));
+    if (r.code === 0) await mergePatch(probe, { data: { a: '1' } });
     return r.code !== 0;
   }, { timeoutMs: 30_000, intervalMs: 200 });
 });
@@ -99,6 +102,39 @@ it('refuses updates that change or remove an entry or drop the label, and lets e
   expect(Object.keys(after!.data!)).toHaveLength(41);
 });
 
+// Issue 29, Medium 3: the log could be diverted and hidden. Each of these was allowed before.
+it('refuses an unlabelled ConfigMap under a shard\'s name, a shard moved to another day, immutable and owner references', async () => {
+  const day = auditDay(new Date());
+  const decoy = await codeOf(client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: auditShardName(day, 7), namespace: ns }, data: {} } as KubeObject));
+  expect(decoy.code).toBe(403);
+  expect(decoy.message).toContain('an audit ConfigMap keeps its labels');
+  const name = auditShardName(day, 0);
+  const moved = await codeOf(mergePatch(name, { metadata: { labels: { [LABEL_KEY_AUDIT_DAY]: probeDay } } }));
+  expect(moved.code).toBe(403);
+  expect(moved.message).toContain(`${LABEL_KEY_AUDIT_DAY}: <day>, and is named`);
+  const frozen = await codeOf(mergePatch(name, { immutable: true }));
+  expect(frozen.code).toBe(403);
+  expect(frozen.message).toContain('never immutable');
+  const owned = await codeOf(mergePatch(name, { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'anything', uid: '00000000-0000-0000-0000-000000000000' }] } }));
+  expect(owned.code).toBe(403);
+  expect(owned.message).toContain('no owner references');
+  // Creating a proper shard (what appends do) still passes.
+  expect((await codeOf(client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: auditShardName(day, 8), namespace: ns, labels: auditShardLabels(day) }, data: {} } as KubeObject))).code).toBe(0);
+});
+
+it('never appends to a ConfigMap under a shard\'s name that is not labelled as one (a namespace without the policy)', async () => {
+  const open = uniqueName('key-audit-open');
+  await createNamespace(open);
+  const day = auditDay(new Date());
+  await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: auditShardName(day, 0), namespace: open }, data: {} } as KubeObject);
+  await appendAuditEntry(client, open, entry(99));
+  expect((await readAuditEntries(client, open)).map((e) => e.clientId)).toEqual(['client-99']);
+  const decoy = await client.get<ConfigMap>(objectRef('v1', 'ConfigMap', auditShardName(day, 0), open));
+  expect(decoy!.data ?? {}).toEqual({});
+  const shard = await client.get<ConfigMap>(objectRef('v1', 'ConfigMap', auditShardName(day, 1), open));
+  expect(shard!.metadata.labels).toMatchObject(auditShardLabels(day));
+});
+
 it('lets only cluster admins delete a shard', async () => {
   // alice may delete ConfigMaps by RBAC; the policy still refuses her.
   await applyObject({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'cm-admin', namespace: ns }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'delete'] }] });
@@ -107,15 +143,15 @@ it('lets only cluster admins delete a shard', async () => {
   try {
     let refused = { code: 0, message: '' };
     await waitFor('alice to be allowed by RBAC and refused by the policy', async () => {
-      refused = await codeOf(alice.delete(objectRef('v1', 'ConfigMap', 'probe', ns)));
+      refused = await codeOf(alice.delete(objectRef('v1', 'ConfigMap', probe, ns)));
       return refused.code === 403 && refused.message.includes('only be deleted by cluster administrators');
     }, { timeoutMs: 15_000, intervalMs: 200 });
-    expect(await client.get(objectRef('v1', 'ConfigMap', 'probe', ns))).toBeDefined();
+    expect(await client.get(objectRef('v1', 'ConfigMap', probe, ns))).toBeDefined();
   } finally {
     alice.close();
   }
   // The test's admin is in system:masters.
-  expect((await codeOf(client.delete(objectRef('v1', 'ConfigMap', 'probe', ns)))).code).toBe(0);
+  expect((await codeOf(client.delete(objectRef('v1', 'ConfigMap', probe, ns)))).code).toBe(0);
 });
 
 it('records a mint and a revoke with owner and actor, never the key', async () => {

@@ -33,7 +33,8 @@ const agent = (name: string, secret: string, modelName = 'gpt-4o') => ({
 beforeAll(async () => {
   await installCRDs([crdDirectory]);
   const id = uniqueName('wh-sar');
-  env = await startWebhookEnvironment({ kubeConfig: admin, id });
+  // The image allow-list (chart value webhook.allowedImages) as an installation that pins its registry sets it.
+  env = await startWebhookEnvironment({ kubeConfig: admin, id, server: { settings: { allowedImages: ['registry.example.com/'] } } });
   team = `${id}-team`;
   await createNamespace(admin, team, { [selectorLabel]: id });
   const core = admin.makeApiClient(k8s.CoreV1Api);
@@ -169,5 +170,96 @@ describe('credentialSecretName admission on PassthroughModel', () => {
     expect(denied).toMatchObject({ status: 403 });
     expect(String(denied.body.message)).toContain(`spec.model.authSecretName: user "${frank}" may not get Secret "provider-key"`);
     expect(await kubeRequest(as(erin), 'POST', collectionPath(env.operatorNamespace, 'llmmodels'), llm('erins-llm'))).toMatchObject({ status: 201 });
+  });
+});
+
+// Issue 29: whoever may write LLMModels must not reach the Secrets of the release namespace through
+// the pods the model runs. Each case was admitted before (and its Secret landed in the serving
+// Deployment or the provider's pod template); now the webhook reviews every reference as the
+// requesting user and keeps provider overrides inside their allow-list.
+describe('LLMModel authors and the Secrets of the release namespace', () => {
+  const mallory = 'mallory@example.com';
+  const llmModels = () => collectionPath(env.operatorNamespace, 'llmmodels', 'v1beta1');
+  const served = (name: string, spec: Record<string, unknown>) => ({
+    apiVersion: 'llm.nebari.dev/v1beta1',
+    kind: 'LLMModel',
+    metadata: { name },
+    spec: { model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface' }, resources: { gpu: { count: 1 } }, access: { public: true }, ...spec },
+  });
+  const stored = async (name: string) => (await kubeRequest(admin, 'GET', `${llmModels()}/${name}`)).status;
+
+  beforeAll(async () => {
+    const ns = env.operatorNamespace;
+    const core = admin.makeApiClient(k8s.CoreV1Api);
+    const rbac = admin.makeApiClient(k8s.RbacAuthorizationV1Api);
+    // Stands in for the portal's session key, the webhook CA, every <model>-api-keys.
+    await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'portal-session' }, stringData: { key: 'session-sealing-key' } } });
+    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'key-audit' }, data: { entries: '[]' } } });
+    await rbac.createNamespacedRole({
+      namespace: ns,
+      body: { metadata: { name: 'llm-writer' }, rules: [{ apiGroups: ['llm.nebari.dev'], resources: ['llmmodels'], verbs: ['get', 'create', 'update', 'patch'] }] },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace: ns,
+      body: {
+        metadata: { name: 'llm-writers' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'llm-writer' },
+        subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: mallory }],
+      },
+    });
+  });
+
+  it('denies spec.serving.env secretKeyRef to a user who may not get the Secret, and stores nothing', async () => {
+    const model = served('exfiltrate-env', {
+      serving: { image: 'registry.example.com/exfiltrate:1', env: [{ name: 'STOLEN', valueFrom: { secretKeyRef: { name: 'portal-session', key: 'key' } } }] },
+    });
+    const denied = await kubeRequest(as(mallory), 'POST', llmModels(), model);
+    expect(denied).toMatchObject({ status: 403 });
+    expect(String(denied.body.message)).toContain(
+      `spec.serving.env[0].valueFrom.secretKeyRef.name: user "${mallory}" may not get Secret "portal-session" in namespace "${env.operatorNamespace}", so the model may not use it either`,
+    );
+    expect(await stored('exfiltrate-env')).toBe(404);
+    // The same object from someone who may read the Secret is admitted: the rule is about who asks.
+    expect(await kubeRequest(admin, 'POST', `${llmModels()}?dryRun=All`, model)).toMatchObject({ status: 201 });
+  });
+
+  it('denies configMapKeyRef the same way, and valueFrom kinds it cannot review', async () => {
+    const configMap = await kubeRequest(as(mallory), 'POST', llmModels(), served('exfiltrate-cm', { serving: { env: [{ name: 'A', valueFrom: { configMapKeyRef: { name: 'key-audit', key: 'entries' } } }] } }));
+    expect(configMap).toMatchObject({ status: 403 });
+    expect(String(configMap.body.message)).toContain(`user "${mallory}" may not get ConfigMap "key-audit"`);
+    const fileKey = await kubeRequest(admin, 'POST', llmModels(), served('file-key', { serving: { env: [{ name: 'A', valueFrom: { fileKeyRef: { volumeName: 'v', path: 'p', key: 'k' } } }] } }));
+    expect(fileKey).toMatchObject({ status: 422 });
+    expect(String(fileKey.body.message)).toContain("spec.serving.env[0].valueFrom.fileKeyRef: cannot be checked against the requesting user's rights");
+  });
+
+  it('denies changing the image of a model whose Secrets the user may not read', async () => {
+    expect(
+      await kubeRequest(admin, 'POST', llmModels(), served('gated', { model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface', authSecretName: 'portal-session' }, serving: { image: 'registry.example.com/vllm:1' } })),
+    ).toMatchObject({ status: 201 });
+    const swap = await kubeRequest(as(mallory), 'PATCH', `${llmModels()}/gated`, { spec: { serving: { image: 'registry.example.com/exfiltrate:1' } } }, 'application/merge-patch+json');
+    expect(swap).toMatchObject({ status: 403 });
+    expect(String(swap.body.message)).toContain(`spec.model.authSecretName: user "${mallory}" may not get Secret "portal-session"`);
+    const relabel = await kubeRequest(as(mallory), 'PATCH', `${llmModels()}/gated`, { metadata: { labels: { team: 'search' } } }, 'application/merge-patch+json');
+    expect(relabel).toMatchObject({ status: 200 });
+  });
+
+  it.each([
+    ['kuberay', 'serviceAccountName', { spec: { rayClusterConfig: { headGroupSpec: { template: { spec: { serviceAccountName: 'nebari-llm-serving-operator' } } } } } }, 'headGroupSpec.template.spec.serviceAccountName: is not allowed in kuberay overrides'],
+    ['dynamo', 'a Secret volume', { spec: { services: { VllmWorker: { extraPodSpec: { volumes: [{ name: 'k', secret: { secretName: 'portal-session' } }] } } } } }, 'VllmWorker.extraPodSpec.volumes: is not allowed in dynamo overrides'],
+    ['kuberay', 'hostNetwork', { spec: { rayClusterConfig: { workerGroupSpecs: [{ groupName: 'gpu-workers', template: { spec: { hostNetwork: true } } }] } } }, 'workerGroupSpecs[0].template.spec.hostNetwork: is not allowed in kuberay overrides (host namespaces are not allowed)'],
+    ['kaito', 'a pod template', { inference: { template: { spec: { serviceAccountName: 'nebari-llm-serving-operator', hostNetwork: true } } } }, 'spec.provider.overrides.inference.template: is not allowed in kaito overrides'],
+  ])('denies %s overrides setting %s, even from an administrator', async (provider, what, overrides, message) => {
+    const name = `ovr-${provider}-${what.replace(/[^a-z]/gi, '').toLowerCase()}`.slice(0, 40);
+    const response = await kubeRequest(admin, 'POST', llmModels(), served(name, { provider: { name: provider, overrides }, serving: { image: 'registry.example.com/serve:1' } }));
+    expect(response).toMatchObject({ status: 422 });
+    expect(String(response.body.message)).toContain(message);
+    expect(await stored(name)).toBe(404);
+  });
+
+  it('denies an image outside webhook.allowedImages', async () => {
+    const response = await kubeRequest(admin, 'POST', llmModels(), served('foreign-image', { serving: { image: 'attacker.example/exfiltrate:1' } }));
+    expect(response).toMatchObject({ status: 422 });
+    expect(String(response.body.message)).toContain('spec.serving.image: image "attacker.example/exfiltrate:1" is not allowed by this installation (allowed: "registry.example.com/")');
+    expect(await kubeRequest(admin, 'POST', llmModels(), served('pinned-image', { serving: { image: 'registry.example.com/vllm:1' } }))).toMatchObject({ status: 201 });
   });
 });

@@ -50,4 +50,13 @@ describe('nls keys tables', () => {
       auditTable([{ at: '2026-01-01T00:00:00.000Z', action: 'expire', actor: 'operator', model: { kind: 'LLMModel', name: 'm' }, clientId: 'c1', owner: 'alice', reason: 'expired at 2026-01-01T00:00:00.000Z' }]),
     ).toEqual(['AT\tACTION\tACTOR\tMODEL\tCLIENT ID\tOWNER\tREASON', '2026-01-01T00:00:00.000Z\texpire\toperator\tLLMModel/m\tc1\talice\texpired at 2026-01-01T00:00:00.000Z']);
   });
+
+  // Issue 29 (Low): owners, descriptions and reasons come from users; printed raw, an escape
+  // sequence in a description could rewrite the terminal, and a tab or newline forge a column or row.
+  test('escapes control characters instead of sending them to the terminal', () => {
+    const [, row] = keysTable([{ clientId: 'c1', createdBy: 'mallory\u001b]0;pwned\u0007', createdAt: '2026-01-01T00:00:00.000Z', description: 'laptop\n c2\tadmin\u001b[2K\u2028' }]);
+    expect(row).toBe('c1\tmallory\\x1b]0;pwned\\x07\t2026-01-01T00:00:00.000Z\tnever\t-\t-\tlaptop\\n c2\\tadmin\\x1b[2K\\u2028');
+    const [, entry] = auditTable([{ at: 't', action: 'revoke', actor: 'a\u009b31m', model: { kind: 'LLMModel', name: 'm' }, clientId: 'c1', owner: 'o', reason: 'r\r' }]);
+    expect(entry).toBe('t\trevoke\ta\\x9b31m\tLLMModel/m\tc1\to\tr\\r');
+  });
 });

@@ -126,3 +126,14 @@ test('a CRD rule Kubernetes 1.32 would refuse for its cost is a line of its own 
   expect(JSON.parse(json.join('\n'))).toMatchObject({ crdProblems: [line] });
   jest.dontMock('../../../src/admission');
 });
+
+test('--allowed-images refuses images the installation would refuse (webhook.allowedImages)', async () => {
+  const file = path.join(dir, 'repo/apps/good.yaml');
+  expect(await lines([file, '--allowed-images', 'registry.example.com/'])).toMatchObject({ code: 0 });
+  const refused = await lines([file, '--allowed-images', 'registry.internal/,vllm/vllm-openai:']);
+  expect(refused.code).toBe(1);
+  expect(refused.out.join('\n')).toContain(
+    'AgentDeployment nebari-llm-serving-system/bot: spec.image: image "registry.example.com/bot:1" is not allowed by this installation (allowed: "registry.internal/", "vllm/vllm-openai:")',
+  );
+  expect(await lines([file, '--allowed-images', 'a b/'])).toMatchObject({ code: 2, out: [expect.stringContaining('--allowed-images: "a b/" is not an image prefix')] });
+});

@@ -32,7 +32,7 @@ describe('AgentDeployment admission', () => {
   it('fails closed when the access review cannot be made', async () => {
     const verdict = await agentDeploymentAdmission.validate(
       request(agentDeployment()),
-      context(clusterState({ failing: { userMayGetSecret: new Error('SubjectAccessReview failed: API server answered 503') } })),
+      context(clusterState({ failing: { userMayGet: new Error('SubjectAccessReview failed: API server answered 503') } })),
     );
     expect(verdict.code).toBe(403);
     expect(verdict.denials[0]).toContain('could not check whether user "alice" may get Secret "openai"');
@@ -123,5 +123,32 @@ describe('AgentDeployment admission', () => {
     const missing = agentDeployment({ model: { modelRef: { kind: 'LLMModel', name: 'nope' } } });
     await defaultAgentDeployment(missing, 'team', memoryLookups(clusterState({ failing: { getModel: new Error('down') } })));
     expect(missing.spec.model.modelRef?.modelName).toBeUndefined();
+  });
+});
+
+describe('AgentDeployment pods: valueFrom kinds and images', () => {
+  it('reviews configMapKeyRef as the requesting user and refuses kinds it cannot review', async () => {
+    const agent = agentDeployment({
+      container: {
+        image: 'registry.example.com/agent:1.0',
+        env: [
+          { name: 'C', valueFrom: { configMapKeyRef: { name: 'settings', key: 'k' } } },
+          { name: 'F', valueFrom: { fileKeyRef: { volumeName: 'v', path: 'p', key: 'k' } } },
+        ],
+      },
+    });
+    const verdict = await agentDeploymentAdmission.validate(request(agent), context(readable));
+    expect(verdict.denials).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('spec.container.env[1].valueFrom.fileKeyRef: cannot be checked'),
+        expect.stringContaining('spec.container.env[0].valueFrom.configMapKeyRef.name: user "alice" may not get ConfigMap "settings" in namespace "team"'),
+      ]),
+    );
+  });
+
+  it('enforces the image allow-list on spec.container.image', async () => {
+    const ctx = { ...context(readable), allowedImages: ['registry.internal/'] };
+    const verdict = await agentDeploymentAdmission.validate(request(agentDeployment()), ctx);
+    expect(verdict.denials).toEqual([expect.stringContaining('spec.container.image: image "registry.example.com/agent:1.0" is not allowed by this installation')]);
   });
 });

@@ -12,7 +12,7 @@ export const operatorNamespace = 'nebari-llm-serving-system';
 export interface ClusterState {
   namespaces: Record<string, Record<string, string>>;
   models: { kind: ModelKind; namespace: string; name: string; spec: unknown }[];
-  /** `user/namespace/secret` triples that may be read. */
+  /** `user/namespace/secret` triples that may be read (`user/namespace/configmap:name` for ConfigMaps). */
   readableSecrets: string[];
   failing?: Partial<Record<keyof ClusterLookups, Error>>;
 }
@@ -35,10 +35,12 @@ export function memoryLookups(state: ClusterState): ClusterLookups & { reviews: 
       const found = state.models.find((m) => m.kind === kind && m.namespace === namespace && m.name === name);
       return found ? ({ kind, metadata: { name, namespace }, spec: found.spec } as KubernetesObject) : undefined;
     },
-    async userMayGetSecret(user: UserInfo, namespace, name) {
-      reviews.push(`${user.username}/${namespace}/${name}`);
-      if (state.failing?.userMayGetSecret) throw state.failing.userMayGetSecret;
-      return { allowed: state.readableSecrets.includes(`${user.username}/${namespace}/${name}`) };
+    async userMayGet(user: UserInfo, namespace, resource, name) {
+      // Secrets as `user/namespace/name`, ConfigMaps as `user/namespace/configmap:name`.
+      const key = `${user.username}/${namespace}/${resource === 'configmaps' ? 'configmap:' : ''}${name}`;
+      reviews.push(key);
+      if (state.failing?.userMayGet) throw state.failing.userMayGet;
+      return { allowed: state.readableSecrets.includes(key) };
     },
   };
 }

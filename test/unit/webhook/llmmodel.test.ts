@@ -143,3 +143,73 @@ describe('LLMModel name: it becomes part of Service names (DNS-1035 labels)', ()
     expect(verdict.denials).toEqual([]);
   });
 });
+
+// docs/security.md: what a model author carries into the serving pods. Each of these was admitted
+// before (issue 29's reproductions): the attacker's image received any Secret of the namespace.
+describe('LLMModel pods: Secrets, provider overrides and images', () => {
+  const attacker = 'mallory';
+  const envModel = (env: unknown[], image = 'attacker.example/exfiltrate:1') => llmModel({ serving: { image, env } as never });
+  const sessionKey = { name: 'PORTAL_KEY', valueFrom: { secretKeyRef: { name: 'nls-portal-session', key: 'key' } } };
+
+  it('reviews spec.serving.env secretKeyRef as the requesting user (403 when they may not read it)', async () => {
+    const verdict = await llmModelAdmission.validate(request(envModel([sessionKey]), { user: attacker }), context());
+    expect(verdict.code).toBe(403);
+    expect(verdict.denials).toEqual([
+      `spec.serving.env[0].valueFrom.secretKeyRef.name: user "${attacker}" may not get Secret "nls-portal-session" in namespace "${operatorNamespace}", so the model may not use it either; reference a Secret you can read, or ask an administrator for get access to it`,
+    ]);
+    const allowed = await llmModelAdmission.validate(request(envModel([sessionKey]), { user: 'alice' }), context(clusterState({ readableSecrets: [`alice/${operatorNamespace}/nls-portal-session`] })));
+    expect(allowed.denials).toEqual([]);
+  });
+
+  it('reviews configMapKeyRef the same way', async () => {
+    const audit = { name: 'AUDIT', valueFrom: { configMapKeyRef: { name: 'nls-key-audit-2026-01-01', key: 'entries' } } };
+    const verdict = await llmModelAdmission.validate(request(envModel([audit]), { user: attacker }), context());
+    expect(verdict.denials).toEqual([expect.stringContaining(`spec.serving.env[0].valueFrom.configMapKeyRef.name: user "${attacker}" may not get ConfigMap "nls-key-audit-2026-01-01"`)]);
+  });
+
+  it('refuses valueFrom kinds it cannot review', async () => {
+    const verdict = await llmModelAdmission.validate(request(envModel([{ name: 'F', valueFrom: { fileKeyRef: { volumeName: 'v', path: 'p', key: 'k' } } }])), context());
+    expect(verdict.denials).toEqual([expect.stringContaining('spec.serving.env[0].valueFrom.fileKeyRef: cannot be checked against the requesting user\'s rights')]);
+  });
+
+  it('reviews the Secrets again when someone who may not read them changes the image (or anything else in the spec)', async () => {
+    const state = clusterState({ readableSecrets: [`alice/${operatorNamespace}/hf-token`] });
+    const stored = llmModel({ model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface', authSecretName: 'hf-token' }, serving: { image: 'vllm/vllm-openai:v0.10.0' } as never });
+    const changed = llmModel({ ...stored.spec, serving: { image: 'attacker.example/exfiltrate:1' } as never });
+    const byAttacker = await llmModelAdmission.validate(request(changed, { operation: 'UPDATE', oldObject: stored, user: attacker }), context(state));
+    expect(byAttacker.code).toBe(403);
+    expect(byAttacker.denials).toEqual([expect.stringContaining(`spec.model.authSecretName: user "${attacker}" may not get Secret "hf-token"`)]);
+    const relabelled = { ...stored, metadata: { ...stored.metadata, labels: { team: 'a' } } };
+    expect((await llmModelAdmission.validate(request(relabelled, { operation: 'UPDATE', oldObject: stored, user: attacker }), context(state))).denials).toEqual([]);
+  });
+
+  it.each([
+    ['kuberay', { spec: { rayClusterConfig: { headGroupSpec: { template: { spec: { serviceAccountName: 'nls-operator' } } } } } }, 'serviceAccountName: is not allowed in kuberay overrides'],
+    ['dynamo', { spec: { services: { VllmWorker: { extraPodSpec: { volumes: [{ name: 's', secret: { secretName: 'nls-portal-session' } }] } } } } }, 'extraPodSpec.volumes: is not allowed in dynamo overrides'],
+    ['kaito', { inference: { template: { spec: { hostNetwork: true } } } }, 'spec.provider.overrides.inference.template: is not allowed in kaito overrides'],
+  ])('refuses %s overrides outside the allow-list', async (provider, overrides, message) => {
+    const model = llmModel({ provider: { name: provider as never, overrides }, serving: { image: 'registry.example.com/x:1' } as never });
+    const verdict = await llmModelAdmission.validate(request(model), context());
+    expect(verdict.denials.join('\n')).toContain(message);
+  });
+
+  it('reviews Secrets named in provider overrides as the requesting user', async () => {
+    const model = llmModel({ provider: { name: 'dynamo', overrides: { spec: { envs: [sessionKey] } } }, serving: { image: 'registry.example.com/x:1' } as never });
+    const verdict = await llmModelAdmission.validate(request(model, { user: attacker }), context());
+    expect(verdict.denials).toEqual([expect.stringContaining(`spec.provider.overrides.spec.envs[0].valueFrom.secretKeyRef.name: user "${attacker}" may not get Secret "nls-portal-session"`)]);
+  });
+
+  it('enforces the image allow-list on spec.serving.image', async () => {
+    const ctx = { ...context(), allowedImages: ['registry.example.com/'] };
+    const refused = await llmModelAdmission.validate(request(envModel([])), ctx);
+    expect(refused.denials).toEqual([expect.stringContaining('spec.serving.image: image "attacker.example/exfiltrate:1" is not allowed by this installation')]);
+    expect((await llmModelAdmission.validate(request(envModel([], 'registry.example.com/vllm:1')), ctx)).denials).toEqual([]);
+  });
+
+  it('leaves a stored model\'s metadata updates (the operator\'s finalizer) alone, even when its spec predates the rules', async () => {
+    const stored = llmModel({ provider: { name: 'kuberay', overrides: { spec: { rayClusterConfig: { headGroupSpec: { template: { spec: { hostNetwork: true } } } } } } } });
+    const finalizer = { ...stored, metadata: { ...stored.metadata, finalizers: ['llm.nebari.dev/cleanup'] } };
+    const ctx = { ...context(), allowedImages: ['registry.example.com/'] };
+    expect((await llmModelAdmission.validate(request(finalizer, { operation: 'UPDATE', oldObject: stored }), ctx)).denials).toEqual([]);
+  });
+});

@@ -19,7 +19,7 @@ describe('PassthroughModel admission', () => {
     });
 
     it('denies when the review cannot be made (fail closed)', async () => {
-      const verdict = await passthroughModelAdmission.validate(request(passthroughModel()), context(readable({ failing: { userMayGetSecret: new Error('SubjectAccessReview failed: API server answered 503') } })));
+      const verdict = await passthroughModelAdmission.validate(request(passthroughModel()), context(readable({ failing: { userMayGet: new Error('SubjectAccessReview failed: API server answered 503') } })));
       expect(verdict.code).toBe(403);
       expect(verdict.denials.join('\n')).toContain('SubjectAccessReview failed');
     });

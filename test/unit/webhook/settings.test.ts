@@ -13,7 +13,13 @@ describe('webhook settings from the environment', () => {
       conversionCrds: [],
       logLevel: 'info',
       agentNamespaces: ['sys'],
+      allowedImages: [],
     });
+  });
+
+  it('reads the image allow-list and refuses entries that cannot be image prefixes', () => {
+    expect(webhookSettingsFromEnv({ POD_NAMESPACE: 'sys', NLS_ALLOWED_IMAGES: 'registry.example.com/, vllm/vllm-openai:' }).allowedImages).toEqual(['registry.example.com/', 'vllm/vllm-openai:']);
+    expect(() => webhookSettingsFromEnv({ POD_NAMESPACE: 'sys', NLS_ALLOWED_IMAGES: 'registry example/' })).toThrow('NLS_ALLOWED_IMAGES: "registry example/" is not an image prefix or reference');
   });
 
   it('admits agents in the release namespace plus NLS_WATCH_NAMESPACES, each once', () => {
