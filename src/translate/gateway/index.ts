@@ -143,7 +143,7 @@ function translatePassthroughModel(model: PassthroughModelV1beta1, context: Reso
     objects: [
       providerBackend(model, provider.value),
       providerBackendTLSPolicy(model, provider.value),
-      providerAIServiceBackend(model, provider.value),
+      providerAIServiceBackend(model, provider.value, context.clientIDHeader),
       providerBackendSecurityPolicy(model, provider.value),
       ...published.objects,
     ],
