@@ -1,13 +1,15 @@
 // Static models of a custom build. The LLMModel/PassthroughModel objects are what a GitOps repo
 // commits and applies; the operator then derives their gateway objects. The derived objects come
 // from the same translation function the operator calls, and are rendered only as a preview (the
-// operator owns them in the cluster, and some depend on cluster state such as the API-key Secrets).
+// operator owns them in the cluster, and some depend on cluster state such as the API-key Secrets;
+// the key Secrets every external policy accepts are those of the build's models, as the operator
+// computes them from the models in the cluster).
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { LLMModel, PassthroughModel } from '../src/api';
 import { API_GROUP_VERSION_V1BETA1 } from '../src/api/common';
 import { convertTo } from '../src/api/conversion';
-import { desiredGatewayObjects, GatewayContext, GatewayModel, TranslationError } from '../src/translate/gateway';
+import { desiredGatewayObjects, externalEndpointKeySecrets, GatewayContext, GatewayModel, TranslationError } from '../src/translate/gateway';
 import { v1alpha1FieldNames } from '../src/webhook/v1alpha1-fields';
 import { plainCopy } from './render-context';
 
@@ -42,9 +44,13 @@ export class StaticModels extends Construct {
   constructor(scope: Construct, id: string, props: StaticModelsProps) {
     super(scope, id);
     const problems: string[] = [];
-    props.models.forEach((model, i) => {
+    const models = props.models.map(asV1beta1);
+    models.forEach((v1beta1, i) => {
+      const model = props.models[i];
       const where = `models[${i}] (${model.kind} ${model.metadata.namespace}/${model.metadata.name})`;
-      const translation = desiredGatewayObjects(asV1beta1(model), props.gatewayContext);
+      // As the operator does: every model on the external endpoint accepts every such model's keys.
+      const peers = externalEndpointKeySecrets(models, v1beta1.metadata.namespace ?? '');
+      const translation = desiredGatewayObjects(v1beta1, { ...props.gatewayContext, externalEndpointKeySecrets: peers });
       // A v1alpha1 model's problems name its own fields.
       const own = (message: string) => (model.apiVersion === API_GROUP_VERSION_V1BETA1 ? message : v1alpha1FieldNames(model.kind, message));
       for (const e of translation.errors) problems.push(`${where}: ${own(formatError(e))}`);

@@ -80,6 +80,8 @@ export function namespaceRules() {
     // The AI Gateway controller generates HTTPRoutes; the operator only waits for them to go.
     { apiGroups: ['gateway.networking.k8s.io'], resources: ['httproutes'], verbs: ['get'] },
     { apiGroups: ['inference.networking.k8s.io'], resources: ['inferencepools'], verbs: APPLY },
+    // Only to grant it to the endpoint picker's Role: EPP v1.0.2 watches InferenceObjectives.
+    { apiGroups: ['inference.networking.x-k8s.io'], resources: ['inferenceobjectives'], verbs: READ },
     // The LLMModel providers' own kinds, at whichever version is served (src/translate/providers).
     { apiGroups: ['kaito.sh'], resources: ['workspaces'], verbs: APPLY },
     { apiGroups: ['nvidia.com'], resources: ['dynamographdeployments'], verbs: APPLY },

@@ -8,6 +8,7 @@ import { ObservedWorkload, ProviderContext, ServedVersions, llmProvider } from '
 import { gatewayObjectKinds } from '../translate/gateway/objects';
 import { ProviderVersions, describeMissing } from './provider-versions';
 import { apiKeySecretWatch } from './api-key-objects';
+import { ExternalEndpointPeers } from './endpoint-peers';
 import { deleteIfControlled, describeErrors, unservedKinds } from './generated-objects';
 import { finalizeModel, generatedObjectWatches, publishModel } from './model-shared';
 import { DEFAULT_CLEANUP_BLOCKED_AFTER_MS, cleanupBlockedCondition, inspectBlockedWait } from './cleanup-blocked';
@@ -58,7 +59,7 @@ async function observeWorkload(deps: ReconcileDeps, model: LLMModelObject, workl
   };
 }
 
-export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileRequest, log: Logger): Promise<ReconcileResult> {
+export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileRequest, log: Logger, peers?: ExternalEndpointPeers): Promise<ReconcileResult> {
   const ref = objectRef(API_GROUP_VERSION_V1BETA1, LLMMODEL_KIND, req.name, req.namespace);
   // The informer's copy when it has one (no GET per pass); a miss is asked of the server.
   let model = (req.cached as LLMModelObject | undefined) ?? (await deps.client.get<LLMModelObject>(ref));
@@ -118,7 +119,7 @@ export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileReques
 
   const observed = providerOk ? await observeWorkload(d, model, translation.workload, translation.servingPool.selector) : { pods: [] };
   const servingPhase = providerOk ? provider.phase(model, observed) : undefined;
-  const published = await publishModel(d, model, { servingPool: translation.servingPool });
+  const published = await publishModel(d, model, { servingPool: translation.servingPool }, peers);
   conditions.push(
     published.ok
       ? { type: 'InferencePoolReady', status: true, reason: 'Applied', message: 'InferencePool applied' }
@@ -186,13 +187,16 @@ async function finalizeProviderResource(deps: LLMModelDeps, model: LLMModelObjec
 export function llmModelController(deps: LLMModelDeps, namespace: string): ControllerOptions {
   // Models live in the operator namespace only (the webhook admits them nowhere else): list and
   // watch there, with the namespaced rights the chart grants.
+  const peers = new ExternalEndpointPeers(LLMMODEL_KIND);
   return {
     apiVersion: API_GROUP_VERSION_V1BETA1,
     kind: LLMMODEL_KIND,
     namespace,
-    reconcile: (req, log) => reconcileLLMModel(deps, req, log),
+    reconcile: (req, log) => reconcileLLMModel(deps, req, log, peers),
     secondary: [
       apiKeySecretWatch(LLMMODEL_KIND, namespace),
+      // The models on the external endpoint, whose keys this kind's external policies accept.
+      ...peers.watches(namespace),
       { apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: 'app.kubernetes.io/managed-by=nebari-llm-serving,llm.nebari.dev/role=serving', map: (obj: KubeObject) => controllerOwnerKey(obj, LLMMODEL_KIND) },
       ...generatedObjectWatches(LLMMODEL_KIND, gatewayObjectKinds('AIGatewayRoute', 'SecurityPolicy', 'InferencePool', 'BackendTrafficPolicy')),
     ],

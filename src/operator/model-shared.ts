@@ -7,6 +7,7 @@ import { clientIdsOf, ModelRef } from '../translate/keys/api-keys';
 import { desiredGatewayObjects, enabledEndpoints, gatewayTeardown, keyTiersFromMetadata, EndpointName, GatewayContext } from '../translate/gateway';
 import type { ObjectReference } from '../translate/gateway/objects';
 import { deleteApiKeyObjects, ensureApiKeyObjects } from './api-key-objects';
+import { ExternalEndpointPeers } from './endpoint-peers';
 import { revokeDueKeys } from './key-revocation';
 import { describeErrors, runDeletions, syncGatewayObjects } from './generated-objects';
 import { DEFAULT_CLEANUP_BLOCKED_AFTER_MS, cleanupBlockedCondition, inspectBlockedWait } from './cleanup-blocked';
@@ -75,14 +76,20 @@ export interface PublishOutcome {
 
 /**
  * Ensures the key objects exist, removes the keys that expired or lost access (requeueing at the
- * next expiry), and publishes the model through the gateway with the remaining keys.
+ * next expiry), and publishes the model through the gateway with the remaining keys; its external
+ * policy accepts the keys of every model on the endpoint (`peers`, the controller's watch).
  */
-export async function publishModel(deps: ReconcileDeps, model: ModelObject, extra: Partial<GatewayContext> = {}): Promise<PublishOutcome> {
+export async function publishModel(deps: ReconcileDeps, model: ModelObject, extra: Partial<GatewayContext> = {}, peers?: ExternalEndpointPeers): Promise<PublishOutcome> {
   const { secret: keysSecret, metadata: keysMetadata } = await ensureApiKeyObjects(deps.client, modelRef(model));
   const keys = await revokeDueKeys(deps, model, modelRef(model), keysSecret.data, keysMetadata.data);
+  // The key Secrets of every model on the external endpoint (without a watch, listed from the server).
+  const externalEndpointKeySecrets = enabledEndpoints(model.spec.endpoints).includes('external')
+    ? await (peers ?? new ExternalEndpointPeers(model.kind)).keySecrets(deps.client, model.metadata.namespace!)
+    : [];
   const outcome = await publishTranslation(deps, model, {
     ...extra,
     apiKeysSecretName: keysSecret.metadata.name,
+    externalEndpointKeySecrets,
     apiKeyClientIDs: clientIdsOf(keysSecret.data).filter((id) => !keys.revoked.has(id)),
     // Each key's quota tier, from its metadata record (read only while quotas are on).
     ...(deps.gateway.quotas ? { apiKeyTiers: keyTiersFromMetadata(keysMetadata.data) } : {}),

@@ -8,6 +8,7 @@ import { resolvePassthroughProvider } from '../translate/gateway/provider';
 import { gatewayObjectKinds } from '../translate/gateway/objects';
 import { apiKeySecretWatch } from './api-key-objects';
 import { CredentialSecrets, secretEntries } from './credential-secrets';
+import { ExternalEndpointPeers } from './endpoint-peers';
 import { objectKey } from './runtime/object-key';
 import { finalizeModel, generatedObjectWatches, publishModel } from './model-shared';
 import { ReconcileDeps, recordTransitions, reportNotConfigured, requeue, writeStatus } from './reconcile-context';
@@ -49,7 +50,7 @@ async function credentialCondition(deps: ReconcileDeps, model: PassthroughModelO
 }
 
 /** `credentials`: the controller's credential Secret watch (without it, the Secret is read from the server). */
-export async function reconcilePassthroughModel(deps: ReconcileDeps, req: ReconcileRequest, log: Logger, credentials?: CredentialSecrets): Promise<ReconcileResult> {
+export async function reconcilePassthroughModel(deps: ReconcileDeps, req: ReconcileRequest, log: Logger, credentials?: CredentialSecrets, peers?: ExternalEndpointPeers): Promise<ReconcileResult> {
   const ref = objectRef(API_GROUP_VERSION_V1BETA1, PASSTHROUGHMODEL_KIND, req.name, req.namespace);
   // The informer's copy when it has one (no GET per pass); a miss is asked of the server.
   let model = (req.cached as PassthroughModelObject | undefined) ?? (await deps.client.get<PassthroughModelObject>(ref));
@@ -70,7 +71,7 @@ export async function reconcilePassthroughModel(deps: ReconcileDeps, req: Reconc
   model = await addFinalizer(deps.client, model);
 
   const credential = await credentialCondition(d, model, credentials);
-  const published = await publishModel(d, model);
+  const published = await publishModel(d, model, {}, peers);
   const provider = resolvePassthroughProvider(model.spec);
   const backend: ConditionInput = published.ok
     ? { type: 'BackendConfigured', status: true, reason: 'Applied', message: `backend ${provider.ok ? `${provider.value.hostname}:${provider.value.port}` : ''} configured; ${published.summary.message}` }
@@ -93,20 +94,23 @@ export async function reconcilePassthroughModel(deps: ReconcileDeps, req: Reconc
 
 /**
  * Controller wiring: the kind, the API-key Secrets whose changes re-render the SecurityPolicy, the
- * provider credential Secrets, and the generated gateway objects.
+ * provider credential Secrets, the models on the external endpoint (both kinds), and the
+ * generated gateway objects.
  */
 export function passthroughModelController(deps: ReconcileDeps, namespace: string): ControllerOptions {
   // Models live in the operator namespace only (the webhook admits them nowhere else): list and
   // watch there, with the namespaced rights the chart grants.
   const credentials = new CredentialSecrets();
+  const peers = new ExternalEndpointPeers(PASSTHROUGHMODEL_KIND);
   return {
     apiVersion: API_GROUP_VERSION_V1BETA1,
     kind: PASSTHROUGHMODEL_KIND,
     namespace,
-    reconcile: (req, log) => reconcilePassthroughModel(deps, req, log, credentials),
+    reconcile: (req, log) => reconcilePassthroughModel(deps, req, log, credentials, peers),
     secondary: [
       apiKeySecretWatch(PASSTHROUGHMODEL_KIND, namespace),
       credentials.watch(namespace),
+      ...peers.watches(namespace),
       ...generatedObjectWatches(
         PASSTHROUGHMODEL_KIND,
         gatewayObjectKinds('AIGatewayRoute', 'SecurityPolicy', 'AIServiceBackend', 'BackendSecurityPolicy', 'Backend', 'BackendTLSPolicy', 'BackendTrafficPolicy'),

@@ -153,6 +153,22 @@ describe('a private control plane with the experimental Gateway API channel', ()
   });
 });
 
+describe('a private control plane\'s files after stop', () => {
+  it('are removed, unless the plane was started to keep them (the e2e suite\'s NLS_E2E_KEEP)', async () => {
+    const removed = await startControlPlane({ mode: 'apiserver', conversion: false });
+    await removed.stop();
+    expect(fs.existsSync(removed.dir)).toBe(false);
+    const kept = await startControlPlane({ mode: 'apiserver', conversion: false, keepFiles: true });
+    try {
+      await kept.stop();
+      // The logs of every component are still there to read.
+      expect(fs.readdirSync(kept.dir)).toEqual(expect.arrayContaining(['kube-apiserver.log', 'etcd.log']));
+    } finally {
+      fs.rmSync(kept.dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('helm and the OCI registry', () => {
   it.each([3, 4] as const)('helm v%i reports its version', async (v) => {
     const result = await helm(v, ['version', '--short']);

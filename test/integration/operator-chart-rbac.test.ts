@@ -2,8 +2,8 @@
 // Role and bindings are rendered and applied, and the operator runs with a token of that
 // ServiceAccount (TokenRequest). Every request it makes must be allowed: the webhook server starts
 // (reading each webhook configuration only as its own kind), the leader's informers list and watch
-// (Secrets only in its namespace), models become Ready, and the vLLM endpoint picker's
-// ServiceAccount/Role/RoleBinding can be created (no RBAC escalation), and the KAITO and llm-d
+// (Secrets only in its namespace), models become Ready, and the vLLM endpoint picker's objects
+// can be created (no RBAC escalation) and give the picker every read it needs, and the KAITO and llm-d
 // examples get every provider object applied (the llm-d scheduler's Role grants more). A private control plane:
 // models other test files leave in other namespaces (where the chart grants no Secret rights)
 // would otherwise be reconciled too and show up as denials.
@@ -18,6 +18,7 @@ import { plainObjects } from '../../src/chart/render';
 import { defaultValues } from '../../src/chart/values-schema';
 import { KubeObject, KubeRest } from '../../src/kube/rest';
 import { translateVLLM } from '../../src/translate/providers/vllm';
+import { endpointPickerNames } from '../../src/translate/providers/serving-objects';
 import type { LLMModelV1beta1 as LLMModel } from '../../src/api/v1beta1';
 import { OperatorProcess, condition, installGatewayCRDs, installOwnCRDs, isReadyAtGeneration, passthroughModel, providerCredential, startOperator } from './operator-support';
 
@@ -36,19 +37,25 @@ let plane: ControlPlane;
 let admin: k8s.KubeConfig;
 const apply = (o: object) => applyObject(o, { kubeConfig: admin });
 
-/** A kubeconfig file for the chart's ServiceAccount, with a token from the TokenRequest API. */
-async function serviceAccountKubeconfig(serviceAccount: string): Promise<string> {
+/** A KubeConfig authenticating as a ServiceAccount of `ns`, with a token from the TokenRequest API. */
+async function serviceAccountKubeConfig(serviceAccount: string): Promise<k8s.KubeConfig> {
   const review = await rest(admin).request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${serviceAccount}/token`, {
     body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
   });
   const cluster = admin.getCurrentCluster()!;
-  saKubeConfig = new k8s.KubeConfig();
-  saKubeConfig.loadFromOptions({
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
     clusters: [cluster],
     users: [{ name: serviceAccount, token: review.status.token }],
     contexts: [{ name: serviceAccount, cluster: cluster.name, user: serviceAccount }],
     currentContext: serviceAccount,
   });
+  return kc;
+}
+
+/** A kubeconfig file for the chart's ServiceAccount. */
+async function serviceAccountKubeconfig(serviceAccount: string): Promise<string> {
+  saKubeConfig = await serviceAccountKubeConfig(serviceAccount);
   const file = path.join(tmp, 'kubeconfig');
   fs.writeFileSync(file, saKubeConfig.exportConfig());
   return file;
@@ -151,22 +158,35 @@ it('reconciles AgentDeployments in a watched namespace with the agent Role only,
   expect(operator!.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
 }, 120_000);
 
-it('may create the vLLM endpoint picker ServiceAccount, Role and RoleBinding (no escalation)', async () => {
+it('may create the vLLM endpoint picker and its rights (no escalation), and the picker may read everything EPP v1.0.2 watches', async () => {
   const model = {
     apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'LLMModel',
     metadata: { name: 'rbac-vllm', namespace: ns, uid: '00000000-0000-0000-0000-000000000001' },
     spec: { model: { name: 'Qwen/Qwen3-8B', source: 'huggingface' }, resources: { gpu: { count: 1, type: 'nvidia' } }, access: { public: true } },
   } as LLMModel;
+  const picker = endpointPickerNames('rbac-vllm');
   const client = new KubeRest(saKubeConfig);
   try {
-    for (const o of translateVLLM(model, {}).objects.filter((x) => ['ServiceAccount', 'Role', 'RoleBinding'].includes(x.kind))) {
+    const objects = translateVLLM(model, {}).objects.filter((x) => x.metadata.name === picker.epp || x.metadata.name === picker.eppServiceAccount);
+    expect(objects.map((o) => o.kind)).toEqual(['ServiceAccount', 'Role', 'RoleBinding', 'ConfigMap', 'Deployment', 'Service']);
+    for (const o of objects) {
       // Without the owner reference: the model object does not exist, and garbage collection would remove these.
       const plain = { ...o, metadata: { ...o.metadata, ownerReferences: undefined } } as unknown as KubeObject;
       await client.apply(plain, { fieldManager: 'nebari-llm-serving-operator', force: true });
     }
   } finally {
     client.close();
+  }
+  // The picker's own token: every list its informers start with is allowed (the InferenceObjective
+  // CRD is the Inference Extension v1.0.2 one the gateway CRDs install).
+  const eppClient = new KubeRest(await serviceAccountKubeConfig(picker.eppServiceAccount));
+  try {
+    for (const [apiVersion, kind] of [['v1', 'Pod'], ['inference.networking.k8s.io/v1', 'InferencePool'], ['inference.networking.x-k8s.io/v1alpha2', 'InferenceObjective']]) {
+      await expect(eppClient.list(apiVersion, kind, { namespace: ns })).resolves.toEqual(expect.objectContaining({ items: expect.any(Array) }));
+    }
+  } finally {
+    eppClient.close();
   }
 });
 

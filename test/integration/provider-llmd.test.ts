@@ -117,6 +117,7 @@ describe('the llm-d provider on a real API server', () => {
       'ServiceAccount',
       'Role',
       'RoleBinding',
+      'ConfigMap',
       'Deployment',
       'Service',
       'InferenceObjective',
@@ -140,10 +141,12 @@ describe('the llm-d provider on a real API server', () => {
     const pool = await getObject<Obj>({ apiVersion: 'inference.networking.k8s.io/v1', kind: 'InferencePool', metadata: { name: objective!.spec.poolRef.name, namespace: ns } });
     expect(pool!.spec.endpointPickerRef).toMatchObject({ kind: 'Service', name: 'qwen-llmd-epp', port: { number: 9002 } });
     expect(pool!.spec.targetPorts).toEqual([{ number: 8000 }]);
-    // The scheduler Deployment reads the scheduler configuration the model carries.
+    // The scheduler Deployment reads the scheduler configuration the model carries, from its ConfigMap.
     const epp = await getObject<Obj>({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'qwen-llmd-epp', namespace: ns } });
-    const configArg: string = epp!.spec.template.spec.containers[0].args.find((a: string) => a.startsWith('--config-text='));
-    expect(JSON.parse(configArg.slice('--config-text='.length))).toEqual(schedulerConfig);
+    expect(epp!.spec.template.spec.containers[0].args).toContain('--config-file=/config/config.yaml');
+    expect(epp!.spec.template.spec.volumes).toEqual([{ name: 'config', configMap: expect.objectContaining({ name: 'qwen-llmd-epp' }) }]);
+    const config = await getObject<Obj>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'qwen-llmd-epp', namespace: ns } });
+    expect(JSON.parse(config!.data['config.yaml'])).toEqual(schedulerConfig);
   });
 
   it('starts model-server pods that carry llm-d labels and are the pods the InferencePool selects', async () => {

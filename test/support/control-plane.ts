@@ -33,6 +33,12 @@ export interface ControlPlaneOptions {
    * @default true, except in node mode, where the installed operator does it through its Service
    */
   readonly conversion?: boolean;
+  /**
+   * Keep the folder (every component's log, certificates, and in node mode the node's files with
+   * its pod logs) after `stop()`, for a look after the run (the e2e suite's NLS_E2E_KEEP).
+   * @default false
+   */
+  readonly keepFiles?: boolean;
 }
 
 /** A plain (non-admin) user known to the API server, for RBAC tests. */
@@ -285,7 +291,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
         await conversion?.stop();
         await node?.stop();
         await stopAll();
-        fs.rmSync(dir, { recursive: true, force: true });
+        if (!options.keepFiles) fs.rmSync(dir, { recursive: true, force: true });
       },
     };
   } catch (err) {

@@ -75,9 +75,18 @@ export interface RealNode {
   stop(): Promise<void>;
 }
 
-/** Every cgroup v1 hierarchy kubelet checks (controllers and the named `systemd` one). */
-function cgroupHierarchies(): string[] {
-  return fs.readdirSync('/sys/fs/cgroup', { withFileTypes: true }).filter((e) => e.isDirectory() && e.name !== 'unified').map((e) => e.name);
+/**
+ * The run's cgroup directories under `base`: `create`, one per cgroup v1 hierarchy kubelet checks
+ * (controllers and the named `systemd` one), made before kubelet starts; `all`, those plus the
+ * cgroup v2 tree in `unified` (hybrid hosts), where runc also puts the run's pods and which the
+ * teardown must remove too. A pure cgroup v2 host (no hierarchies, only the unified root) gives
+ * no v1 directories.
+ */
+export function runCgroupDirs(cgroupRoot: string, base = '/sys/fs/cgroup'): { create: string[]; all: string[] } {
+  const hierarchies = fs.readdirSync(base, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  const create = hierarchies.filter((h) => h !== 'unified').map((h) => path.join(base, h, cgroupRoot));
+  const all = hierarchies.map((h) => path.join(base, h, cgroupRoot));
+  return { create, all };
 }
 
 function kubeconfig(creds: NodeCredentials, user: string, token: string): string {
@@ -137,7 +146,7 @@ export async function startRealNode(opts: {
   const processes: ManagedProcess[] = [];
   // A cgroup root of this run's own, so parallel runs never share (cgroupfs is machine-wide).
   const cgroupRoot = `nls-e2e-${crypto.randomBytes(4).toString('hex')}`;
-  const cgroupDirs = cgroupHierarchies().map((c) => path.join('/sys/fs/cgroup', c, cgroupRoot));
+  const cgroups = runCgroupDirs(cgroupRoot);
 
   const write = (file: string, content: string) => fs.writeFileSync(path.join(dir, file), content);
   fs.mkdirSync(path.join(dir, 'cni', 'net.d'), { recursive: true });
@@ -216,10 +225,10 @@ export async function startRealNode(opts: {
   const stop = async () => {
     for (const p of [...processes].reverse().filter((p) => p.name !== 'containerd' && p.name !== 'node-mounts')) await p.stop();
     // Containers and their shims outlive kubelet; end them before containerd and the mounts.
-    killCgroupProcesses(cgroupDirs);
+    killCgroupProcesses(cgroups.all);
     killProcesses((cmdline) => cmdline.includes('containerd-shim') && cmdline.includes(dir));
     for (const p of [...processes].reverse()) await p.stop(2000);
-    removeCgroups(cgroupDirs);
+    removeCgroups(cgroups.all);
   };
 
   try {
@@ -248,9 +257,9 @@ export async function startRealNode(opts: {
     const containerd = inNode('containerd', 'containerd', ['--config', path.join(dir, 'containerd.toml')]);
     await waitFor('containerd socket', async () => fs.existsSync(path.join(dir, 'containerd.sock')), { process: containerd, timeoutMs: 30000 });
 
-    for (const d of cgroupDirs) fs.mkdirSync(d, { recursive: true });
+    for (const d of cgroups.create) fs.mkdirSync(d, { recursive: true });
     // A new cpuset cgroup starts with no CPUs or memory nodes; copy the parent's.
-    const cpuset = cgroupDirs.find((d) => d.includes('/cpuset/'));
+    const cpuset = cgroups.create.find((d) => d.includes('/cpuset/'));
     if (cpuset) {
       for (const f of ['cpuset.cpus', 'cpuset.mems']) fs.writeFileSync(path.join(cpuset, f), fs.readFileSync(path.join(path.dirname(cpuset), f)));
     }
@@ -337,7 +346,7 @@ function killProcesses(match: (cmdline: string) => boolean): void {
 }
 
 /** Removes the run's cgroup trees, deepest first; a cgroup empties a moment after its last process dies. */
-function removeCgroups(cgroupDirs: string[]): void {
+export function removeCgroups(cgroupDirs: string[]): void {
   for (let attempt = 0; attempt < 50; attempt++) {
     let left = 0;
     for (const d of cgroupDirs.flatMap(walkDirs)) {

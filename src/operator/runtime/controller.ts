@@ -43,8 +43,13 @@ export interface SecondaryWatch {
   keepManagedFields?: boolean;
   /** Primary keys (`namespace/name`) affected by this change (`old` is the cached object on update). */
   map(obj: KubeObject, event: InformerEvent, old?: KubeObject): string[];
+  /**
+   * Answer the apply path's lookups of this kind from this cache (only without a label selector,
+   * which would make a miss mean nothing). @default true
+   */
+  lookups?: boolean;
   /** Receives this watch's cache, for reconcilers that read it (a label-selected cache is not registered for lookups). */
-  onCache?(cache: CachedKind): void;
+  onCache?(cache: CachedKind & { list(): KubeObject[] }): void;
 }
 
 export interface ControllerOptions {
@@ -158,7 +163,7 @@ export class Controller {
         for (const key of s.map(obj, event, old)) this.queue.add(key);
       });
       // A whole kind in a namespace: its cache answers lookups (a miss means absent).
-      if (!s.labelSelector) registerCachedKind(client, s.apiVersion, s.kind, s.namespace ?? opts.namespace, inf);
+      if (!s.labelSelector && s.lookups !== false) registerCachedKind(client, s.apiVersion, s.kind, s.namespace ?? opts.namespace, inf);
       s.onCache?.(inf);
       this.informers.push(inf);
     }

@@ -70,6 +70,13 @@ export interface GatewayContext {
   /** Name of the model's API-key Secret. @default `<model>-api-keys` */
   readonly apiKeysSecretName?: string;
   /**
+   * Key Secrets of every model on the same external endpoint (see `externalEndpointKeySecrets`);
+   * the model's own is added whether listed or not. The external policy authenticates keys from
+   * all of them, because Envoy authenticates before the AI Gateway routes by model.
+   * @default [] (the model's own Secret only)
+   */
+  readonly externalEndpointKeySecrets?: readonly string[];
+  /**
    * Per-key token quotas on the external endpoint (chart values `quotas.*`, passed only while a
    * rate-limit backend is configured). @default none (quotas off: no costs, no BackendTrafficPolicy)
    */
@@ -98,6 +105,7 @@ export interface ResolvedGatewayContext {
   readonly clientIDHeader: string;
   readonly apiKeyClientIDs: readonly string[];
   readonly apiKeysSecretName?: string;
+  readonly externalEndpointKeySecrets: readonly string[];
   readonly quotas?: QuotaSettings;
   readonly apiKeyTiers: Readonly<Record<string, string>>;
   readonly servingPool: Required<Omit<ServingPoolSettings, 'selector'>> & { readonly selector?: Readonly<Record<string, string>> };
@@ -169,6 +177,7 @@ export function resolveGatewayContext(context: GatewayContext): { context: Resol
       clientIDHeader: context.clientIDHeader ?? DEFAULT_CLIENT_ID_HEADER,
       apiKeyClientIDs: context.apiKeyClientIDs ?? [],
       apiKeysSecretName: context.apiKeysSecretName,
+      externalEndpointKeySecrets: context.externalEndpointKeySecrets ?? [],
       ...(context.quotas ? { quotas: context.quotas } : {}),
       apiKeyTiers: context.apiKeyTiers ?? {},
       servingPool: {

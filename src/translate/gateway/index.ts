@@ -16,6 +16,8 @@ import { quotaPolicy, quotaRequestCosts } from './quotas';
 import type { LLMModelV1beta1, PassthroughModelV1beta1 } from '../../api/v1beta1';
 
 export type { GatewayContext } from './context';
+export { externalEndpointKeySecrets, onExternalEndpoint } from './endpoint-peers';
+export type { EndpointPeer } from './endpoint-peers';
 export type { DeletionStep } from './deletions';
 export { gatewayTeardown } from './deletions';
 export type { TranslationError } from './errors';
@@ -143,7 +145,7 @@ function translatePassthroughModel(model: PassthroughModelV1beta1, context: Reso
     objects: [
       providerBackend(model, provider.value),
       providerBackendTLSPolicy(model, provider.value),
-      providerAIServiceBackend(model, provider.value),
+      providerAIServiceBackend(model, provider.value, context.clientIDHeader),
       providerBackendSecurityPolicy(model, provider.value),
       ...published.objects,
     ],

@@ -156,6 +156,7 @@ export interface AIServiceBackendSchema {
 export type AIServiceBackend = GatewayObject<typeof AI_GATEWAY_API_VERSION, 'AIServiceBackend', Conforms<{
   readonly schema: AIServiceBackendSchema;
   readonly backendRef: { readonly group: 'gateway.envoyproxy.io'; readonly kind: 'Backend'; readonly name: string };
+  readonly headerMutation?: { readonly remove: readonly string[] };
 }, AiServiceBackendV1Beta1Spec>>;
 
 /** The upstream credential kinds this translator emits (a subset of the CRD's `type` enum). */

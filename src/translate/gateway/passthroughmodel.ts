@@ -46,8 +46,14 @@ export function providerBackendTLSPolicy(model: ModelIdentity, provider: Resolve
   };
 }
 
-/** The provider's API schema, pointing at the Backend. Routes reference this object by name. */
-export function providerAIServiceBackend(model: ModelIdentity, provider: ResolvedProvider): AIServiceBackend {
+/**
+ * The provider's API schema, pointing at the Backend. Routes reference this object by name.
+ * The client-ID header (`clientIDHeader`, set by the external endpoint's API-key check and read by
+ * its authorization and quotas) names the user who minted the key, so it is removed before the
+ * request leaves for a third-party provider: the AI Gateway's upstream filter applies the removal
+ * after authorization and rate limiting have read it. LLMModels (in-cluster) keep it.
+ */
+export function providerAIServiceBackend(model: ModelIdentity, provider: ResolvedProvider, clientIDHeader: string): AIServiceBackend {
   const names = gatewayObjectNames(model.metadata.name ?? '');
   return {
     apiVersion: AI_GATEWAY_API_VERSION,
@@ -56,6 +62,7 @@ export function providerAIServiceBackend(model: ModelIdentity, provider: Resolve
     spec: {
       schema: provider.schema,
       backendRef: { group: 'gateway.envoyproxy.io', kind: 'Backend', name: names.backend },
+      headerMutation: { remove: [clientIDHeader.toLowerCase()] },
     },
   };
 }

@@ -1,10 +1,10 @@
 // Client authentication, one Envoy Gateway SecurityPolicy per enabled endpoint. Each targets the
 // HTTPRoute the AI Gateway generates from the endpoint's AIGatewayRoute (same name), so it
 // applies exactly to this model's rules on that endpoint.
-// - external: API keys from the model's own key Secret (data key = client ID, value = key),
-//   taken from `Authorization: Bearer …` and stripped before the request goes upstream; the
-//   matched client ID is forwarded in a header and authorization allows only this model's
-//   client IDs (deny by default).
+// - external: API keys from the key Secrets of every model on the endpoint (data key = client
+//   ID, value = key; see endpoint-peers.ts for why all of them), taken from `Authorization:
+//   Bearer …` and stripped before the request goes upstream; the matched client ID is forwarded
+//   in a header and authorization allows only this model's client IDs (deny by default).
 // - internal: an OIDC JWT from the platform issuer; unless the model is public, authorization
 //   allows only tokens whose groups claim contains one of the model's groups.
 import type { ResolvedEndpoint, ResolvedGatewayContext } from './context';
@@ -41,6 +41,15 @@ function ruleName(base: string, index: number): string {
   return index === 0 ? base : `${base}-${index + 1}`;
 }
 
+/**
+ * The model's own key Secret and its peers', sorted and unique, so every model on the endpoint
+ * renders the same list. Envoy Gateway 1.8.1 sets no maxItems on `credentialRefs`; the size of
+ * one SecurityPolicy (etcd's 1.5 MiB) and Envoy's per-route key copies bound it (docs/compatibility-gateway.md).
+ */
+function keySecrets(own: string, peers: readonly string[]): string[] {
+  return [...new Set([own, ...peers])].sort();
+}
+
 /** API keys plus client-ID authorization for the external endpoint. */
 export function externalSecurityPolicy(model: ModelIdentity, endpoint: ResolvedEndpoint, context: ResolvedGatewayContext): SecurityPolicy {
   const names = gatewayObjectNames(model.metadata.name ?? '');
@@ -52,7 +61,7 @@ export function externalSecurityPolicy(model: ModelIdentity, endpoint: ResolvedE
   }));
   return securityPolicy(model, endpoint, {
     apiKeyAuth: {
-      credentialRefs: [{ group: '', kind: 'Secret', name: context.apiKeysSecretName ?? names.apiKeysSecret }],
+      credentialRefs: keySecrets(context.apiKeysSecretName ?? names.apiKeysSecret, context.externalEndpointKeySecrets).map((name) => ({ group: '', kind: 'Secret', name })),
       // Envoy strips the "Bearer " prefix, so OpenAI clients work unchanged.
       extractFrom: [{ headers: ['Authorization'] }],
       forwardClientIDHeader: context.clientIDHeader,

@@ -9,7 +9,7 @@ import { translationError, TranslationError } from '../gateway/errors';
 import { boundedName, gatewayObjectNames } from '../gateway/names';
 import { INFERENCE_API_GROUP } from '../gateway/objects';
 import { LLMProvider, Manifest, ProviderContext, ProviderResource, ProviderTranslation, ServedVersions, phaseFromPods } from './provider';
-import { mergeOverrides, providerMetadata } from './serving-objects';
+import { endpointPickerConfigAnnotations, endpointPickerConfigMap, mergeOverrides, providerMetadata } from './serving-objects';
 import { translateVLLM, vllmObjectNames } from './vllm';
 import type { LLMModelV1beta1 } from '../../api/v1beta1';
 
@@ -92,25 +92,22 @@ const SCHEDULER_EXTRA_RULES = [{ apiGroups: [LLMD_API_GROUP], resources: ['infer
 
 /**
  * The shared endpoint picker objects, turned into llm-d's scheduler: read access to llm-d's kinds,
- * and the scheduler configuration when the model has one (the image is the chart's picker image).
+ * and the model's scheduler configuration, when it has one, in the picker's ConfigMap (as JSON,
+ * which the picker reads as YAML) with the pods' configuration hash to match.
  */
 function schedulerObjects(objects: readonly Manifest[], names: ReturnType<typeof llmdObjectNames>, model: LLMModelV1beta1): Manifest[] {
-  const config = model.spec.inferencePool?.schedulerConfig;
+  const schedulerConfig = model.spec.inferencePool?.schedulerConfig;
+  const config = schedulerConfig ? JSON.stringify(schedulerConfig) : undefined;
   return objects.map((obj) => {
     if (obj.kind === 'Role' && obj.metadata.name === names.eppServiceAccount) {
       return { ...obj, rules: [...((obj.rules as unknown[]) ?? []), ...SCHEDULER_EXTRA_RULES] };
     }
+    if (!config) return obj;
+    if (obj.kind === 'ConfigMap' && obj.metadata.name === names.epp) return endpointPickerConfigMap(model, config);
     if (obj.kind === 'Deployment' && obj.metadata.name === names.epp) {
-      return withAt(obj as unknown as Json, ['spec', 'template', 'spec'], (pod) => ({
-        ...pod,
-        containers: ((pod.containers as Json[]) ?? []).map((c) =>
-          c.name !== 'epp'
-            ? c
-            : {
-                ...c,
-                args: [...((c.args as string[]) ?? []), ...(config ? [`--config-text=${JSON.stringify(config)}`] : [])],
-              },
-        ),
+      return withAt(obj as unknown as Json, ['spec', 'template', 'metadata'], (meta) => ({
+        ...meta,
+        annotations: { ...((meta.annotations as Record<string, string>) ?? {}), ...endpointPickerConfigAnnotations(config) },
       })) as unknown as Manifest;
     }
     return obj;

@@ -9,6 +9,8 @@ import type { Manifest, ProviderContext } from './provider';
 import type { LLMModelV1beta1 } from '../../api/v1beta1';
 
 export const EPP_GRPC_PORT = 9002;
+/** The picker's gRPC health service (liveness and readiness probes). */
+export const EPP_HEALTH_PORT = 9003;
 export const DEFAULT_EPP_IMAGE = 'registry.k8s.io/gateway-api-inference-extension/epp:v1.0.2';
 
 /** Labels of an object a provider creates for `model`, in the given role (`serving`, `endpoint-picker`, ...). */
@@ -39,22 +41,82 @@ export function gpuResourceName(type: string | undefined): string {
   return t.includes('/') ? t : `${t}.com/gpu`;
 }
 
-/** The EPP: ServiceAccount, Role to read pods and InferencePools, Deployment and gRPC Service. */
-export function endpointPickerObjects(model: LLMModelV1beta1, context: ProviderContext): Manifest[] {
+/**
+ * The endpoint picker's scheduling configuration when the model brings none: the plugins the
+ * Inference Extension's own chart configures by default (v1.0.2). EPP v1.0.2 refuses to start
+ * without a configuration (`--config-file` or `--config-text`); the picker adds its single
+ * profile handler and max-score picker itself.
+ */
+export const DEFAULT_EPP_CONFIG = [
+  'apiVersion: inference.networking.x-k8s.io/v1alpha1',
+  'kind: EndpointPickerConfig',
+  'plugins:',
+  '- type: queue-scorer',
+  '- type: kv-cache-utilization-scorer',
+  '- type: prefix-cache-scorer',
+  'schedulingProfiles:',
+  '- name: default',
+  '  plugins:',
+  '  - pluginRef: queue-scorer',
+  '  - pluginRef: kv-cache-utilization-scorer',
+  '  - pluginRef: prefix-cache-scorer',
+  '',
+].join('\n');
+
+/** Where the picker's configuration is mounted from its ConfigMap, and the file it reads. */
+export const EPP_CONFIG_DIR = '/config';
+export const EPP_CONFIG_KEY = 'config.yaml';
+/**
+ * Pod annotation with a hash of the configuration: the picker reads its file only at start, so a
+ * changed configuration must roll the Deployment.
+ */
+export const EPP_CONFIG_HASH_ANNOTATION = 'llm.nebari.dev/endpoint-picker-config-hash';
+
+/** The ConfigMap `<model>-epp` holding the picker's configuration document (YAML or JSON). */
+export function endpointPickerConfigMap(model: LLMModelV1beta1, config: string): Manifest {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: providerMetadata(model, endpointPickerNames(model.metadata.name ?? '').epp, 'endpoint-picker'),
+    data: { [EPP_CONFIG_KEY]: config },
+  };
+}
+
+/** The pod annotations that tie the picker's pods to one configuration. */
+export function endpointPickerConfigAnnotations(config: string): Record<string, string> {
+  return { [EPP_CONFIG_HASH_ANNOTATION]: stableHash(config) };
+}
+
+/**
+ * What the picker reads besides its pool (as the Inference Extension's chart grants it, v1.0.2):
+ * pods, InferencePools and InferenceObjectives. Without the last one EPP v1.0.2 runs and reports
+ * Ready but finds no candidate pods and answers every request 503.
+ */
+export const ENDPOINT_PICKER_RULES = [
+  { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
+  { apiGroups: ['inference.networking.k8s.io'], resources: ['inferencepools'], verbs: ['get', 'list', 'watch'] },
+  { apiGroups: ['inference.networking.x-k8s.io'], resources: ['inferenceobjectives'], verbs: ['get', 'list', 'watch'] },
+];
+
+/**
+ * The EPP: ServiceAccount, Role (ENDPOINT_PICKER_RULES), its configuration in a ConfigMap
+ * (`config`, by default DEFAULT_EPP_CONFIG), Deployment and gRPC Service. The gRPC health check
+ * (port 9003) answers SERVING only once the picker has synced its pool, so Ready means serving.
+ */
+export function endpointPickerObjects(model: LLMModelV1beta1, context: ProviderContext, config: string = DEFAULT_EPP_CONFIG): Manifest[] {
   const name = model.metadata.name ?? '';
   const names = endpointPickerNames(name);
   const eppLabels = providerLabels(model, 'endpoint-picker');
   const selector = { [SERVING_POD_MODEL_LABEL]: eppLabels[SERVING_POD_MODEL_LABEL], [SERVING_POD_ROLE_LABEL]: 'endpoint-picker' };
+  // The picker's own health service name (any name is checked the same way with one replica).
+  const healthCheck = { grpc: { port: EPP_HEALTH_PORT, service: 'inference-extension' } };
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: providerMetadata(model, names.eppServiceAccount, 'endpoint-picker') },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'Role',
       metadata: providerMetadata(model, names.eppServiceAccount, 'endpoint-picker'),
-      rules: [
-        { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
-        { apiGroups: ['inference.networking.k8s.io'], resources: ['inferencepools'], verbs: ['get', 'list', 'watch'] },
-      ],
+      rules: ENDPOINT_PICKER_RULES,
     },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -63,6 +125,7 @@ export function endpointPickerObjects(model: LLMModelV1beta1, context: ProviderC
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: names.eppServiceAccount },
       subjects: [{ kind: 'ServiceAccount', name: names.eppServiceAccount, namespace: model.metadata.namespace ?? '' }],
     },
+    endpointPickerConfigMap(model, config),
     {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
@@ -71,17 +134,30 @@ export function endpointPickerObjects(model: LLMModelV1beta1, context: ProviderC
         replicas: 1,
         selector: { matchLabels: selector },
         template: {
-          metadata: { labels: eppLabels },
+          metadata: { labels: eppLabels, annotations: endpointPickerConfigAnnotations(config) },
           spec: {
             serviceAccountName: names.eppServiceAccount,
             containers: [
               {
                 name: 'epp',
                 image: context.eppImage ?? DEFAULT_EPP_IMAGE,
-                args: [`--pool-name=${gatewayObjectNames(name).inferencePool}`, `--pool-namespace=${model.metadata.namespace ?? ''}`, `--grpc-port=${EPP_GRPC_PORT}`],
-                ports: [{ name: 'grpc', containerPort: EPP_GRPC_PORT, protocol: 'TCP' }],
+                args: [
+                  `--pool-name=${gatewayObjectNames(name).inferencePool}`,
+                  `--pool-namespace=${model.metadata.namespace ?? ''}`,
+                  `--grpc-port=${EPP_GRPC_PORT}`,
+                  `--grpc-health-port=${EPP_HEALTH_PORT}`,
+                  `--config-file=${EPP_CONFIG_DIR}/${EPP_CONFIG_KEY}`,
+                ],
+                ports: [
+                  { name: 'grpc', containerPort: EPP_GRPC_PORT, protocol: 'TCP' },
+                  { name: 'grpc-health', containerPort: EPP_HEALTH_PORT, protocol: 'TCP' },
+                ],
+                readinessProbe: { ...healthCheck, periodSeconds: 2 },
+                livenessProbe: { ...healthCheck, initialDelaySeconds: 5, periodSeconds: 10 },
+                volumeMounts: [{ name: 'config', mountPath: EPP_CONFIG_DIR, readOnly: true }],
               },
             ],
+            volumes: [{ name: 'config', configMap: { name: names.epp } }],
           },
         },
       },
@@ -94,7 +170,6 @@ export function endpointPickerObjects(model: LLMModelV1beta1, context: ProviderC
     },
   ];
 }
-
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -37,7 +37,7 @@ export default async function globalSetup(): Promise<void> {
   execFileSync(tools.crane, ['tag', `${images.operator.repository}:${version}`, next]);
   const imagesAt = Date.now();
 
-  const plane = await startControlPlane({ mode: 'node', realNode: { registryHost: registry.address, pauseImage: images.pause } });
+  const plane = await startControlPlane({ mode: 'node', realNode: { registryHost: registry.address, pauseImage: images.pause }, keepFiles: !!process.env.NLS_E2E_KEEP });
   globalThis.__nlsE2e.plane = plane;
   const nodeAt = Date.now();
   const crd = (rel: string) => path.join(upstreamCrdDir(), rel);

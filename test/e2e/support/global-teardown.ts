@@ -7,6 +7,6 @@ export default async function globalTeardown(): Promise<void> {
   if (!run) return;
   await run.plane?.stop();
   await run.registry?.stop();
-  if (process.env.NLS_E2E_KEEP) console.log(`e2e files kept in ${run.dir}`);
+  if (process.env.NLS_E2E_KEEP) console.log(`e2e files kept in ${run.dir}${run.plane ? ` and ${run.plane.dir} (the node's pod logs in ${run.plane.dir}/node/pod-logs)` : ''}`);
   else fs.rmSync(run.dir, { recursive: true, force: true });
 }

@@ -8,8 +8,8 @@ const secret = (name: string, data: Record<string, string>, resourceVersion = '1
   secretEntries({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'llm', uid: `u-${name}`, resourceVersion, labels: { team: 'a' }, managedFields: [] }, data, type: 'Opaque' });
 
 /** A cache the test fills by hand, as the informer would. */
-function fakeCache(objects: KubeObject[], hasSynced = true): CachedKind {
-  return { hasSynced, get: (namespace, name) => objects.find((o) => o.metadata.namespace === namespace && o.metadata.name === name) };
+function fakeCache(objects: KubeObject[], hasSynced = true): CachedKind & { list(): KubeObject[] } {
+  return { hasSynced, get: (namespace, name) => objects.find((o) => o.metadata.namespace === namespace && o.metadata.name === name), list: () => objects };
 }
 
 describe('secretEntries', () => {

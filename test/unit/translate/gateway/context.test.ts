@@ -15,6 +15,7 @@ test('defaults: endpoint hosts from the base domain, upstream gateway names and 
     apiKeyClientIDs: [],
     apiKeyTiers: {},
     apiKeysSecretName: undefined,
+    externalEndpointKeySecrets: [],
     servingPool: { selector: undefined, targetPort: 8000, endpointPickerPort: 9002, failureMode: 'FailClose' },
     modelsOwnedBy: 'nebari-llm-serving',
   });

@@ -68,7 +68,11 @@ describe('PassthroughModel (OpenAI-compatible, legacy schemaVersion)', () => {
         apiVersion: 'aigateway.envoyproxy.io/v1beta1',
         kind: 'AIServiceBackend',
         metadata: meta('openai'),
-        spec: { schema: { name: 'OpenAI', prefix: '/api/v1' }, backendRef: { group: 'gateway.envoyproxy.io', kind: 'Backend', name: 'openai-backend' } },
+        spec: {
+          schema: { name: 'OpenAI', prefix: '/api/v1' },
+          backendRef: { group: 'gateway.envoyproxy.io', kind: 'Backend', name: 'openai-backend' },
+          headerMutation: { remove: ['x-llm-client-id'] },
+        },
       },
       {
         apiVersion: 'aigateway.envoyproxy.io/v1beta1',
@@ -305,6 +309,28 @@ describe('the whole matrix', () => {
         for (const at of namespaced(o.spec, 'spec', [])) expect(`${o.kind} ${at}`).toMatch(/^(AIGatewayRoute spec\.parentRefs\[0\]|BackendTrafficPolicy spec\.rateLimit\.global\.rules\[\d+\]\.cost\.response\.metadata)$/);
       }
     }
+  });
+
+  test('the client-ID header (it names the key\'s user) is removed before every third-party provider, and kept for in-cluster models', () => {
+    for (const { why, model, result } of results) {
+      const backends = result.objects.filter((o) => o.kind === 'AIServiceBackend');
+      if (model.kind === 'PassthroughModel') {
+        expect([why, backends.map((b) => b.kind === 'AIServiceBackend' && b.spec.headerMutation)]).toEqual([why, [{ remove: ['x-llm-client-id'] }]]);
+      } else {
+        // An LLMModel's route goes to its InferencePool: the vLLM pods may read the header.
+        expect([why, backends]).toEqual([why, []]);
+        expect(JSON.stringify(result.objects)).not.toContain('"remove"');
+      }
+    }
+  });
+
+  test('the header removed is the one the API-key check forwards, when the platform names another', () => {
+    const model = modelMatrix.find((c) => c.model.kind === 'PassthroughModel')!.model;
+    const { objects } = desiredGatewayObjects(model, { ...matrixContext, clientIDHeader: 'X-Team-Client' });
+    const backend = objects.find((o) => o.kind === 'AIServiceBackend');
+    const policy = objects.find((o) => o.kind === 'SecurityPolicy' && o.spec.apiKeyAuth);
+    expect(backend?.kind === 'AIServiceBackend' && backend.spec.headerMutation).toEqual({ remove: ['x-team-client'] });
+    expect(policy?.kind === 'SecurityPolicy' && policy.spec.apiKeyAuth?.forwardClientIDHeader).toBe('X-Team-Client');
   });
 
   test('deterministic: the same input renders byte-identical JSON, and label keys are sorted', () => {

@@ -42,6 +42,34 @@ describe('external SecurityPolicy', () => {
   });
 });
 
+describe('external SecurityPolicy on an endpoint shared by several models', () => {
+  // Envoy authenticates before the AI Gateway re-routes by model, on the oldest model's route.
+  test('authenticates the keys of every model on the endpoint, sorted and once each, its own included', () => {
+    const ctx = resolved({ apiKeyClientIDs: ['user-a-llama-1'], externalEndpointKeySecrets: ['openai-api-keys', 'claude-api-keys', 'openai-api-keys'] });
+    const spec = externalSecurityPolicy(model, ctx.endpoints.external, ctx).spec;
+    expect(spec.apiKeyAuth?.credentialRefs).toEqual([
+      { group: '', kind: 'Secret', name: 'claude-api-keys' },
+      { group: '', kind: 'Secret', name: 'llama-api-keys' },
+      { group: '', kind: 'Secret', name: 'openai-api-keys' },
+    ]);
+    // Authorization runs after the re-route: still only this model's client IDs.
+    expect(spec.authorization).toEqual({
+      defaultAction: 'Deny',
+      rules: [{ name: 'api-key-clients', action: 'Allow', principal: { headers: [{ name: 'x-llm-client-id', values: ['user-a-llama-1'] }] } }],
+    });
+  });
+
+  test('every model on the endpoint renders the same key Secret list, whatever the order it was given', () => {
+    const peers = ['c-api-keys', 'a-api-keys', 'b-api-keys'];
+    const refs = (name: string, order: string[]) => {
+      const ctx = resolved({ externalEndpointKeySecrets: order });
+      return externalSecurityPolicy({ ...model, metadata: { ...model.metadata, name } }, ctx.endpoints.external, ctx).spec.apiKeyAuth?.credentialRefs;
+    };
+    expect(refs('a', peers)).toEqual(refs('b', [...peers].reverse()));
+    expect(refs('c', peers)).toEqual(refs('a', peers));
+  });
+});
+
 describe('internal SecurityPolicy', () => {
   test('JWT from the issuer (trailing slash removed), Keycloak JWKS, groups claim authorization', () => {
     const ctx = resolved();

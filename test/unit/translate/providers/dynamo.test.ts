@@ -50,6 +50,7 @@ describe('Dynamo provider', () => {
       'v1 ServiceAccount/llama-epp',
       'rbac.authorization.k8s.io/v1 Role/llama-epp',
       'rbac.authorization.k8s.io/v1 RoleBinding/llama-epp',
+      'v1 ConfigMap/llama-epp',
       'apps/v1 Deployment/llama-epp',
       'v1 Service/llama-epp',
     ]);

@@ -53,6 +53,7 @@ describe('KAITO provider: translation', () => {
       'v1 ServiceAccount/phi-4-kaito-epp',
       'rbac.authorization.k8s.io/v1 Role/phi-4-kaito-epp',
       'rbac.authorization.k8s.io/v1 RoleBinding/phi-4-kaito-epp',
+      'v1 ConfigMap/phi-4-kaito-epp',
       'apps/v1 Deployment/phi-4-kaito-epp',
       'v1 Service/phi-4-kaito-epp',
     ]);

@@ -50,6 +50,7 @@ describe('KubeRay provider: translation', () => {
       'v1 ServiceAccount/qwen-epp',
       'rbac.authorization.k8s.io/v1 Role/qwen-epp',
       'rbac.authorization.k8s.io/v1 RoleBinding/qwen-epp',
+      'v1 ConfigMap/qwen-epp',
       'apps/v1 Deployment/qwen-epp',
       'v1 Service/qwen-epp',
     ]);

@@ -57,6 +57,7 @@ describe('llm-d provider', () => {
       'v1 ServiceAccount/qwen-epp',
       'rbac.authorization.k8s.io/v1 Role/qwen-epp',
       'rbac.authorization.k8s.io/v1 RoleBinding/qwen-epp',
+      'v1 ConfigMap/qwen-epp',
       'apps/v1 Deployment/qwen-epp',
       'v1 Service/qwen-epp',
       'llm-d.ai/v1alpha2 InferenceObjective/qwen',
@@ -125,23 +126,29 @@ describe('llm-d provider', () => {
     const epp = (context: Parameters<typeof translateLLMD>[1]) => find(translateLLMD(model(), context).objects, 'Deployment', 'qwen-epp').spec.template.spec.containers[0];
     expect(epp({}).image).toBe(DEFAULT_EPP_IMAGE);
     expect(epp({ eppImage: 'example/llm-d-router-endpoint-picker:v0.10.0' }).image).toBe('example/llm-d-router-endpoint-picker:v0.10.0');
-    expect(epp({}).args).toEqual(['--pool-name=qwen', '--pool-namespace=ml', '--grpc-port=9002']);
+    expect(epp({}).args).toEqual(['--pool-name=qwen', '--pool-namespace=ml', '--grpc-port=9002', '--grpc-health-port=9003', '--config-file=/config/config.yaml']);
   });
 
   it("lets the scheduler read llm-d's kinds besides pods and pools", () => {
     const rules = find(translateLLMD(model(), {}).objects, 'Role', 'qwen-epp').rules;
     expect(rules).toContainEqual({ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] });
     expect(rules).toContainEqual({ apiGroups: ['inference.networking.k8s.io'], resources: ['inferencepools'], verbs: ['get', 'list', 'watch'] });
+    expect(rules).toContainEqual({ apiGroups: ['inference.networking.x-k8s.io'], resources: ['inferenceobjectives'], verbs: ['get', 'list', 'watch'] });
     expect(rules).toContainEqual({ apiGroups: ['llm-d.ai'], resources: ['inferenceobjectives', 'inferencemodelrewrites'], verbs: ['get', 'list', 'watch'] });
-    expect(rules).toHaveLength(3);
+    expect(rules).toHaveLength(4);
     for (const rule of rules) expect(rule.verbs).toEqual(['get', 'list', 'watch']);
   });
 
-  it('passes spec.inferencePool.schedulerConfig to the scheduler unchanged', () => {
+  it('passes spec.inferencePool.schedulerConfig to the scheduler unchanged, in its configuration file', () => {
     const t = translateLLMD(model({ inferencePool: { schedulerConfig } }), {});
-    const args: string[] = find(t.objects, 'Deployment', 'qwen-epp').spec.template.spec.containers[0].args;
-    const configArg = args.find((a) => a.startsWith('--config-text='));
-    expect(JSON.parse(configArg!.slice('--config-text='.length))).toEqual(schedulerConfig);
+    const container = find(t.objects, 'Deployment', 'qwen-epp').spec.template.spec.containers[0];
+    // The file only: EPP refuses --config-text and --config-file together.
+    expect(container.args.filter((a: string) => a.startsWith('--config-'))).toEqual(['--config-file=/config/config.yaml']);
+    expect(JSON.parse(find(t.objects, 'ConfigMap', 'qwen-epp').data['config.yaml'])).toEqual(schedulerConfig);
+    // A new configuration rolls the scheduler (it reads the file only at start).
+    const annotation = (m: ReturnType<typeof model>) => find(translateLLMD(m, {}).objects, 'Deployment', 'qwen-epp').spec.template.metadata.annotations['llm.nebari.dev/endpoint-picker-config-hash'];
+    expect(annotation(model({ inferencePool: { schedulerConfig } }))).not.toEqual(annotation(model()));
+    expect(annotation(model({ inferencePool: { schedulerConfig } }))).toEqual(annotation(model({ inferencePool: { schedulerConfig: { ...schedulerConfig } } })));
   });
 
   it('refuses a scheduler configuration without apiVersion and kind, naming the field and the fix', () => {

@@ -36,6 +36,7 @@ describe('vLLM provider', () => {
       'ServiceAccount/qwen-epp',
       'Role/qwen-epp',
       'RoleBinding/qwen-epp',
+      'ConfigMap/qwen-epp',
       'Deployment/qwen-epp',
       'Service/qwen-epp',
     ]);

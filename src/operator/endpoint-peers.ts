@@ -1,0 +1,90 @@
+// The models on the external endpoint, for the key Secrets every external SecurityPolicy
+// accepts (src/translate/gateway/endpoint-peers.ts says why all of them). Each model controller
+// watches both model kinds in its namespace, caching only what membership needs, and re-renders
+// its own kind's models when a model joins the endpoint (first published), leaves it (deleted, or
+// its external endpoint disabled) or changes. A model counts once the operator has published it
+// (it has an ExternalEndpointReady condition): its key Secret exists by then, so no policy ever
+// names a Secret that is not there yet.
+import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
+import { LLMMODEL_KIND } from '../api/llmmodel';
+import { PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
+import { externalEndpointKeySecrets, onExternalEndpoint, type EndpointPeer } from '../translate/gateway';
+import type { CachedKind } from './runtime/cached-lookups';
+import type { SecondaryWatch } from './runtime/controller';
+import { objectKey } from './runtime/object-key';
+import type { KubeObject, KubeRest } from '../kube/rest';
+
+const MODEL_KINDS = [LLMMODEL_KIND, PASSTHROUGHMODEL_KIND] as const;
+type ModelKind = (typeof MODEL_KINDS)[number];
+export const EXTERNAL_ENDPOINT_CONDITION = 'ExternalEndpointReady';
+
+type PeerObject = KubeObject & EndpointPeer & { published?: boolean };
+
+/** What is cached of a model: identity, deletion, whether its external endpoint is on, whether it was published. */
+export function peerOf(obj: KubeObject): PeerObject {
+  const m = obj.metadata;
+  const external = (obj as { spec?: { endpoints?: { external?: { enabled?: boolean } } } }).spec?.endpoints?.external;
+  const conditions = (obj.status as { conditions?: { type: string }[] } | undefined)?.conditions ?? [];
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, ...(m.deletionTimestamp ? { deletionTimestamp: m.deletionTimestamp } : {}) },
+    spec: external?.enabled === false ? { endpoints: { external: { enabled: false } } } : {},
+    published: conditions.some((c) => c.type === EXTERNAL_ENDPOINT_CONDITION),
+  };
+}
+
+/** A member of the endpoint: published, not being deleted, external endpoint on. */
+function isMember(peer: PeerObject | undefined): boolean {
+  return !!peer && peer.published === true && onExternalEndpoint(peer);
+}
+
+export class ExternalEndpointPeers {
+  private readonly caches = new Map<ModelKind, CachedKind & { list(): KubeObject[] }>();
+
+  /** `primaryKind`: the kind of the controller these watches belong to (whose models are re-rendered). */
+  constructor(private readonly primaryKind: ModelKind) {}
+
+  /** One watch per model kind in `namespace`. */
+  watches(namespace: string): SecondaryWatch[] {
+    return MODEL_KINDS.map((kind) => ({
+      apiVersion: API_GROUP_VERSION_V1BETA1,
+      kind,
+      namespace,
+      transform: peerOf,
+      // The models themselves are read by their own informer; this stripped copy answers nothing else.
+      lookups: false,
+      onCache: (cache) => this.caches.set(kind, cache),
+      map: (obj, event, old) => this.modelsToRequeue(kind, obj as PeerObject, event, old as PeerObject | undefined),
+    }));
+  }
+
+  /** This controller's models on the endpoint, when membership of the endpoint changed. */
+  modelsToRequeue(kind: ModelKind, obj: PeerObject, event: string, old?: PeerObject): string[] {
+    // The first list is the start-up, when every model is reconciled anyway.
+    if (event === 'resync' || !this.caches.get(kind)?.hasSynced) return [];
+    const before = event === 'add' ? false : isMember(event === 'delete' ? obj : old);
+    const after = event === 'delete' ? false : isMember(obj);
+    if (before === after) return [];
+    const own = this.caches.get(this.primaryKind);
+    const self = kind === this.primaryKind ? obj.metadata.name : undefined;
+    return (own?.list() ?? [])
+      .filter((m) => m.metadata.namespace === obj.metadata.namespace && m.metadata.name !== self && isMember(m as PeerObject))
+      .map((m) => objectKey(m.metadata.namespace, m.metadata.name));
+  }
+
+  /**
+   * The key Secrets the external policy of a model in `namespace` accepts. Before both watches
+   * have listed, the models are listed from the server: a policy written from a partial cache
+   * would lock out the keys of the models not seen yet.
+   */
+  async keySecrets(client: KubeRest, namespace: string): Promise<string[]> {
+    const peers: PeerObject[] = [];
+    for (const kind of MODEL_KINDS) {
+      const cache = this.caches.get(kind);
+      const items = cache?.hasSynced ? cache.list() : (await client.list(API_GROUP_VERSION_V1BETA1, kind, { namespace })).items.map((o) => peerOf({ ...o, kind }));
+      peers.push(...(items as PeerObject[]));
+    }
+    return externalEndpointKeySecrets(peers.filter(isMember), namespace);
+  }
+}

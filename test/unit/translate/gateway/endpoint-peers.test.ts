@@ -1,0 +1,31 @@
+import { externalEndpointKeySecrets, type EndpointPeer } from '../../../../src/translate/gateway';
+
+const peer = (kind: string, name: string, over: { namespace?: string; external?: boolean; deleting?: boolean } = {}): EndpointPeer => ({
+  kind,
+  metadata: { name, namespace: over.namespace ?? 'models', ...(over.deleting ? { deletionTimestamp: '2026-12-03T00:00:00Z' } : {}) },
+  spec: over.external === undefined ? {} : { endpoints: { external: { enabled: over.external } } },
+});
+
+describe('externalEndpointKeySecrets', () => {
+  test('the key Secrets of the namespace\'s models on the external endpoint, sorted and once each', () => {
+    const models = [
+      peer('PassthroughModel', 'openai'),
+      peer('LLMModel', 'llama', { external: true }),
+      // The two kinds of one name share one key Secret.
+      peer('LLMModel', 'openai'),
+      peer('PassthroughModel', 'claude'),
+    ];
+    expect(externalEndpointKeySecrets(models, 'models')).toEqual(['claude-api-keys', 'llama-api-keys', 'openai-api-keys']);
+  });
+
+  test('leaves out models that disabled the external endpoint, are being deleted, or live elsewhere', () => {
+    const models = [
+      peer('PassthroughModel', 'internal-only', { external: false }),
+      peer('PassthroughModel', 'going', { deleting: true }),
+      peer('PassthroughModel', 'other-namespace', { namespace: 'other' }),
+      peer('LLMModel', 'stays'),
+    ];
+    expect(externalEndpointKeySecrets(models, 'models')).toEqual(['stays-api-keys']);
+    expect(externalEndpointKeySecrets([], 'models')).toEqual([]);
+  });
+});
