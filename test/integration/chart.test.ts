@@ -200,9 +200,9 @@ describe('the key portal', () => {
     ['platform.jwt.issuer', PORTAL_REQUIRED.issuer],
     ['portal.oidc.clientId', PORTAL_REQUIRED.clientId],
     ['platform.baseDomain', PORTAL_REQUIRED.hostname],
-  ])('helm install with portal.enabled but no %s fails, naming the value to set', async (missing, message) => {
+  ])('helm with portal.enabled but no %s fails, naming the value to set', async (missing, message) => {
     for (const version of [3, 4] as const) {
-      const r = await helm(version, ['install', `no-${version}`, chartDir, '-n', 'portal-missing', '--dry-run=client', '--kube-version', kubeVersion, ...without(missing)], { kubeconfig: plane.kubeconfigPath });
+      const r = await helm(version, ['template', `no-${version}`, chartDir, '-n', 'portal-missing', '--kube-version', kubeVersion, ...without(missing)]);
       expect(r.code).not.toBe(0);
       expect(r.stderr).toContain(message);
     }
@@ -283,11 +283,13 @@ describe('platform host names as people write them', () => {
   });
 
   test.each([3, 4] as const)('helm v%i NOTES name the normalised endpoints and warn when both endpoints share a Gateway', async (version) => {
-    const r = await helm(version, ['install', 'hosts', chartDir, '--dry-run=client', '--kube-version', kubeVersion, '-n', 'hosts', '-f', valuesFile()], { kubeconfig: plane.kubeconfigPath });
+    // A server dry run: helm reads the API server's version (offline, helm 3.17 assumes 1.32, below the chart's kubeVersion).
+    await applyObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'hosts' } }, { kubeConfig: plane.kubeConfig() });
+    const r = await helm(version, ['install', 'hosts', chartDir, '--dry-run=server', '-n', 'hosts', '-f', valuesFile()], { kubeconfig: plane.kubeconfigPath });
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('Endpoints: external https://api.example.com (API keys), internal https://llm-internal.example.com (OIDC)');
     expect(r.stdout).toContain('WARNING: platform.external and platform.internal attach to the same Gateway (envoy-gateway-system/nebari-gateway).');
-    const separate = await helm(version, ['install', 'hosts', chartDir, '--dry-run=client', '--kube-version', kubeVersion, '-n', 'hosts', '--set', 'platform.baseDomain=example.com'], { kubeconfig: plane.kubeconfigPath });
+    const separate = await helm(version, ['install', 'hosts', chartDir, '--dry-run=server', '-n', 'hosts', '--set', 'platform.baseDomain=example.com'], { kubeconfig: plane.kubeconfigPath });
     expect(separate.stdout).toContain('Endpoints: external https://llm.example.com');
     expect(separate.stdout).not.toContain('attach to the same Gateway');
   });
