@@ -286,7 +286,9 @@ describe('platform host names as people write them', () => {
     // A server dry run: helm reads the API server's version (offline, helm 3.17 assumes 1.32, below the chart's kubeVersion).
     await applyObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'hosts' } }, { kubeConfig: plane.kubeConfig() });
     const r = await helm(version, ['install', 'hosts', chartDir, '--dry-run=server', '-n', 'hosts', '-f', valuesFile()], { kubeconfig: plane.kubeconfigPath });
-    expect(r.stderr).toBe('');
+    // Helm 4 warns on stderr that a dry run may render CRD-dependent objects inaccurately.
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toMatch(/error/i);
     expect(r.stdout).toContain('Endpoints: external https://api.example.com (API keys), internal https://llm-internal.example.com (OIDC)');
     expect(r.stdout).toContain('WARNING: platform.external and platform.internal attach to the same Gateway (envoy-gateway-system/nebari-gateway).');
     const separate = await helm(version, ['install', 'hosts', chartDir, '--dry-run=server', '-n', 'hosts', '--set', 'platform.baseDomain=example.com'], { kubeconfig: plane.kubeconfigPath });
