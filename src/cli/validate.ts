@@ -16,7 +16,8 @@ export const validateUsage = `Usage:
   nls validate [--namespace NS] [--watch-namespaces NS,NS…] [--output text|json] FILE|DIR…
 Admits every llm.nebari.dev object in the files (YAML or JSON, multi-document streams; directories
 are read recursively for *.yaml, *.yml and *.json) offline, as the API server with the CRDs and the
-admission webhooks would: defaults, schema, CEL rules and webhook checks. The objects of the
+admission webhooks would: defaults, schema, CEL rules and webhook checks; an LLMModel its provider
+refuses (BuildFailed in the cluster) is rejected with the operator's message. The objects of the
 input are the cluster state (models an AgentDeployment references, names a model may not share);
 Secret access is not reviewed offline. Objects without a namespace are placed in --namespace.
   --namespace NS              the operator namespace (default ${DEFAULT_OPERATOR_NAMESPACE})
@@ -118,7 +119,7 @@ export function formatVerdicts(verdicts: readonly ObjectVerdict[]): string[] {
   const lines: string[] = [];
   for (const v of verdicts) {
     const where = `${v.file}: ${v.kind} ${v.namespace}/${v.name}`;
-    for (const p of v.problems) lines.push(`${where}: ${p.source === 'webhook' || p.source === 'input' || !p.field ? p.message : `${p.field}: ${p.message}`}`);
+    for (const p of v.problems) lines.push(`${where}: ${p.source === 'webhook' || p.source === 'provider' || p.source === 'input' || !p.field ? p.message : `${p.field}: ${p.message}`}`);
     for (const w of v.warnings) lines.push(`${where}: warning: ${w}`);
   }
   const rejected = verdicts.filter((v) => !v.admitted).length;

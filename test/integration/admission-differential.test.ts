@@ -232,12 +232,15 @@ async function offlineVerdict(c: Case, cluster: Obj[]): Promise<{ verdict: Verdi
   const namespace = namespaceOf(c);
   const context = { operatorNamespace: env.operatorNamespace, agentNamespaces: [team], objects: cluster };
   const result = await admit(placed(c.object, namespace), context, c.before ? placed(c.before, namespace) : undefined);
-  const text = result.problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)).join(' | ');
-  if (result.admitted) return { verdict: { admitted: true, spec: result.object.spec, warnings: [...result.warnings].sort(), detail: 'admitted' }, result };
-  if (result.problems.every((p) => p.source === 'webhook')) {
-    return { verdict: { admitted: false, stage: 'webhook', message: denialMessage(result.problems.map((p) => p.message)), detail: text }, result };
+  // The provider's refusals come after admission (the API server stores the object, the operator
+  // reports BuildFailed): the admission verdict is the one without them.
+  const problems = result.problems.filter((p) => p.source !== 'provider');
+  const text = problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)).join(' | ');
+  if (problems.length === 0) return { verdict: { admitted: true, spec: result.object.spec, warnings: [...result.warnings].sort(), detail: 'admitted' }, result };
+  if (problems.every((p) => p.source === 'webhook')) {
+    return { verdict: { admitted: false, stage: 'webhook', message: denialMessage(problems.map((p) => p.message)), detail: text }, result };
   }
-  return { verdict: { admitted: false, stage: 'schema', fields: [...new Set(result.problems.map((p) => p.field))].sort(), detail: text }, result };
+  return { verdict: { admitted: false, stage: 'schema', fields: [...new Set(problems.map((p) => p.field))].sort(), detail: text }, result };
 }
 
 /** JSON with keys sorted, so that key order (which the API server does not keep) does not count. */

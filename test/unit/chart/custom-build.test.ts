@@ -87,6 +87,9 @@ describe('custom build config', () => {
     ['a negative storage size', llm('neg', { model: { name: 'm', source: 'huggingface', storage: { size: '-5Gi' } } }), 'models[0].spec.model.storage.size'],
     ['a provider block that does not fit the backend', { ...anthropic, spec: { ...anthropic.spec, provider: { ...anthropic.spec.provider, backend: { type: 'Anthropic', bedrock: { region: 'us-east-1' } } } } }, 'spec.provider.backend.bedrock is only valid'],
     ['an LLMModel and a PassthroughModel sharing a name', llm('anthropic', {}), 'models[0].metadata.name: a PassthroughModel named "anthropic" already exists'],
+    // Admitted by the API server, then refused by the provider's translation (BuildFailed).
+    ['a KAITO model with two replicas', llm('kaito-two', { provider: { name: 'kaito' }, serving: { replicas: 2 } }), 'models[0].spec.serving.replicas: 2 is not supported by the KAITO provider'],
+    ['a KubeRay model without GPUs', llm('ray-cpu', { provider: { name: 'kuberay' }, resources: { gpu: { count: 0 } } }), 'models[0].spec.resources.gpu.count: is 0, but the kuberay provider'],
   ];
   test.each(refusedLikeTheCluster)('%s is refused as the cluster refuses it', async (_name, model, message) => {
     expect((await problems({ values: { platform }, models: [model, anthropic] })).join('\n')).toContain(message);

@@ -107,3 +107,25 @@ test('the nls command runs it', () => {
   expect(run.stdout).toContain('3 object(s) checked: 2 admitted, 1 rejected');
   expect(execFileSync(tsNode, ['--transpile-only', 'src/cli/main.ts', 'validate', '--help'], { cwd: root, encoding: 'utf8' })).toContain('Usage:\n  nls validate');
 }, 60_000);
+
+test('a model its provider refuses (BuildFailed in the cluster) is rejected with the same message, exit 1', async () => {
+  const file = path.join(dir, 'kaito-two.yaml');
+  fs.writeFileSync(
+    file,
+    `apiVersion: llm.nebari.dev/v1beta1
+kind: LLMModel
+metadata: { name: phi-4-kaito }
+spec:
+  model: { name: microsoft/phi-4, source: huggingface }
+  provider: { name: kaito }
+  resources: { gpu: { count: 1 } }
+  serving: { replicas: 2 }
+  access: { public: true }
+`,
+  );
+  const result = await lines([file, '--namespace', 'models']);
+  expect(result.code).toBe(1);
+  expect(result.out[0]).toBe(
+    `${file}: LLMModel models/phi-4-kaito: spec.serving.replicas: 2 is not supported by the KAITO provider: a KAITO Workspace runs exactly one serving instance; set 1 (delete the LLMModel to stop serving) or use provider vllm for more replicas`,
+  );
+});
