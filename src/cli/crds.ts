@@ -5,12 +5,12 @@
 // has objects (or is recorded as stored) is refused before anything is written.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as k8s from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { conversionSpec } from '../api/crd';
 import { crdObjects } from '../api/kinds';
 import { KubeRest, type KubeObject } from '../kube/rest';
 import { durationMs, parseFlags } from './flags';
+import { kubeConfigFrom } from './kubeconfig';
 import { Helm, findHelm, type ChartSource } from './helm';
 import { ExitCode, type Phase, RefusedError, UsageError, runPhases } from './phases';
 import { findInstallation } from './installation';
@@ -264,14 +264,8 @@ export function crdPhases<C extends CrdsApplyContext>(): Phase<C>[] {
   ];
 }
 
-/** Shared connection flags of the lifecycle commands. */
-export function kubeConfigFrom(kubeconfig?: string, context?: string): k8s.KubeConfig {
-  const kc = new k8s.KubeConfig();
-  if (kubeconfig) kc.loadFromFile(kubeconfig);
-  else kc.loadFromDefault();
-  if (context) kc.setCurrentContext(context);
-  return kc;
-}
+/** Shared connection flags of the lifecycle commands (re-exported for the commands that import it from here). */
+export { kubeConfigFrom };
 
 /** `nls crds <action>` as the dispatcher calls it. */
 export async function runCrds(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {

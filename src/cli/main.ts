@@ -76,7 +76,8 @@ if (require.main === module) {
     (code) => process.exit(code),
     (err: Error) => {
       process.stderr.write(`nls: ${err.message}\n`);
-      process.exit(1);
+      // Bad arguments exit 2 in every command (UsageError, src/cli/phases.ts); anything else 1.
+      process.exit(err.name === 'UsageError' ? 2 : 1);
     },
   );
 }
