@@ -24,7 +24,8 @@ Checks an installation (Helm, Argo CD or plain manifests) and prints a table; ex
 check passes, 5 when one fails. Changes nothing.
   --images              also check that the desired version and the running pods agree: the chart
                         version and appVersion of the operator Deployment, the image the chart
-                        values name, and the image digest every operator pod runs
+                        values name, the image digest every operator pod runs, and that it is
+                        the image the chart was released with
   --argocd-application NAMESPACE/NAME
                         also check that the Argo CD Application's targetRevision for the chart
                         (spec.source or spec.sources[]) is the version running (implies --images)`;

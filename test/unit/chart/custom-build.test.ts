@@ -166,6 +166,13 @@ describe('custom build output', () => {
     expect(docs(withPreview[PREVIEW_FILE]).some((o) => o.kind === 'PassthroughModel')).toBe(false);
   });
 
+  test('values.yaml holds only what the build sets, so the published chart keeps its own defaults and its signed image pin', () => {
+    expect(parse(files['values.yaml'])).toEqual({ platform });
+    // Not the checkout's defaults: no operator.image (whose empty digest would unpin the release's image).
+    expect(files['values.yaml']).not.toContain('image:');
+    expect(parse(customBuildFiles({ ...build, overrides: {} })['values.yaml'])).toEqual({});
+  });
+
   test('manifests.yaml is the whole installation for the release, CRDs first', () => {
     const objects = docs(files['manifests.yaml']);
     expect(objects.slice(0, 3).map((o) => o.kind)).toEqual(['CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition']);
