@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { AdmissionResult } from '../admission';
+import { API_GROUP, API_VERSION_V1BETA1 } from '../api/common';
 import { parseFlags } from './flags';
 import { ExitCode, UsageError } from './phases';
 
@@ -86,11 +87,44 @@ const identity = (o: Record<string, unknown>) => {
   return { kind: String(o.kind ?? ''), namespace: String(metadata.namespace ?? ''), name: String(metadata.name ?? '') };
 };
 
-/** Admits every object of our group among `objects`; the others are ignored. */
+/** Edits (insert, delete, replace) between two short strings. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+/**
+ * Why an object that is not of our group looks meant to be (one of our kinds, or a group a typo
+ * away from ours), or undefined. Skipping it silently would pass a manifest the cluster never sees
+ * as ours.
+ */
+export function misspelledGroupProblem(object: Record<string, unknown>, kinds: readonly string[]): string | undefined {
+  const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', apiVersion];
+  if (group === API_GROUP) return undefined;
+  const ourKind = typeof object.kind === 'string' && kinds.includes(object.kind);
+  if (!ourKind && (group === '' || editDistance(group, API_GROUP) > 2)) return undefined;
+  const meant = `${API_GROUP}/${version || API_VERSION_V1BETA1}`;
+  return `apiVersion: "${apiVersion}" is not an API version of ${API_GROUP}, so nothing would admit this ${String(object.kind)} as one; did you mean ${meant}?`;
+}
+
+/** Admits every object of our group among `objects`; the others are ignored, unless they look misspelled (see misspelledGroupProblem). */
 export async function validateObjects(objects: readonly SourcedObject[], operatorNamespace: string, watchNamespaces: readonly string[]): Promise<ObjectVerdict[]> {
   // Loaded here: the CEL and schema machinery is only needed by this command.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { admit, isOurObject } = require('../admission') as typeof import('../admission');
+  const { admit, admittedKinds, isOurObject } = require('../admission') as typeof import('../admission');
+  const misspelled: ObjectVerdict[] = [];
+  for (const o of objects) {
+    const problem = isOurObject(o.object) ? undefined : misspelledGroupProblem(o.object, admittedKinds);
+    if (!problem) continue;
+    const id = identity(o.object);
+    misspelled.push({ file: o.file, document: o.document, ...id, namespace: id.namespace || operatorNamespace, admitted: false, problems: [{ field: 'apiVersion', message: problem, source: 'input' }], warnings: [] });
+  }
   const ours = objects
     .filter((o) => isOurObject(o.object))
     .map((o) => {
@@ -111,7 +145,7 @@ export async function validateObjects(objects: readonly SourcedObject[], operato
     else seen.set(key, entry);
     verdicts.push({ file: entry.file, document: entry.document, ...id, admitted: problems.length === 0, problems, warnings: result.warnings });
   }
-  return verdicts;
+  return [...misspelled, ...verdicts];
 }
 
 /** One line per problem and warning, then a summary line. */
@@ -123,6 +157,7 @@ export function formatVerdicts(verdicts: readonly ObjectVerdict[]): string[] {
     for (const w of v.warnings) lines.push(`${where}: warning: ${w}`);
   }
   const rejected = verdicts.filter((v) => !v.admitted).length;
+  if (verdicts.length === 0) lines.push(`warning: no ${API_GROUP} object in the input; check the paths and each object's apiVersion`);
   lines.push(`${verdicts.length} object(s) checked: ${verdicts.length - rejected} admitted, ${rejected} rejected`);
   return lines;
 }

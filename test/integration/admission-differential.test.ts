@@ -52,8 +52,12 @@ let env: WebhookEnvironment;
 let team: string;
 const plural = (kind: string) => kindDefinition(kind)?.plural ?? `${kind.toLowerCase()}s`;
 
+/** Every example: examples/ (v1beta1) and their v1alpha1 forms in docs/v1alpha1-examples/. */
 function exampleObjects(): Obj[] {
-  const dir = path.join(repoRoot, 'examples');
+  return [path.join(repoRoot, 'examples'), path.join(repoRoot, 'docs', 'v1alpha1-examples')].flatMap(exampleObjectsIn);
+}
+
+function exampleObjectsIn(dir: string): Obj[] {
   const files = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.ya?ml$/.test(f)).sort();
   return files.flatMap((f) =>
     parseAllDocuments(fs.readFileSync(path.join(dir, f), 'utf8'))

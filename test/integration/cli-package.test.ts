@@ -87,10 +87,10 @@ it('npm pack builds a package whose global install gives a working nls', async (
   expect((await run(nls, ['version'])).stdout.trim()).toBe(pkg.version);
   expect((await run(nls, ['--help'])).stdout).toContain('Usage: nls <command> [arguments]');
   // The offline admission (CEL evaluator and all) works from the compiled package.
-  // The v1beta1 examples and, separately, their v1alpha1 forms (same names: one set at a time).
-  const validated = await run(nls, ['validate', ...['llmmodel', 'passthroughmodel', 'agentdeployment'].map((dir) => path.join(repoRoot, 'examples', dir))]);
+  // examples/ as a newcomer runs it (v1beta1 only), and, separately, the v1alpha1 forms (same names).
+  const validated = await run(nls, ['validate', path.join(repoRoot, 'examples')]);
   expect(validated.stdout).toMatch(/(\d+) object\(s\) checked: \1 admitted, 0 rejected/);
-  const legacy = await run(nls, ['validate', path.join(repoRoot, 'examples', 'v1alpha1')]);
+  const legacy = await run(nls, ['validate', path.join(repoRoot, 'docs', 'v1alpha1-examples')]);
   expect(legacy.stdout).toMatch(/(\d+) object\(s\) checked: \1 admitted, 0 rejected/);
   expect(legacy.stdout).toContain('warning: llm.nebari.dev/v1alpha1 PassthroughModel is deprecated');
 }, 300_000);

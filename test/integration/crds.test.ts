@@ -77,13 +77,15 @@ function addedPaths(before: unknown, after: unknown, at = ''): Record<string, un
   return out;
 }
 
+/** `dir` under examples/, or `v1alpha1/<kind>` for docs/v1alpha1-examples/<kind>. */
 function exampleFiles(dir: string): Array<{ file: string; object: Obj }> {
-  const base = path.join(repoRoot, 'examples', dir);
+  const relative = dir.startsWith('v1alpha1/') ? path.join('docs', 'v1alpha1-examples', dir.slice('v1alpha1/'.length)) : path.join('examples', dir);
+  const base = path.join(repoRoot, relative);
   return fs
     .readdirSync(base)
     .filter((f) => f.endsWith('.yaml'))
     .sort()
-    .map((f) => ({ file: `examples/${dir}/${f}`, object: parse(fs.readFileSync(path.join(base, f), 'utf8')) as Obj }));
+    .map((f) => ({ file: `${relative}/${f}`, object: parse(fs.readFileSync(path.join(base, f), 'utf8')) as Obj }));
 }
 
 beforeAll(async () => {
@@ -131,7 +133,7 @@ describe.each(['llmmodel', 'passthroughmodel', 'agentdeployment', 'v1alpha1/llmm
     const def = kindDefinition(example.object.kind as string)!;
     const object = ownObject(dir, example.object);
     const stored = await applyObject<Obj>(inNamespace(object));
-    // Each version's own schema defaults (v1beta1 for examples/<kind>/, v1alpha1 for examples/v1alpha1/).
+    // Each version's own schema defaults (v1beta1 for examples/<kind>/, v1alpha1 for docs/v1alpha1-examples/).
     const schema = String(example.object.apiVersion).endsWith('/v1beta1') ? def.v1beta1Schema! : def.schema;
     const expected = applyDefaults(rootSchema(schema), object);
     expect(stored.spec).toEqual(expected.spec);

@@ -53,7 +53,7 @@ describe('custom build config', () => {
   });
 
   test('a v1alpha1 model (still served) is admitted in its own version and translated as v1beta1; its problems name its fields', async () => {
-    const example = parse(fs.readFileSync(path.join(__dirname, '../../../examples/v1alpha1/passthroughmodel/openrouter.yaml'), 'utf8')) as Record<string, unknown>;
+    const example = parse(fs.readFileSync(path.join(__dirname, '../../../docs/v1alpha1-examples/passthroughmodel/openrouter.yaml'), 'utf8')) as Record<string, unknown>;
     const build = await resolveCustomBuild({ values: { platform }, models: [example] });
     expect(build.models[0]).toMatchObject({ apiVersion: 'llm.nebari.dev/v1alpha1', spec: { provider: { schemaVersion: 'api/v1', credentialSecretName: 'openrouter-key' } } });
     const preview = customBuildFiles(build, { preview: true })[PREVIEW_FILE];
