@@ -36,17 +36,22 @@ pin() { # pin <module dir> <module path>
 recipe() { # recipe <module dir>
   case $1 in
     etcd) echo "etcd go.etcd.io/etcd/server/v3" ;;
-    kube)
+    kube | kube-1.*)
       # Stamp the pinned release the way upstream release builds do, so /version and Helm's
-      # kubeVersion checks see it (v1.35.4) rather than v0.0.0-master.
-      local v minor flags="" pkg p
-      v=$(pin kube k8s.io/kubernetes); minor=${v#v1.}; minor=${minor%%.*}
+      # kubeVersion checks see it (v1.35.4) rather than v0.0.0-master. tools/kube is the version
+      # every test runs; tools/kube-1.<minor> are the older minors the chart claims, their programs
+      # named <program>-1.<minor> (only the API server, except for the oldest minor, whose node and
+      # controllers run the end-to-end suite's install on it too).
+      local v minor flags="" pkg p suffix=""
+      v=$(pin "$1" k8s.io/kubernetes); minor=${v#v1.}; minor=${minor%%.*}
+      [ "$1" = kube ] || suffix="-1.$minor"
       for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
         flags+=" -X $pkg.gitVersion=$v -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
         flags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
       done
+      # The programs a module builds are those of its go.mod's tool directives.
       for p in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy; do
-        echo "$p k8s.io/kubernetes/cmd/$p$flags"
+        if grep -Eq "^(tool)?[[:space:]]+k8s.io/kubernetes/cmd/$p\$" "$root/tools/$1/go.mod"; then echo "$p$suffix k8s.io/kubernetes/cmd/$p$flags"; fi
       done ;;
     kwok) echo "kwok sigs.k8s.io/kwok/cmd/kwok" ;;
     registry)
@@ -75,6 +80,9 @@ bin="$cache_root/$key/bin"
 if [ "${1:-}" = "--print-dir" ]; then echo "$bin"; exit 0; fi
 
 programs=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy etcd kwok registry crane cosign actionlint helm3 helm4)
+for m in "${modules[@]}"; do
+  case $m in kube-1.*) while read -r name _; do programs+=("$name"); done <<< "${recipes[$m]}" ;; esac
+done
 
 helm_only=false release_only=false
 [ "${1:-}" = "--helm-only" ] && helm_only=true

@@ -86,16 +86,25 @@ export function Quantity(options: SchemaOptions = {}): TUnsafe<string | number> 
   });
 }
 
+/** A zero quantity: zeros (with an optional point and sign) before an optional suffix. */
+const ZERO_QUANTITY = '^[+]?(0+[.]?0*|[.]0+)([^0-9.].*)?$';
+
 /**
- * CEL: `value` (a quantity string, or an int-or-string made one with string()) is above zero. A
- * negative or zero size or request is refused here rather than later by the PVC or the Pod.
+ * CEL: `value` (a quantity string) is above zero. A negative or zero size is refused here rather
+ * than later by the PVC. Used on string fields only: on an int-or-string, Kubernetes before 1.34
+ * estimates the value at the whole request's size, and the rule's cost exceeds the budget.
  */
 export function positiveQuantity(value: string): string {
-  return `!${value}.startsWith('-') && !${value}.matches('^[+]?(0+[.]?0*|[.]0+)([^0-9.].*)?$')`;
+  return `!${value}.startsWith('-') && !${value}.matches('${ZERO_QUANTITY}')`;
 }
 
-/** A map of resource name to quantity (`requests`, `limits`); `field` is its path, for messages. */
-export function ResourceList(description: string, field: string): TUnsafe<Record<string, string | number>> {
+/**
+ * A map of resource name to quantity (`requests`, `limits`). The admission webhook refuses a
+ * quantity that is not above zero (`nonPositiveQuantityProblems`): as a CEL rule on these
+ * int-or-string values the check costs more than Kubernetes 1.32 and 1.33 allow, and the CRD
+ * must be accepted by every minor the chart claims.
+ */
+export function ResourceList(description: string): TUnsafe<Record<string, string | number>> {
   return Type.Unsafe<Record<string, string | number>>({
     description,
     type: 'object',
@@ -104,14 +113,35 @@ export function ResourceList(description: string, field: string): TUnsafe<Record
       'x-kubernetes-int-or-string': true,
       anyOf: [{ type: 'integer' }, { type: 'string' }],
       pattern: QUANTITY_PATTERN,
-      // Bounds the cost of the rule below (quantities are short).
       maxLength: 64,
-      ...cel({
-        rule: positiveQuantity('string(self)'),
-        message: `${field}: every quantity must be above zero, such as 500m for cpu or 1Gi for memory; set a positive value or remove the entry`,
-      }),
     },
   });
+}
+
+const zeroQuantity = new RegExp(ZERO_QUANTITY);
+
+/**
+ * The webhooks' check of a container's resources at `field` (LLMModel and AgentDeployment): every
+ * quantity of its requests and limits above zero, each refusal naming the entry
+ * (`spec.resources.limits[memory]`). On UPDATE an entry equal to the old object's is not checked
+ * again, as the API server ratchets a CRD rule, so an object stored before the check can still
+ * take its finalizer and status writes.
+ */
+export function resourceListProblems(resources: ResourceRequirements | undefined, field: string, old?: ResourceRequirements): string[] {
+  return (['requests', 'limits'] as const).flatMap((list) =>
+    Object.entries(resources?.[list] ?? {})
+      .filter(([name, quantity]) => old?.[list]?.[name] !== quantity)
+      .filter(([, quantity]) => String(quantity).startsWith('-') || zeroQuantity.test(String(quantity)))
+      .map(
+        ([name, quantity]) =>
+          `${field}.${list}[${name}]: ${JSON.stringify(quantity)} is not above zero; every quantity must be above zero, such as 500m for cpu or 1Gi for memory; set a positive value or remove the entry`,
+      ),
+  );
+}
+
+interface ResourceRequirements {
+  requests?: Record<string, string | number>;
+  limits?: Record<string, string | number>;
 }
 
 /**
@@ -146,9 +176,9 @@ export function groupNameRules(field: string): CelRule[] {
 export const ResourceRequirementsSchema = Type.Object(
   {
     requests: Type.Optional(
-      ResourceList('requests is the amount of compute resources the container is guaranteed (for example cpu: 500m, memory: 1Gi).', 'spec.resources.requests'),
+      ResourceList('requests is the amount of compute resources the container is guaranteed (for example cpu: 500m, memory: 1Gi).'),
     ),
-    limits: Type.Optional(ResourceList('limits is the maximum amount of compute resources the container may use.', 'spec.resources.limits')),
+    limits: Type.Optional(ResourceList('limits is the maximum amount of compute resources the container may use.')),
   },
   { description: 'Compute resources for the container, as in a Pod container spec.' },
 );

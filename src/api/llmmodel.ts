@@ -177,8 +177,8 @@ export const LLMModelResourcesSchema = Type.Object(
       },
       { description: 'gpu specifies the GPUs each serving replica needs.' },
     ),
-    requests: Type.Optional(ResourceList('requests are CPU and memory requests of the serving container.', 'spec.resources.requests')),
-    limits: Type.Optional(ResourceList('limits are CPU and memory limits of the serving container.', 'spec.resources.limits')),
+    requests: Type.Optional(ResourceList('requests are CPU and memory requests of the serving container.')),
+    limits: Type.Optional(ResourceList('limits are CPU and memory limits of the serving container.')),
   },
   { description: 'resources specifies the compute each serving replica needs.' },
 );

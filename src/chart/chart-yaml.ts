@@ -6,8 +6,9 @@ import { version } from '../version';
 import { CHART_NAME } from '../../constructs';
 import { defaultValues } from './values-schema';
 import { imageReference } from '../../constructs';
+import { OLDEST_KUBERNETES_MINOR } from '../kubernetes-versions';
 
-export const KUBE_VERSION = '>=1.30.0-0';
+export const KUBE_VERSION = `>=${OLDEST_KUBERNETES_MINOR}.0-0`;
 export const HOME = 'https://github.com/nebari-dev/nebari-llm-serving';
 
 /** Changes listed on Artifact Hub for this version. */

@@ -3,6 +3,7 @@
 // the confused-deputy guard: the operator reads Secrets with its own, wide permissions, so every
 // Secret an AgentDeployment names must be one the *requesting user* may `get` themselves.
 import { AGENTDEPLOYMENT_DEFAULTS, AGENTDEPLOYMENT_KIND, AGENTDEPLOYMENT_LIMITS } from '../api/agentdeployment';
+import { resourceListProblems } from '../api/common';
 import { LLMMODEL_KIND } from '../api/llmmodel';
 import type { AdmissionContext, KindAdmission } from './admission';
 import { agentOverrideProblems } from './agent-overrides';
@@ -112,9 +113,11 @@ export async function validateAgentDeployment(request: AdmissionRequest<AgentDep
     return findings.verdict();
   }
   agentDeploymentFieldFindings(agent, findings);
+  const oldAgent = request.oldObject as AgentDeploymentV1beta1 | undefined;
+  for (const problem of resourceListProblems(agent.spec.container?.resources, 'spec.container.resources', oldAgent?.spec?.container?.resources)) findings.deny(problem);
   // The model may be deleted later; only a new or changed reference must point at a live model,
   // so that later metadata updates (finalizers) are never blocked.
-  const previousRef = request.oldObject ? (request.oldObject as AgentDeploymentV1beta1).spec?.model?.modelRef : undefined;
+  const previousRef = oldAgent?.spec?.model?.modelRef;
   const modelRefChanged = request.operation === 'CREATE' || !jsonEqual(previousRef, agent.spec.model.modelRef);
   await Promise.all([
     modelRefChanged ? checkModelReference(agent, namespace, context.lookups, findings) : Promise.resolve(),

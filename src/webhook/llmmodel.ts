@@ -2,6 +2,7 @@
 // in the operator's managed namespace, no name shared with a PassthroughModel, the effective
 // endpoint subdomain, warnings for settings that work but surprise, and defaults that depend on
 // other fields.
+import { resourceListProblems } from '../api/common';
 import { LLMMODEL_KIND, LLMMODEL_NAME_PATTERN, llmModelProviderName } from '../api/llmmodel';
 import { llmProvider, providers } from '../translate/providers';
 import { PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
@@ -99,6 +100,8 @@ export function validateLLMModel(request: AdmissionRequest<LLMModelV1beta1>, con
   const fieldFindings = (model: LLMModelV1beta1, findings: Findings) => {
     const nameProblem = request.operation === 'CREATE' ? llmModelNameProblem(model.metadata?.name ?? request.name ?? '') : undefined;
     if (nameProblem) findings.deny(nameProblem);
+    const old = request.oldObject as LLMModelV1beta1 | undefined;
+    for (const problem of resourceListProblems(model.spec.resources, 'spec.resources', old?.spec?.resources)) findings.deny(problem);
     llmModelFieldFindings(model, findings);
   };
   return validateModel(request, context, { kind: LLMMODEL_KIND, otherKind: PASSTHROUGHMODEL_KIND }, fieldFindings, {

@@ -17,7 +17,7 @@ import { repoRoot } from '../support/tools';
 import { collectionPath, kubeRequest } from '../support/webhook/kube-raw';
 import { fuzzSeeds } from '../support/webhook/fuzz-seeds';
 import { type WebhookEnvironment, crdDirectory, createNamespace, selectorLabel, startWebhookEnvironment } from '../support/webhook/webhook-env';
-import { ACCEPTED_HOSTNAMES, INVALID_CASES, OBJECTS_AT_BOUNDS, UPSTREAM_OBJECTS, agentDeployment, llmModel, passthroughModel } from './crds-cases';
+import { ACCEPTED_HOSTNAMES, INVALID_CASES, type InvalidCase, OBJECTS_AT_BOUNDS, UPSTREAM_OBJECTS, agentDeployment, llmModel, passthroughModel } from './crds-cases';
 import { seededRandom } from '../support/seeded-random';
 
 type Obj = Record<string, unknown>;
@@ -30,6 +30,8 @@ interface Case {
   readonly before?: Obj;
   /** Namespace key: 'operator' (default) or 'team' (a watched agent namespace). */
   readonly where?: 'operator' | 'team';
+  /** A case the webhook must refuse (crds-cases `by: 'webhook'`): what its message must contain. */
+  readonly webhookRefusal?: readonly string[];
 }
 
 /** What one side concluded, in comparable form. */
@@ -130,10 +132,14 @@ function mutationCases(seeds: Obj[], count: number, seed: number): Case[] {
   return cases;
 }
 
+function invalidCase(c: InvalidCase): Case {
+  return { source: 'crds-cases', name: c.name, object: c.object, before: c.before, webhookRefusal: c.by === 'webhook' ? c.expect : undefined };
+}
+
 /** The case table, in two phases: models first (empty cluster), then what needs models to exist. */
 function casesWithoutModels(): Case[] {
   const cases: Case[] = [];
-  for (const c of INVALID_CASES) if (c.object.kind !== 'AgentDeployment') cases.push({ source: 'crds-cases', name: c.name, object: c.object, before: c.before });
+  for (const c of INVALID_CASES) if (c.object.kind !== 'AgentDeployment') cases.push(invalidCase(c));
   for (const c of [...UPSTREAM_OBJECTS, ...OBJECTS_AT_BOUNDS]) if (c.object.kind !== 'AgentDeployment') cases.push({ source: 'crds-cases', name: c.name, object: c.object });
   ACCEPTED_HOSTNAMES.forEach((h, i) => cases.push({ source: 'crds-cases', name: `accepted hostname ${h}`, object: passthroughModel(`accepted-${i}`, { provider: { hostname: h } }) }));
   for (const o of exampleObjects()) if (o.kind !== 'AgentDeployment') cases.push({ source: 'examples', name: `example ${String(o.kind)} ${String((o.metadata as Obj).name)}`, object: o });
@@ -174,7 +180,7 @@ function casesWithoutModels(): Case[] {
 
 function casesWithModels(): Case[] {
   const cases: Case[] = [];
-  for (const c of INVALID_CASES) if (c.object.kind === 'AgentDeployment') cases.push({ source: 'crds-cases', name: c.name, object: c.object, before: c.before });
+  for (const c of INVALID_CASES) if (c.object.kind === 'AgentDeployment') cases.push(invalidCase(c));
   for (const c of OBJECTS_AT_BOUNDS) if (c.object.kind === 'AgentDeployment') cases.push({ source: 'crds-cases', name: c.name, object: c.object });
   for (const o of exampleObjects()) if (o.kind === 'AgentDeployment') cases.push({ source: 'examples', name: `example AgentDeployment ${String((o.metadata as Obj).name)}`, object: o });
   cases.push({ source: 'webhook', name: 'agent in the watched team namespace referencing a model there that does not exist', object: agentDeployment('team-agent'), where: 'team' });
@@ -265,6 +271,9 @@ async function compare(cases: Case[], cluster: Obj[]): Promise<void> {
     const { verdict: offline } = await offlineVerdict(c, cluster);
     if (comparable(server) !== comparable(offline)) {
       disagreements.push(`[${c.source}] ${c.name}\n  API server: ${comparable(server)}\n    ${server.detail}\n  offline:    ${comparable(offline)}\n    ${offline.detail}`);
+    }
+    if (c.webhookRefusal && (server.stage !== 'webhook' || !c.webhookRefusal.every((text) => server.message?.includes(text)))) {
+      disagreements.push(`[${c.source}] ${c.name}\n  the webhook must refuse it with ${JSON.stringify(c.webhookRefusal)}; API server: ${server.detail}`);
     }
   }
 }

@@ -85,10 +85,13 @@ function withoutHelmLabel(o: Obj): Obj {
 }
 
 let plane: ControlPlane;
+/** The API server's version: lint and render for it, as a user's helm does against the cluster. */
+let kubeVersion: string;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-chart-'));
 
 beforeAll(async () => {
   plane = await startControlPlane({ mode: 'apiserver' });
+  kubeVersion = (await rest(plane.kubeConfig()).request<{ gitVersion: string }>('GET', '/version')).gitVersion;
   await installCRDs([...upstreamCrdPaths(), path.join(repoRoot, 'crds')], plane.kubeConfig());
 }, 180000);
 
@@ -99,7 +102,7 @@ afterAll(async () => {
 
 describe.each([3, 4] as const)('helm v%i', (version) => {
   test.each(variants.map((v, i) => [v.file, i] as const))('lint --strict is clean with %s', async (_file, index) => {
-    const args = ['lint', '--strict', chartDir, ...valuesFileOf(variants[index])];
+    const args = ['lint', '--strict', chartDir, '--kube-version', kubeVersion, ...valuesFileOf(variants[index])];
     const r = await helm(version, args);
     expect(`${r.stdout}${r.stderr}`).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
     expect(r.stdout).not.toMatch(/\[(WARNING|ERROR)\]/);
@@ -112,7 +115,7 @@ describe('rendered objects against the real API server', () => {
     const variant = variants[index];
     const release = variant.release ?? `r${index}`;
     const namespace = `chart-${index}-${variant.file.replace(/-values\.yaml$/, '').replace(/[^a-z0-9-]/g, '-')}`.slice(0, 40).replace(/-+$/, '');
-    const args = ['template', release, chartDir, '--namespace', namespace, ...valuesFileOf(variant)];
+    const args = ['template', release, chartDir, '--namespace', namespace, '--kube-version', kubeVersion, ...valuesFileOf(variant)];
     const [v3, v4] = await Promise.all([helm(3, args), helm(4, args)]);
     expect(v3.stderr).toBe('');
     expect(v4.stderr).toBe('');

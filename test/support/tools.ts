@@ -4,6 +4,7 @@
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { KUBERNETES_MINORS, type KubernetesMinor, NEWEST_KUBERNETES_MINOR } from '../../src/kubernetes-versions';
 
 export const repoRoot = path.resolve(__dirname, '..', '..');
 
@@ -31,18 +32,45 @@ export interface ToolPaths {
 
 let cached: ToolPaths | undefined;
 
+/**
+ * The Kubernetes minor the run's programs are of: `NLS_KUBE_MINOR` (one of the claimed minors,
+ * for the version matrix), else the newest, which tools/kube pins.
+ */
+export function kubeMinor(): KubernetesMinor {
+  const minor = process.env.NLS_KUBE_MINOR ?? NEWEST_KUBERNETES_MINOR;
+  if (!(KUBERNETES_MINORS as readonly string[]).includes(minor)) {
+    throw new Error(`NLS_KUBE_MINOR=${minor} is not a Kubernetes minor this release claims (${KUBERNETES_MINORS.join(', ')})`);
+  }
+  return minor as KubernetesMinor;
+}
+
+/**
+ * The Kubernetes programs of the run's minor: tools/kube builds the newest under plain names,
+ * tools/kube-<minor> an older minor's as `<program>-<minor>` (the API server, and for the oldest
+ * minor the controllers and node programs too). A program an older minor does not build is
+ * missing, never taken from another minor: versions are not mixed.
+ */
+function kubePrograms(binDir: string, minor: KubernetesMinor): { paths: Record<string, string>; required: string[] } {
+  const suffix = minor === NEWEST_KUBERNETES_MINOR ? '' : `-${minor}`;
+  const names = { kubeApiserver: 'kube-apiserver', kubeControllerManager: 'kube-controller-manager', kubeScheduler: 'kube-scheduler', kubelet: 'kubelet', kubeProxy: 'kube-proxy' };
+  const paths = Object.fromEntries(Object.entries(names).map(([key, name]) => [key, path.join(binDir, `${name}${suffix}`)]));
+  const required = suffix ? [paths.kubeApiserver] : Object.values(paths);
+  return { paths, required };
+}
+
 export function toolPaths(): ToolPaths {
   if (cached) return cached;
   const binDir = execFileSync('bash', [path.join(repoRoot, 'scripts', 'build-tools.sh'), '--print-dir'], {
     encoding: 'utf8',
   }).trim();
+  const kube = kubePrograms(binDir, kubeMinor());
   const tools: ToolPaths = {
     binDir,
-    kubeApiserver: path.join(binDir, 'kube-apiserver'),
-    kubeControllerManager: path.join(binDir, 'kube-controller-manager'),
-    kubeScheduler: path.join(binDir, 'kube-scheduler'),
-    kubelet: path.join(binDir, 'kubelet'),
-    kubeProxy: path.join(binDir, 'kube-proxy'),
+    kubeApiserver: kube.paths.kubeApiserver,
+    kubeControllerManager: kube.paths.kubeControllerManager,
+    kubeScheduler: kube.paths.kubeScheduler,
+    kubelet: kube.paths.kubelet,
+    kubeProxy: kube.paths.kubeProxy,
     etcd: path.join(binDir, 'etcd'),
     kwok: path.join(binDir, 'kwok'),
     kwokStagesDir: path.join(binDir, '..', 'kwok-stages'),
@@ -55,8 +83,9 @@ export function toolPaths(): ToolPaths {
     helm3: path.join(binDir, 'helm3'),
     helm4: path.join(binDir, 'helm4'),
   };
+  const kubeKeys = Object.keys(kube.paths);
   const missing = Object.entries(tools)
-    .filter(([key]) => key !== 'binDir')
+    .filter(([key, file]) => key !== 'binDir' && (!kubeKeys.includes(key) || kube.required.includes(file)))
     .filter(([, file]) => !fs.existsSync(file))
     .map(([, file]) => file);
   if (missing.length > 0) {

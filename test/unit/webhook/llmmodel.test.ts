@@ -47,6 +47,25 @@ describe('LLMModel admission', () => {
     expect(verdict.denials.join('\n')).toContain(message);
   });
 
+  it('denies a resource quantity that is not above zero, naming the entry (a check the CRD leaves to the webhook)', async () => {
+    const model = llmModel({ resources: { gpu: { count: 1 }, requests: { cpu: '-1', memory: '0.0Mi' }, limits: { memory: 0, cpu: '+.5' } } as never });
+    const verdict = await llmModelAdmission.validate(request(model), context());
+    expect(verdict.denials).toEqual([
+      'spec.resources.requests[cpu]: "-1" is not above zero; every quantity must be above zero, such as 500m for cpu or 1Gi for memory; set a positive value or remove the entry',
+      'spec.resources.requests[memory]: "0.0Mi" is not above zero; every quantity must be above zero, such as 500m for cpu or 1Gi for memory; set a positive value or remove the entry',
+      'spec.resources.limits[memory]: 0 is not above zero; every quantity must be above zero, such as 500m for cpu or 1Gi for memory; set a positive value or remove the entry',
+    ]);
+  });
+
+  it('does not check again a resource quantity an UPDATE leaves unchanged (as the API server ratchets CRD rules)', async () => {
+    const stored = llmModel({ resources: { gpu: { count: 1 }, limits: { memory: 0 } } as never });
+    const unchanged = await llmModelAdmission.validate(request(stored, { operation: 'UPDATE', oldObject: stored }), context());
+    expect(unchanged.denials).toEqual([]);
+    const changed = llmModel({ resources: { gpu: { count: 1 }, limits: { memory: 0, cpu: '0m' } } as never });
+    const verdict = await llmModelAdmission.validate(request(changed, { operation: 'UPDATE', oldObject: stored }), context());
+    expect(verdict.denials).toEqual([expect.stringContaining('spec.resources.limits[cpu]: "0m" is not above zero')]);
+  });
+
   it('fails closed with 503 when a lookup fails', async () => {
     const verdict = await llmModelAdmission.validate(request(llmModel()), context(clusterState({ failing: { getModel: new Error('boom') } })));
     expect(verdict.code).toBe(503);
