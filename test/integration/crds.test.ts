@@ -158,18 +158,18 @@ describe('defaults the API server applies', () => {
     ['examples/passthroughmodel/bedrock.yaml', 'passthroughmodel', { 'spec.provider.port': 443 }],
     ['examples/agentdeployment/external-api.yaml', 'agentdeployment', { 'spec.lifecycle': 'deployment', 'spec.port': 8080, 'spec.model.externalAPI.credentialsRef.key': 'apiKey' }],
     // v1alpha1, as its clients still write it.
-    ['examples/v1alpha1/llmmodel/vllm-huggingface.yaml', 'v1alpha1/llmmodel', {
+    ['docs/v1alpha1-examples/llmmodel/vllm-huggingface.yaml', 'v1alpha1/llmmodel', {
       'spec.model.storage.type': 'pvc',
       'spec.resources.gpu.type': 'nvidia',
       'spec.serving.replicas': 1,
       'spec.serving.dataParallelism': 1,
       'spec.serving.updateStrategy': 'Recreate',
     }],
-    ['examples/v1alpha1/llmmodel/kaito.yaml', 'v1alpha1/llmmodel', { 'spec.resources.gpu.type': 'nvidia' }],
-    ['examples/v1alpha1/passthroughmodel/openai.yaml', 'v1alpha1/passthroughmodel', { 'spec.provider.port': 443, 'spec.provider.schemaVersion': 'v1' }],
-    ['examples/v1alpha1/passthroughmodel/bedrock.yaml', 'v1alpha1/passthroughmodel', { 'spec.provider.port': 443, 'spec.provider.schemaVersion': 'v1' }],
-    ['examples/v1alpha1/agentdeployment/model-ref.yaml', 'v1alpha1/agentdeployment', { 'spec.lifecycle': 'deployment', 'spec.observability.otlp.protocol': 'grpc' }],
-    ['examples/v1alpha1/agentdeployment/external-api.yaml', 'v1alpha1/agentdeployment', { 'spec.lifecycle': 'deployment', 'spec.port': 8080, 'spec.model.externalAPI.credentialsRef.key': 'apiKey' }],
+    ['docs/v1alpha1-examples/llmmodel/kaito.yaml', 'v1alpha1/llmmodel', { 'spec.resources.gpu.type': 'nvidia' }],
+    ['docs/v1alpha1-examples/passthroughmodel/openai.yaml', 'v1alpha1/passthroughmodel', { 'spec.provider.port': 443, 'spec.provider.schemaVersion': 'v1' }],
+    ['docs/v1alpha1-examples/passthroughmodel/bedrock.yaml', 'v1alpha1/passthroughmodel', { 'spec.provider.port': 443, 'spec.provider.schemaVersion': 'v1' }],
+    ['docs/v1alpha1-examples/agentdeployment/model-ref.yaml', 'v1alpha1/agentdeployment', { 'spec.lifecycle': 'deployment', 'spec.observability.otlp.protocol': 'grpc' }],
+    ['docs/v1alpha1-examples/agentdeployment/external-api.yaml', 'v1alpha1/agentdeployment', { 'spec.lifecycle': 'deployment', 'spec.port': 8080, 'spec.model.externalAPI.credentialsRef.key': 'apiKey' }],
   ])('%s gets exactly the documented defaults', async (file, dir, defaults) => {
     const example = exampleFiles(dir).find((e) => e.file === file)!;
     const stored = await applyObject<Obj>(inNamespace(ownObject(dir, example.object)));
