@@ -15,6 +15,7 @@ import { Helm, findHelm, type ChartSource } from './helm';
 import { ExitCode, type Phase, RefusedError, UsageError, runPhases } from './phases';
 import { findInstallation } from './installation';
 import { servingCa, waitUntil } from './wait';
+import { commandOutput } from './output';
 
 export const FIELD_MANAGER = 'nebari-llm-serving-cli';
 
@@ -268,7 +269,7 @@ export function crdPhases<C extends CrdsApplyContext>(): Phase<C>[] {
 export { kubeConfigFrom };
 
 /** `nls crds <action>` as the dispatcher calls it. */
-export async function runCrds(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function runCrds(args: string[], out: (line: string) => void = commandOutput): Promise<number> {
   const [action, ...rest] = args;
   if (action !== 'apply') {
     out(`crds: unknown action "${action ?? ''}"; the only action is apply\n${crdsUsage}`);
@@ -278,7 +279,7 @@ export async function runCrds(args: string[], out: (line: string) => void = (l) 
 }
 
 /** `nls crds apply ...`; returns the exit code. */
-export async function runCrdsApply(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function runCrdsApply(args: string[], out: (line: string) => void = commandOutput): Promise<number> {
   let context: CrdsApplyContext;
   let dryRun: boolean;
   try {

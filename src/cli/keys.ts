@@ -11,6 +11,7 @@ import { KubeRest, objectRef } from '../kube/rest';
 import { kubeConfigFrom } from './kubeconfig';
 import { durationMs, parseFlags } from './flags';
 import { UsageError } from './phases';
+import { commandOutput } from './output';
 
 export const keysUsage = `Usage:
   nls keys mint   --model NAME [--namespace NS] [--kind LLMModel|PassthroughModel] [--description TEXT] [--user NAME]
@@ -149,7 +150,7 @@ async function resolveModel(client: KubeRest, name: string, namespace: string, k
 }
 
 /** Run `nls keys ...`; `print` receives stdout lines. Returns the exit code. */
-export async function runKeys(args: string[], print: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function runKeys(args: string[], print: (line: string) => void = commandOutput): Promise<number> {
   const opts = parseKeysArgs(args);
   const kc = kubeConfigFrom(opts.kubeconfig, opts.context);
   const namespace = opts.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';

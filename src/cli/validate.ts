@@ -9,6 +9,7 @@ import type { AdmissionResult } from '../admission';
 import { API_GROUP, API_VERSION_V1BETA1 } from '../api/common';
 import { parseFlags } from './flags';
 import { ExitCode, UsageError } from './phases';
+import { commandOutput } from './output';
 
 /** The chart's default release namespace (`helm install -n nebari-llm-serving-system`). */
 const DEFAULT_OPERATOR_NAMESPACE = 'nebari-llm-serving-system';
@@ -162,7 +163,7 @@ export function formatVerdicts(verdicts: readonly ObjectVerdict[]): string[] {
   return lines;
 }
 
-export async function runValidate(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function runValidate(args: string[], out: (line: string) => void = commandOutput): Promise<number> {
   let files: string[];
   let operatorNamespace: string;
   let watchNamespaces: string[];

@@ -16,6 +16,7 @@ import type { Check, CheckResult } from './check';
 import { ExitCode, UsageError } from './phases';
 import { imageChecks, readImageFacts } from './verify-images';
 import { observeRollout, serviceEndpoints, servingCa, webhookEntries } from './wait';
+import { commandOutput } from './output';
 
 export const verifyUsage = `Usage:
   nls verify [--release NAME] [--namespace NS] [--kubeconfig PATH] [--context NAME] [--output text|json]
@@ -203,7 +204,7 @@ export async function verifyInstallation(rest: KubeRest, release: string, namesp
 }
 
 /** `nls verify ...`; returns the exit code. */
-export async function runVerify(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function runVerify(args: string[], out: (line: string) => void = commandOutput): Promise<number> {
   let rest: KubeRest;
   let release: string;
   let namespace: string;

@@ -12,6 +12,7 @@ import { kubeConfigFrom } from './crds';
 import { durationMs, parseFlags } from './flags';
 import { CHART_NAME } from './guarded-phases';
 import { ExitCode, UsageError } from './phases';
+import { commandOutput } from './output';
 
 export const waitWebhooksUsage = `Usage:
   nls wait-webhooks [--namespace NS] [--timeout 120s] [--interval 1s] [--kubeconfig PATH] [--context NAME]
@@ -101,7 +102,7 @@ export async function waitWebhooks(rest: KubeRest, opts: WaitWebhooksOptions, ou
 }
 
 /** `nls wait-webhooks ...`; returns the exit code. */
-export async function runWaitWebhooks(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function runWaitWebhooks(args: string[], out: (line: string) => void = commandOutput): Promise<number> {
   let rest: KubeRest;
   let opts: WaitWebhooksOptions;
   try {
