@@ -137,7 +137,8 @@ describe('the installed nls behaves like kubectl and helm', () => {
     expect(none.stderr).toMatch(/^error: no kubeconfig found \(checked \$KUBECONFIG, .*\/\.kube\/config, in-cluster\); use --kubeconfig\n$/);
     // A kubeconfig whose server does not answer: a few probes, not the whole --timeout.
     const unreachable = await nlsRun(['wait-webhooks', '-n', 'nebari-llm-serving-system', '--timeout', '600s', '--kubeconfig', kubeconfig()]);
-    expect(unreachable).toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(/^error: cannot connect to the API server \(connect ECONNREFUSED 127\.0\.0\.1:1\); check --kubeconfig and --context/) });
+    // Progress lines on stdout, the error on stderr.
+    expect(unreachable).toMatchObject({ code: 1, stdout: expect.stringMatching(/^(waiting \(.*\n)*$/), stderr: expect.stringMatching(/^error: cannot connect to the API server \(connect ECONNREFUSED 127\.0\.0\.1:1\); check --kubeconfig and --context/) });
     const verify = await nlsRun(['verify', '-n', 'nebari-llm-serving-system', '-o', 'json']);
     expect(verify).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining('error: no kubeconfig found') });
   });
