@@ -188,7 +188,9 @@ export function customBuildFiles(build: CustomBuild, options: CustomBuildOptions
     new StaticModels(chart, 'models', { models, gatewayContext, includeModels: !derived, includeDerivedObjects: derived });
     return manifestStream(chart.toJson());
   };
-  const objects = plainObjects(build.values, { releaseName: build.releaseName, namespace: build.namespace });
+  // kubectl has no --create-namespace: the install without Helm carries its Namespace, as deploy/ does (values.yaml stays as the build set it).
+  const manifestValues = { ...build.values, namespace: { ...build.values.namespace, create: true } };
+  const objects = plainObjects(manifestValues, { releaseName: build.releaseName, namespace: build.namespace });
   return {
     // Only the overrides: the published chart's values.yaml supplies the rest, including the image digest its release pinned.
     'values.yaml':

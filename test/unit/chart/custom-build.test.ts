@@ -177,6 +177,9 @@ describe('custom build output', () => {
     const objects = docs(files['manifests.yaml']);
     expect(objects.slice(0, 3).map((o) => o.kind)).toEqual(['CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition']);
     expect(objects.find((o) => o.kind === 'Deployment')).toMatchObject({ metadata: { name: 'team-nebari-llm-serving-operator', namespace: 'llm' } });
+    // Applied with kubectl (no --create-namespace), it creates its own Namespace, as deploy/controller.yaml does.
+    expect(objects.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name)).toEqual(['llm']);
+    expect(parse(files['values.yaml'])).not.toHaveProperty('namespace');
     expect(files['values.yaml']).toContain('baseDomain: example.com');
   });
 });
