@@ -39,9 +39,8 @@ recipe() { # recipe <module dir>
     kube | kube-1.*)
       # Stamp the pinned release the way upstream release builds do, so /version and Helm's
       # kubeVersion checks see it (v1.35.4) rather than v0.0.0-master. tools/kube is the version
-      # every test runs; tools/kube-1.<minor> are the older minors the chart claims, their programs
-      # named <program>-1.<minor> (only the API server, except for the oldest minor, whose node and
-      # controllers run the end-to-end suite's install on it too).
+      # every test runs; tools/kube-1.<minor> are the older minors the chart claims, for the
+      # version matrix, their programs named <program>-1.<minor> (the API server only).
       local v minor flags="" pkg p suffix=""
       v=$(pin "$1" k8s.io/kubernetes); minor=${v#v1.}; minor=${minor%%.*}
       [ "$1" = kube ] || suffix="-1.$minor"

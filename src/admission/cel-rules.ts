@@ -32,11 +32,23 @@ const environment = celEnv({
 type Program = (bindings: { self: CelInput; oldSelf: CelInput }) => CelResult;
 const programs = new Map<string, Program>();
 
+const parsed = new Map<string, ReturnType<typeof parse>>();
+
+/** The parsed form of a CEL expression, parsed once per process (the cost estimate shares it). Throws on a syntax error. */
+export function celParse(expression: string): ReturnType<typeof parse> {
+  let ast = parsed.get(expression);
+  if (!ast) {
+    ast = parse(expression);
+    parsed.set(expression, ast);
+  }
+  return ast;
+}
+
 /** The planned program of a CEL expression, compiled on first use. Throws on a syntax error. */
 export function celProgram(expression: string): Program {
   let program = programs.get(expression);
   if (!program) {
-    program = plan(environment, parse(expression)) as unknown as Program;
+    program = plan(environment, celParse(expression)) as unknown as Program;
     programs.set(expression, program);
   }
   return program;

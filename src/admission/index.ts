@@ -1,7 +1,9 @@
 // Offline admission: what the API server with this project's CRDs and webhooks would decide
 // about an object, without a cluster. Synth's custom builds and `nls validate` use it.
 import { API_GROUP } from '../api/common';
+import { crdObjects } from '../api/kinds';
 import { admitAgentDeployment } from './agentdeployment';
+import { celCostProblems } from './cel-cost';
 import type { OfflineContext } from './admit';
 import { admitLLMModel } from './llmmodel';
 import { admitPassthroughModel } from './passthroughmodel';
@@ -10,6 +12,18 @@ import type { AdmissionResult } from './result';
 export type { OfflineContext } from './admit';
 export { type AdmissionResult, type Problem, describeProblem } from './result';
 export { admitAgentDeployment, admitLLMModel, admitPassthroughModel };
+export { celCostProblems } from './cel-cost';
+
+let costProblems: readonly string[] | undefined;
+
+/**
+ * What the oldest supported Kubernetes (1.32) would refuse in our CRDs for the estimated cost of
+ * their CEL rules, one line each; computed once per process. Empty when every CRD is accepted.
+ */
+export function crdCostProblems(): readonly string[] {
+  costProblems ??= crdObjects().flatMap((crd) => celCostProblems(crd));
+  return costProblems;
+}
 
 const byKind: Record<string, (object: Record<string, unknown>, context: OfflineContext, old?: Record<string, unknown>) => Promise<AdmissionResult>> = {
   LLMModel: admitLLMModel,

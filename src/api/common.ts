@@ -100,7 +100,7 @@ export function positiveQuantity(value: string): string {
 
 /**
  * A map of resource name to quantity (`requests`, `limits`). The admission webhook refuses a
- * quantity that is not above zero (`nonPositiveQuantityProblems`): as a CEL rule on these
+ * quantity that is not above zero (`resourceListProblems`): as a CEL rule on these
  * int-or-string values the check costs more than Kubernetes 1.32 and 1.33 allow, and the CRD
  * must be accepted by every minor the chart claims.
  */

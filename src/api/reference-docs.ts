@@ -103,7 +103,8 @@ function kindSection(def: KindDefinition): string {
   lines.push('', `### Validation rules`, '');
   lines.push(
     'The API server checks these CEL rules on every create and update; rules that compare with `oldSelf` run on updates only. ' +
-      'Rules that need other objects (Secrets, other models, namespaces) are checked by the admission webhook. ' +
+      'Rules that need other objects (Secrets, other models, namespaces) are checked by the admission webhook, and so is ' +
+      'every quantity of `resources.requests` and `limits` being above zero (as a CEL rule on those int-or-string values it would exceed the budget of Kubernetes 1.33). ' +
       '`nls validate FILE…` and custom builds run the same defaults, schema, rules and webhook checks offline ([offline validation](offline-validation.md)).',
     '',
   );

@@ -11,6 +11,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { parse } from 'yaml';
 import { StaticModelError } from '../../constructs/models';
+import { crdCostProblems } from '../admission';
 import { CHART_DIR } from '../chart/files';
 import { CustomBuildConfigError, customBuildFiles, PREVIEW_FILE, resolveCustomBuild } from '../chart/custom-build';
 import { generatedFiles } from '../generate';
@@ -132,6 +133,12 @@ export function parseArgs(argv: readonly string[]): SynthArgs {
 
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
+  // A CRD the oldest supported Kubernetes would refuse is not written, nor built into a custom build.
+  const refused = crdCostProblems();
+  if (refused.length > 0) {
+    for (const line of refused) console.error(`synth: ${line}`);
+    return 1;
+  }
   const outRoot = process.env.CDK8S_OUTDIR ? path.resolve(process.env.CDK8S_OUTDIR) : root;
   const written = writeGeneratedFiles(outRoot);
   console.log(`synth: wrote ${written.length} generated files into ${path.relative(process.cwd(), outRoot) || '.'} (chart: ${CHART_DIR})`);

@@ -13,6 +13,8 @@ import { applyObject, getObject, installCRDs, startControlPlane, upstreamCrdDir,
 import { desiredGatewayObjects } from '../../src/translate/gateway';
 import type { GeneratedGatewayObject } from '../../src/translate/gateway';
 import { MATRIX_NAMESPACE, matrixContext, modelMatrix } from '../unit/translate/gateway/model-matrix';
+import { kubeMinor } from '../support/tools';
+import { NEWEST_KUBERNETES_MINOR } from '../../src/kubernetes-versions';
 
 interface CrdSet {
   readonly name: string;
@@ -76,7 +78,11 @@ test('the matrix has at least 25 model specs and all of them translate', () => {
   expect([...kinds].sort()).toEqual(['AIGatewayRoute', 'AIServiceBackend', 'Backend', 'BackendSecurityPolicy', 'BackendTLSPolicy', 'BackendTrafficPolicy', 'InferencePool', 'SecurityPolicy']);
 });
 
-describe.each(crdSets)('upstream CRDs: $name', (set) => {
+// On an older Kubernetes minor (the version matrix) the pinned sets, which the chart targets; the
+// newest upstream CRDs are compared on the newest minor.
+const setsOnThisMinor = kubeMinor() === NEWEST_KUBERNETES_MINOR ? crdSets : crdSets.filter((set) => set.name.startsWith('pinned'));
+
+describe.each(setsOnThisMinor)('upstream CRDs: $name', (set) => {
   let plane: ControlPlane;
   const stored = new Map<GeneratedGatewayObject, Record<string, Json> & { metadata: Record<string, Json>; spec: Record<string, Json> }>();
   const applyFailures: string[] = [];

@@ -46,9 +46,9 @@ export function kubeMinor(): KubernetesMinor {
 
 /**
  * The Kubernetes programs of the run's minor: tools/kube builds the newest under plain names,
- * tools/kube-<minor> an older minor's as `<program>-<minor>` (the API server, and for the oldest
- * minor the controllers and node programs too). A program an older minor does not build is
- * missing, never taken from another minor: versions are not mixed.
+ * tools/kube-<minor> an older minor's API server as `kube-apiserver-<minor>` (the version matrix
+ * runs in apiserver mode). A program an older minor does not build is missing, never taken from
+ * another minor: versions are not mixed.
  */
 function kubePrograms(binDir: string, minor: KubernetesMinor): { paths: Record<string, string>; required: string[] } {
   const suffix = minor === NEWEST_KUBERNETES_MINOR ? '' : `-${minor}`;

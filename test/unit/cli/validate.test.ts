@@ -152,3 +152,22 @@ test('nls validate examples/ admits every committed example (the v1alpha1 forms,
   expect(result.code).toBe(0);
   expect((await lines([path.join(root, 'docs', 'v1alpha1-examples')])).code).toBe(0);
 });
+
+test('a CRD rule Kubernetes 1.32 would refuse for its cost is a line of its own and exit 1', async () => {
+  const line =
+    'CustomResourceDefinition llmmodels.llm.nebari.dev: spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: estimated rule cost 55364928 (3460308 × cardinality 16) exceeds the Kubernetes 1.32 budget of 10000000 by factor of 5.5x; Kubernetes 1.32 refuses the CRD (add maxLength, maxItems or maxProperties, simplify the rule, or move the check to the webhook)';
+  let run: typeof runValidate = runValidate;
+  jest.isolateModules(() => {
+    jest.doMock('../../../src/admission', () => ({ ...jest.requireActual('../../../src/admission'), crdCostProblems: () => [line] }));
+    run = (jest.requireActual('../../../src/cli/validate') as typeof import('../../../src/cli/validate')).runValidate;
+  });
+  const out: string[] = [];
+  expect(await run([path.join(dir, 'repo')], (l) => out.push(l))).toBe(1);
+  expect(out[0]).toBe(line);
+  expect(out.filter((l) => l.includes('Kubernetes 1.32'))).toEqual([line]);
+  expect(out.at(-1)).toBe('2 object(s) checked: 2 admitted, 0 rejected');
+  const json: string[] = [];
+  expect(await run([path.join(dir, 'repo'), '--output', 'json'], (l) => json.push(l))).toBe(1);
+  expect(JSON.parse(json.join('\n'))).toMatchObject({ crdProblems: [line] });
+  jest.dontMock('../../../src/admission');
+});
