@@ -161,14 +161,16 @@ it('a self-heal re-applying models.yaml finds no conflict and changes nothing', 
   for (const o of committed) expect(isReadyAtGeneration(await get(o))).toBe(true);
 });
 
-it('values.yaml on top of the released chart keeps its signed image pin; values that unpin it fail nls verify --images', () => {
+it('values.yaml on top of the released chart keeps its signed image pin; values that unpin it fail nls verify --images', async () => {
   const tools = toolPaths();
   const refs = releaseRefs('oci://127.0.0.1:5000/nebari', true);
   const digest = `sha256:${'c'.repeat(64)}`;
   // The chart as scripts/release packages it: operator.image pinned by digest, and recorded in Chart.yaml.
   const tgz = packageChart({ crane: tools.crane, cosign: tools.cosign, helm3: tools.helm3, helm4: tools.helm4 }, path.join(repoRoot, 'charts', 'nebari-llm-serving'), refs, digest, path.join(dir, 'released'));
+  // Rendered for the test's API server, as Helm renders for the cluster it installs into.
+  const { gitVersion } = await client.request<{ gitVersion: string }>('GET', '/version');
   const operatorDeployment = (valuesFile: string) => {
-    const rendered = execFileSync(tools.helm3, ['template', 'gitops', tgz, '-n', env.operatorNamespace, '-f', valuesFile], { encoding: 'utf8' });
+    const rendered = execFileSync(tools.helm3, ['template', 'gitops', tgz, '-n', env.operatorNamespace, '--kube-version', gitVersion, '-f', valuesFile], { encoding: 'utf8' });
     const objects = parseAllDocuments(rendered).map((d) => d.toJS() as KubeObject | null);
     return objects.find((o) => o?.kind === 'Deployment' && o.metadata.name.endsWith('-operator')) as KubeObject & {
       metadata: { annotations: Record<string, string>; labels: Record<string, string> };
