@@ -3,6 +3,7 @@
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { gatewayContextJson, imageReference, quotasJson } from './helpers';
+import { RELEASED_IMAGE_ANNOTATION } from '../src/release-pin';
 import { kubeObject } from './kube-object';
 import { namespacedMeta, objectLabels, selectorLabels } from './labels';
 import { CRD_NAMES } from '../src/api/kinds';
@@ -77,8 +78,10 @@ export class OperatorDeployment extends Construct {
       (v) => String((v as { operator: { leaderElection: boolean; replicas: number } }).operator.leaderElection || (v as { operator: { replicas: number } }).operator.replicas > 1),
     ));
     const image = operatorImage(ctx);
+    // The image the chart was released with (Chart.yaml, written by the release), whatever the values override.
+    const releasedImage = helmValue<string>(ctx.expression(`index (.Chart.Annotations | default dict) ${JSON.stringify(RELEASED_IMAGE_ANNOTATION)} | default "" | quote`, () => ''));
     kubeObject(k8s.KubeDeployment, this, 'Resource', {
-      metadata: namespacedMeta(ctx, names.operatorDeployment, OPERATOR_COMPONENT),
+      metadata: namespacedMeta(ctx, names.operatorDeployment, OPERATOR_COMPONENT, { annotations: { [RELEASED_IMAGE_ANNOTATION]: releasedImage } }),
       spec: {
         replicas: helmValue<number>(ctx.value('operator.replicas')),
         revisionHistoryLimit: 5,

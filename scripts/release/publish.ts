@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 import { type ReleaseTools, run, tryRun } from './tools';
+import { RELEASED_IMAGE_ANNOTATION } from '../../src/release-pin';
 
 export const CHART_NAME = 'nebari-llm-serving';
 export const IMAGE_NAME = 'nebari-llm-serving';
@@ -103,6 +104,11 @@ export function packageChart(tools: ReleaseTools, chartDir: string, refs: Releas
     values.setIn(['operator', 'image', 'repository'], refs.imageRepository);
     values.setIn(['operator', 'image', 'digest'], imageDigest);
     fs.writeFileSync(valuesFile, values.toString());
+    // Also where values cannot move it: the operator Deployment carries it for nls verify --images.
+    const chartFile = path.join(copy, 'Chart.yaml');
+    const chart = parseDocument(fs.readFileSync(chartFile, 'utf8'));
+    chart.setIn(['annotations', RELEASED_IMAGE_ANNOTATION], `${refs.imageRepository}@${imageDigest}`);
+    fs.writeFileSync(chartFile, chart.toString());
     fs.mkdirSync(outDir, { recursive: true });
     const out = run(tools.helm3, ['package', copy, '--destination', outDir]);
     const tgz = /saved it to: (.+\.tgz)/.exec(out)?.[1]?.trim();
@@ -142,7 +148,10 @@ export function verifyPublication(tools: ReleaseTools, refs: ReleaseRefs, versio
   for (const [name, binary] of [['helm v3', tools.helm3], ['helm v4', tools.helm4]] as const) {
     const shown = tryRun(binary, ['show', 'chart', refs.chartRef, '--version', version, ...helmRegistryArgs(refs)]);
     if (shown.code !== 0) throw new Error(`${name}: helm show chart ${refs.chartRef} --version ${version} failed, so users cannot install it: ${shown.output}`);
-    const meta = parseDocument(shown.output).toJS() as { name?: string; version?: string; appVersion?: string };
+    const meta = parseDocument(shown.output).toJS() as { name?: string; version?: string; appVersion?: string; annotations?: Record<string, string> };
+    if (meta.annotations?.[RELEASED_IMAGE_ANNOTATION] !== `${refs.imageRepository}@${digests.image}`) {
+      throw new Error(`${name}: the published Chart.yaml's annotation ${RELEASED_IMAGE_ANNOTATION} is ${meta.annotations?.[RELEASED_IMAGE_ANNOTATION] ?? 'missing'}, expected ${refs.imageRepository}@${digests.image}`);
+    }
     if (meta.name !== CHART_NAME || meta.version !== version || meta.appVersion !== version) {
       throw new Error(`${name}: helm show chart found ${meta.name} ${meta.version} (appVersion ${meta.appVersion}), expected ${CHART_NAME} ${version}`);
     }

@@ -1,7 +1,10 @@
 // What an offline admission concludes about one object, in the API server's terms.
 
-/** Which admission stage refused the object. */
-export type ProblemSource = 'metadata' | 'schema' | 'cel' | 'webhook';
+/**
+ * Which stage refused the object: an admission stage, or `provider` for an admitted LLMModel its
+ * provider's translation refuses (in the cluster: admitted, then BuildFailed).
+ */
+export type ProblemSource = 'metadata' | 'schema' | 'cel' | 'webhook' | 'provider';
 
 export interface Problem {
   /** The field the API server would name, e.g. `spec.provider.port`; empty for the whole object. */
@@ -24,6 +27,6 @@ export interface AdmissionResult {
 
 /** `field: message`, the way `kubectl` prints one cause. */
 export function describeProblem(problem: Problem): string {
-  if (problem.source === 'webhook' || !problem.field) return problem.message;
+  if (problem.source === 'webhook' || problem.source === 'provider' || !problem.field) return problem.message;
   return `${problem.field}: ${problem.message}`;
 }

@@ -204,7 +204,8 @@ export const LLMModelServingSchema = Type.Object(
     ),
     tensorParallelism: Type.Optional(
       Type.Integer({
-        description: 'tensorParallelism is the tensor-parallel size of the engine; defaults to resources.gpu.count.',
+        description:
+          'tensorParallelism is the tensor-parallel size of the engine; defaults to resources.gpu.count, except for provider kaito, which sets it to the GPUs of the node and refuses this field.',
         format: 'int32',
         minimum: 1,
         maximum: LLMMODEL_LIMITS.maxParallelism,

@@ -1,5 +1,6 @@
 // Chart.yaml: version and appVersion from package.json (the single source), Artifact Hub metadata.
 import { stringify } from 'yaml';
+import { API_VERSION_V1BETA1 } from '../api/common';
 import { KIND_DEFINITIONS } from '../api/kinds';
 import { version } from '../version';
 import { CHART_NAME } from '../../constructs';
@@ -18,7 +19,8 @@ export const CHANGES = [
 ];
 
 export function chartYaml(): string {
-  const crds = KIND_DEFINITIONS.map((d) => ({ kind: d.kind, version: 'v1alpha1', name: `${d.plural}.llm.nebari.dev`, displayName: d.kind, description: firstSentence(d) }));
+  // Artifact Hub shows each CRD at the version it stores (v1alpha1 is still served, deprecated).
+  const crds = KIND_DEFINITIONS.map((d) => ({ kind: d.kind, version: API_VERSION_V1BETA1, name: `${d.plural}.llm.nebari.dev`, displayName: d.kind, description: firstSentence(d) }));
   const chart = {
     apiVersion: 'v2',
     name: CHART_NAME,

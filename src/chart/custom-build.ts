@@ -41,7 +41,13 @@ export interface CustomBuildConfig {
 export interface CustomBuild {
   readonly releaseName: string;
   readonly namespace: string;
+  /** The chart's values for this build: the checkout's defaults with the build's overrides. */
   readonly values: ChartValues;
+  /**
+   * Only what the build's `values:` sets: what `values.yaml` holds, so on top of a published chart
+   * every other value (its signed image pin among them) stays the chart's own.
+   */
+  readonly overrides: Record<string, unknown>;
   /** The admitted models, as the API server would store them (schema and webhook defaults filled in). */
   readonly models: StaticModel[];
 }
@@ -127,7 +133,7 @@ export async function resolveCustomBuild(config: unknown): Promise<CustomBuild> 
     if (names.indexOf(n) !== i) problems.push(`models[${i}].metadata.name: ${n} is declared twice`);
   });
   if (problems.length > 0) throw new CustomBuildConfigError(problems.join('\n'));
-  return { releaseName, namespace, values, models };
+  return { releaseName, namespace, values, overrides: structuredClone(c.values ?? {}), models };
 }
 
 /**
@@ -182,9 +188,14 @@ export function customBuildFiles(build: CustomBuild, options: CustomBuildOptions
     new StaticModels(chart, 'models', { models, gatewayContext, includeModels: !derived, includeDerivedObjects: derived });
     return manifestStream(chart.toJson());
   };
-  const objects = plainObjects(build.values, { releaseName: build.releaseName, namespace: build.namespace });
+  // kubectl has no --create-namespace: the install without Helm carries its Namespace, as deploy/ does (values.yaml stays as the build set it).
+  const manifestValues = { ...build.values, namespace: { ...build.values.namespace, create: true } };
+  const objects = plainObjects(manifestValues, { releaseName: build.releaseName, namespace: build.namespace });
   return {
-    'values.yaml': `${header}# Release ${build.releaseName} (full name ${fullname(build.values, build.releaseName)}) in ${build.namespace}; use with helm -f.\n${stringify(build.values, { lineWidth: 0 })}`,
+    // Only the overrides: the published chart's values.yaml supplies the rest, including the image digest its release pinned.
+    'values.yaml':
+      `${header}# Release ${build.releaseName} (full name ${fullname(build.values, build.releaseName)}) in ${build.namespace}; use with helm -f.\n` +
+      `# Only the values this build sets; every other value is the chart's own (see helm show values).\n${stringify(build.overrides, { lineWidth: 0 })}`,
     'manifests.yaml': `${header}${manifestStream([...crdObjects(), ...objects])}`,
     'models.yaml': `${header}${MODELS_HEADER(build)}${render(false)}`,
     ...(options.preview ? { [PREVIEW_FILE]: `${header}${PREVIEW_HEADER}${render(true)}` } : {}),

@@ -9,7 +9,7 @@ export function chartReadme(header: string): string {
 # ${CHART_NAME}
 
 LLM serving pack for Kubernetes: the \`LLMModel\`, \`PassthroughModel\` and \`AgentDeployment\` kinds
-(\`llm.nebari.dev/v1alpha1\`), the operator that turns them into running models behind Envoy AI
+(\`llm.nebari.dev/v1beta1\`; \`v1alpha1\` is still served, deprecated), the operator that turns them into running models behind Envoy AI
 Gateway, and its admission webhooks. Version ${version}; Kubernetes ${KUBE_VERSION.replace('-0', '')}.
 
 ## Install

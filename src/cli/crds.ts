@@ -5,16 +5,17 @@
 // has objects (or is recorded as stored) is refused before anything is written.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as k8s from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { conversionSpec } from '../api/crd';
 import { crdObjects } from '../api/kinds';
 import { KubeRest, type KubeObject } from '../kube/rest';
 import { durationMs, parseFlags } from './flags';
+import { kubeConfigFrom } from './kubeconfig';
 import { Helm, findHelm, type ChartSource } from './helm';
 import { ExitCode, type Phase, RefusedError, UsageError, runPhases } from './phases';
 import { findInstallation } from './installation';
 import { servingCa, waitUntil } from './wait';
+import { commandOutput } from './output';
 
 export const FIELD_MANAGER = 'nebari-llm-serving-cli';
 
@@ -264,17 +265,11 @@ export function crdPhases<C extends CrdsApplyContext>(): Phase<C>[] {
   ];
 }
 
-/** Shared connection flags of the lifecycle commands. */
-export function kubeConfigFrom(kubeconfig?: string, context?: string): k8s.KubeConfig {
-  const kc = new k8s.KubeConfig();
-  if (kubeconfig) kc.loadFromFile(kubeconfig);
-  else kc.loadFromDefault();
-  if (context) kc.setCurrentContext(context);
-  return kc;
-}
+/** Shared connection flags of the lifecycle commands (re-exported for the commands that import it from here). */
+export { kubeConfigFrom };
 
 /** `nls crds <action>` as the dispatcher calls it. */
-export async function runCrds(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function runCrds(args: string[], out: (line: string) => void = commandOutput): Promise<number> {
   const [action, ...rest] = args;
   if (action !== 'apply') {
     out(`crds: unknown action "${action ?? ''}"; the only action is apply\n${crdsUsage}`);
@@ -284,7 +279,7 @@ export async function runCrds(args: string[], out: (line: string) => void = (l) 
 }
 
 /** `nls crds apply ...`; returns the exit code. */
-export async function runCrdsApply(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function runCrdsApply(args: string[], out: (line: string) => void = commandOutput): Promise<number> {
   let context: CrdsApplyContext;
   let dryRun: boolean;
   try {

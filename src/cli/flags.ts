@@ -10,8 +10,21 @@ export type FlagOptions = NonNullable<ParseArgsConfig['options']>;
 /** `values` typed by the options (string, string[] or boolean per flag) and the positionals. */
 export type ParsedFlags<O extends FlagOptions> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true }>>;
 
+/** Short forms every command gets with its long flag, as kubectl and helm have them. */
+const CONVENTIONAL_SHORT: Readonly<Record<string, string>> = { namespace: 'n', output: 'o' };
+
+/** `options` with `-n` for `--namespace` and `-o` for `--output` wherever the command has them. */
+function withConventionalShorts<O extends FlagOptions>(options: O): O {
+  const out: FlagOptions = { ...options };
+  for (const [name, short] of Object.entries(CONVENTIONAL_SHORT)) {
+    if (out[name] && !out[name].short) out[name] = { ...out[name], short };
+  }
+  return out as O;
+}
+
 /** Parses `args` of `nls <command>`. */
-export function parseFlags<const O extends FlagOptions>(command: string, args: readonly string[], options: O): ParsedFlags<O> {
+export function parseFlags<const O extends FlagOptions>(command: string, args: readonly string[], declared: O): ParsedFlags<O> {
+  const options = withConventionalShorts(declared);
   let parsed;
   try {
     parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: true, tokens: true });

@@ -7,6 +7,7 @@ import type { KubeRest } from '../kube/rest';
 import { readGatewayObjects, GATEWAY_TARGET_USAGE, parseGatewayCommand } from './gateway-cluster';
 import { gatewayInventory, objectName, type GatewayName, type InventoryEntry, type KindStorage } from './gateway-objects';
 import { ExitCode, UsageError } from './phases';
+import { commandOutput } from './output';
 
 export const gatewayInventoryUsage = `Usage:
   nls gateway inventory [--output text|json] [--save FILE] [--compare FILE] [--gateway NS/NAME]... [--release NAME] [--namespace NS]
@@ -157,7 +158,7 @@ export function readSnapshot(file: string): InventorySnapshot {
 }
 
 /** `nls gateway inventory …`; returns the exit code. */
-export async function runGatewayInventory(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function runGatewayInventory(args: string[], out: (line: string) => void = commandOutput): Promise<number> {
   let parsed;
   let saved: InventorySnapshot | undefined;
   try {

@@ -17,6 +17,7 @@ import {
   type KindStorage,
 } from './gateway-objects';
 import { ExitCode, UsageError } from './phases';
+import { commandOutput } from './output';
 
 export const gatewayMigrateUsage = `Usage:
   nls gateway migrate [--apply] [--gateway NS/NAME]... [--release NAME] [--namespace NS]
@@ -198,7 +199,7 @@ async function write(rest: KubeRest, change: MigrationChange): Promise<void> {
 }
 
 /** `nls gateway migrate …`; returns the exit code. */
-export async function runGatewayMigrate(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function runGatewayMigrate(args: string[], out: (line: string) => void = commandOutput): Promise<number> {
   let parsed;
   try {
     parsed = parseGatewayCommand('gateway migrate', args, { apply: { type: 'boolean' } });

@@ -9,6 +9,7 @@ import { durationMs } from './flags';
 import { GATEWAY_TARGET_USAGE, parseGatewayCommand } from './gateway-cluster';
 import { ENVOY_GATEWAY_GROUP, GATEWAY_API_GROUP, type GatewayName } from './gateway-objects';
 import { ExitCode, UsageError } from './phases';
+import { commandOutput } from './output';
 
 export const gatewayRollDataplaneUsage = `Usage:
   nls gateway roll-dataplane [--timeout 10m] [--dry-run] [--gateway NS/NAME]... [--release NAME] [--namespace NS]
@@ -112,7 +113,7 @@ export function rolloutState(d: Deployment, pods: readonly Pod[], value: string)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `nls gateway roll-dataplane …`; returns the exit code. */
-export async function runGatewayRollDataplane(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function runGatewayRollDataplane(args: string[], out: (line: string) => void = commandOutput): Promise<number> {
   let parsed;
   let timeoutMs: number;
   try {

@@ -2,6 +2,8 @@
 // do (docs/upgrading.md). Each subcommand lives in its own module, loaded only when used. The group
 // prints its own help (main.ts would print one text for every subcommand).
 
+import { commandOutput } from './output';
+
 interface Subcommand {
   readonly summary: string;
   readonly module: string;
@@ -25,7 +27,7 @@ export const gatewaySubcommandsUsage = [
 ].join('\n');
 
 /** `nls gateway …` as the dispatcher calls it; returns the exit code. */
-export async function runGateway(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function runGateway(args: string[], out: (line: string) => void = commandOutput): Promise<number> {
   const [name, ...rest] = args;
   if (!name || name === '--help' || name === '-h') {
     out(gatewaySubcommandsUsage);

@@ -1,7 +1,6 @@
 // `nls keys mint|list|revoke --model NAME` and `nls keys audit`: manage a model's API keys and read
 // the key audit log. The key is printed once, at minting; only its client ID and metadata can be
 // listed afterwards.
-import * as k8s from '@kubernetes/client-node';
 import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { ModelKind, ModelRef } from '../translate/keys/api-keys';
 import { ApiKeyRecord } from '../translate/keys/api-keys';
@@ -9,7 +8,10 @@ import { AuditEntry } from '../translate/keys/audit';
 import { listKeys, mintKey, revokeKey } from '../api-keys/key-store';
 import { readAuditEntries } from '../api-keys/audit-log';
 import { KubeRest, objectRef } from '../kube/rest';
+import { kubeConfigFrom } from './kubeconfig';
 import { durationMs, parseFlags } from './flags';
+import { UsageError } from './phases';
+import { commandOutput } from './output';
 
 export const keysUsage = `Usage:
   nls keys mint   --model NAME [--namespace NS] [--kind LLMModel|PassthroughModel] [--description TEXT] [--user NAME]
@@ -23,7 +25,10 @@ Options:
   --tier NAME            quota tier recorded on the key
   --user NAME            mint: the key's owner (default: the kubeconfig user); audit: only entries of this owner or actor
   --since DURATION       audit: only entries of the last DURATION (e.g. 7d)
+  -n, --namespace NS     the model's namespace (default: the context's namespace, else default)
+  -o, --output text|json
   --kubeconfig PATH      kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)
+  --context NAME         kubeconfig context (default: its current context)
 The API key is printed once, by mint; store it then. Keys minted without an expiry never expire.`;
 
 export interface KeysOptions {
@@ -44,6 +49,8 @@ export interface KeysOptions {
   sinceMs?: number;
   output: 'text' | 'json';
   kubeconfig?: string;
+  /** The kubeconfig context (default: its current context). */
+  context?: string;
 }
 
 const ACTIONS = ['mint', 'list', 'revoke', 'audit'] as const;
@@ -52,7 +59,7 @@ const ACTIONS = ['mint', 'list', 'revoke', 'audit'] as const;
 export function parseKeysArgs(args: string[]): KeysOptions {
   const [action, ...rest] = args;
   if (!ACTIONS.includes(action as (typeof ACTIONS)[number])) {
-    throw new Error(`keys: unknown action "${action ?? ''}"; use mint, list, revoke or audit\n${keysUsage}`);
+    throw new UsageError(`keys: unknown action "${action ?? ''}"; use mint, list, revoke or audit\n${keysUsage}`);
   }
   const act = action as KeysOptions['action'];
   const { values: flags, positionals } = parseFlags(`keys ${action}`, rest, {
@@ -68,33 +75,34 @@ export function parseKeysArgs(args: string[]): KeysOptions {
     since: { type: 'string' },
     output: { type: 'string' },
     kubeconfig: { type: 'string' },
+    context: { type: 'string' },
   });
-  if (positionals.length > 0) throw new Error(`keys ${action}: unexpected argument "${positionals[0]}"\n${keysUsage}`);
-  if (!flags.model && act !== 'audit') throw new Error(`keys ${action}: --model is required; name the LLMModel or PassthroughModel`);
+  if (positionals.length > 0) throw new UsageError(`keys ${action}: unexpected argument "${positionals[0]}"\n${keysUsage}`);
+  if (!flags.model && act !== 'audit') throw new UsageError(`keys ${action}: --model is required; name the LLMModel or PassthroughModel`);
   for (const flag of ['expires-in', 'expires-at', 'tier'] as const) {
-    if (flags[flag] !== undefined && act !== 'mint') throw new Error(`keys ${action}: --${flag} applies only to \`nls keys mint\``);
+    if (flags[flag] !== undefined && act !== 'mint') throw new UsageError(`keys ${action}: --${flag} applies only to \`nls keys mint\``);
   }
-  if (flags.since !== undefined && act !== 'audit') throw new Error(`keys ${action}: --since applies only to \`nls keys audit\``);
-  if (flags['expires-in'] !== undefined && flags['expires-at'] !== undefined) throw new Error('keys mint: give --expires-in or --expires-at, not both');
+  if (flags.since !== undefined && act !== 'audit') throw new UsageError(`keys ${action}: --since applies only to \`nls keys audit\``);
+  if (flags['expires-in'] !== undefined && flags['expires-at'] !== undefined) throw new UsageError('keys mint: give --expires-in or --expires-at, not both');
   const expiresInMs = flags['expires-in'] !== undefined ? durationMs('expires-in', flags['expires-in']) : undefined;
-  if (expiresInMs !== undefined && expiresInMs <= 0) throw new Error(`keys mint: --expires-in "${flags['expires-in']}" must be longer than zero`);
+  if (expiresInMs !== undefined && expiresInMs <= 0) throw new UsageError(`keys mint: --expires-in "${flags['expires-in']}" must be longer than zero`);
   let expiresAt: Date | undefined;
   if (flags['expires-at'] !== undefined) {
     // ISO 8601 with a date and a time (a bare date would silently mean midnight UTC).
     if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(flags['expires-at']) || isNaN(Date.parse(flags['expires-at']))) {
-      throw new Error(`keys mint: --expires-at "${flags['expires-at']}" is not an ISO 8601 time with a zone; write e.g. 2030-01-31T00:00:00Z`);
+      throw new UsageError(`keys mint: --expires-at "${flags['expires-at']}" is not an ISO 8601 time with a zone; write e.g. 2030-01-31T00:00:00Z`);
     }
     expiresAt = new Date(flags['expires-at']);
   }
   if (flags.tier !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(flags.tier)) {
-    throw new Error(`keys mint: --tier "${flags.tier}" is not a tier name; use lowercase letters, digits and "-" (e.g. standard)`);
+    throw new UsageError(`keys mint: --tier "${flags.tier}" is not a tier name; use lowercase letters, digits and "-" (e.g. standard)`);
   }
   if (flags.kind && flags.kind !== 'LLMModel' && flags.kind !== 'PassthroughModel') {
-    throw new Error(`keys ${action}: --kind "${flags.kind}" is not a model kind; use LLMModel or PassthroughModel`);
+    throw new UsageError(`keys ${action}: --kind "${flags.kind}" is not a model kind; use LLMModel or PassthroughModel`);
   }
-  if (action === 'revoke' && !flags['client-id']) throw new Error('keys revoke: --client-id is required; find it with `nls keys list`');
+  if (action === 'revoke' && !flags['client-id']) throw new UsageError('keys revoke: --client-id is required; find it with `nls keys list`');
   const output = flags.output ?? 'text';
-  if (output !== 'text' && output !== 'json') throw new Error(`keys ${action}: --output "${output}" is not supported; use text or json`);
+  if (output !== 'text' && output !== 'json') throw new UsageError(`keys ${action}: --output "${output}" is not supported; use text or json`);
   return {
     action: act,
     model: flags.model,
@@ -109,6 +117,7 @@ export function parseKeysArgs(args: string[]): KeysOptions {
     ...(flags.since !== undefined ? { sinceMs: durationMs('since', flags.since) } : {}),
     output,
     kubeconfig: flags.kubeconfig,
+    context: flags.context,
   };
 }
 
@@ -160,15 +169,13 @@ async function resolveModel(client: KubeRest, name: string, namespace: string, k
 }
 
 /** Run `nls keys ...`; `print` receives stdout lines. Returns the exit code. */
-export async function runKeys(args: string[], print: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function runKeys(args: string[], print: (line: string) => void = commandOutput): Promise<number> {
   const opts = parseKeysArgs(args);
-  const kc = new k8s.KubeConfig();
-  if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
-  else kc.loadFromDefault();
+  const kc = kubeConfigFrom(opts.kubeconfig, opts.context);
   const namespace = opts.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
   const client = new KubeRest(kc);
   const kubeUser = kc.getCurrentUser()?.name ?? process.env.USER ?? 'unknown';
-  if (opts.expiresAt && opts.expiresAt.getTime() <= Date.now()) throw new Error(`keys mint: --expires-at ${opts.expiresAt.toISOString()} is in the past; give a future time`);
+  if (opts.expiresAt && opts.expiresAt.getTime() <= Date.now()) throw new UsageError(`keys mint: --expires-at ${opts.expiresAt.toISOString()} is in the past; give a future time`);
   try {
     if (opts.action === 'audit') {
       const since = opts.sinceMs !== undefined ? new Date(Date.now() - opts.sinceMs) : undefined;

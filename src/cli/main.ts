@@ -51,14 +51,14 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = commands[name];
   if (!command || !available(command)) {
-    process.stderr.write(`nls: unknown command "${name}"\n\n${usage()}\n`);
+    process.stderr.write(`error: unknown command "${name}"\n\n${usage()}\n`);
     return 2;
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const mod = require(command.module) as Record<string, (args: string[]) => Promise<number>>;
   const run = mod[command.entry];
   if (typeof run !== 'function') {
-    process.stderr.write(`nls: command "${name}" is not available in this build (${command.module} has no ${command.entry})\n`);
+    process.stderr.write(`error: command "${name}" is not available in this build (${command.module} has no ${command.entry})\n`);
     return 2;
   }
   if (args.includes('--help') || args.includes('-h')) {
@@ -75,8 +75,9 @@ if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: Error) => {
-      process.stderr.write(`nls: ${err.message}\n`);
-      process.exit(1);
+      process.stderr.write(`error: ${err.message}\n`);
+      // Bad arguments exit 2 in every command (UsageError, src/cli/phases.ts); anything else 1.
+      process.exit(err.name === 'UsageError' ? 2 : 1);
     },
   );
 }

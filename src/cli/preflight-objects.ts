@@ -29,7 +29,7 @@ export function writableForm(stored: Record<string, unknown>): Record<string, un
 }
 
 export interface ObjectFinding {
-  /** `error`: the new version refuses the object (blocks); `warning`: it is admitted but loses a field on its next write. */
+  /** `error`: the new version refuses the object (blocks); `warning`: it is admitted but loses a field on its next write, or its provider refuses it (BuildFailed). */
   readonly severity: 'error' | 'warning';
   readonly kind: string;
   readonly namespace: string;
@@ -69,7 +69,12 @@ export async function admitStoredObjects(
     const others = live.filter((o) => o !== object);
     const result: AdmissionResult = await admit(object, { operatorNamespace, agentNamespaces: watchNamespaces, objects: others });
     const id = identity(object);
-    for (const p of result.problems) findings.push({ severity: 'error', ...id, field: p.field, message: p.message, fix: fixFor(id.kind, id.namespace, id.name, p.field) });
+    for (const p of result.problems) {
+      // The provider's refusal: the new version admits the object but does not serve it (BuildFailed), as this one may not either.
+      const severity = p.source === 'provider' ? 'warning' : 'error';
+      const message = p.source === 'provider' ? `admitted, but its provider refuses it, so the model reports BuildFailed and is not served: ${p.message}` : p.message;
+      findings.push({ severity, ...id, field: p.field, message, fix: fixFor(id.kind, id.namespace, id.name, p.field) });
+    }
     for (const field of result.unknownFields) {
       // The API server prunes an undeclared field and admits the write: a loss to report, not a refusal.
       findings.push({ severity: 'warning', ...id, field, message: `unknown field: this release does not declare it, so the API server drops it on the next write`, fix: `remove ${field} from the object and its source manifests` });

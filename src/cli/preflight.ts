@@ -17,6 +17,7 @@ import { CHART_NAME } from './guarded-phases';
 import { findInstallation } from './installation';
 import { ExitCode, type Phase, RefusedError, UsageError } from './phases';
 import { admitStoredObjects, listStoredObjects, type ObjectFinding } from './preflight-objects';
+import { commandOutput } from './output';
 
 export const preflightUsage = `Usage:
   nls preflight [--version V] [--release NAME] [--namespace NS] [--kubeconfig PATH] [--context NAME] [--output text|json]
@@ -124,7 +125,7 @@ export function preflightPhase<C extends PreflightContext>(): Phase<C> {
 }
 
 /** `nls preflight ...`; returns the exit code. */
-export async function runPreflight(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function runPreflight(args: string[], out: (line: string) => void = commandOutput): Promise<number> {
   let rest: KubeRest;
   let release: string;
   let namespace: string;

@@ -11,6 +11,7 @@ import { type CrdObject, loadCrds } from './crds';
 import { chartVersionOf, type Helm, type ReleaseRevision } from './helm';
 import { findInstallation } from './installation';
 import { ExitCode, type Phase, RefusedError, UsageError } from './phases';
+import { commandOutput } from './output';
 
 export const rollbackUsage = `Usage:
   nls rollback --to V --chart oci://REGISTRY/PATH/nebari-llm-serving [options]
@@ -132,7 +133,7 @@ export function rollbackPhases(): Phase<RollbackContext>[] {
 }
 
 /** `nls rollback ...`; returns the exit code. */
-export async function runRollback(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function runRollback(args: string[], out: (line: string) => void = commandOutput): Promise<number> {
   let parsed: LifecycleArgs;
   try {
     parsed = parseLifecycleArgs('rollback', args, rollbackUsage, ['to', 'chart']);

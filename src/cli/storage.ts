@@ -13,6 +13,7 @@ import { KubeApiError, KubeRest } from '../kube/rest';
 import { kubeConfigFrom } from './crds';
 import { parseFlags } from './flags';
 import { ExitCode, RefusedError, UsageError } from './phases';
+import { commandOutput } from './output';
 
 export const storageUsage = `Usage:
   nls storage migrate --crd NAME [options]
@@ -212,7 +213,7 @@ function positiveInteger(flag: string, text: string | undefined, fallback: numbe
 }
 
 /** `nls storage <action>` as the dispatcher calls it; returns the exit code. */
-export async function runStorage(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n'), kubeConfig?: k8s.KubeConfig): Promise<number> {
+export async function runStorage(args: string[], out: (line: string) => void = commandOutput, kubeConfig?: k8s.KubeConfig): Promise<number> {
   const [action, ...rest] = args;
   let crdName: string;
   let options: MigrateOptions;

@@ -14,6 +14,7 @@ import {
 } from './guarded-phases';
 import { ExitCode, type Phase, RefusedError, UsageError } from './phases';
 import { preflightPhase } from './preflight';
+import { commandOutput } from './output';
 
 export const upgradeUsage = `Usage:
   nls upgrade --chart oci://REGISTRY/PATH/nebari-llm-serving --version V [options]
@@ -167,10 +168,9 @@ export function upgradePhases(): Phase<UpgradeContext>[] {
   ];
 }
 
-const stdout = (line: string) => process.stdout.write(line + '\n');
 
 /** `nls upgrade ...`; returns the exit code. */
-export async function runUpgrade(args: string[], out: (line: string) => void = stdout): Promise<number> {
+export async function runUpgrade(args: string[], out: (line: string) => void = commandOutput): Promise<number> {
   let parsed: LifecycleArgs;
   try {
     parsed = parseLifecycleArgs('upgrade', args, upgradeUsage, ['chart', 'version'], ['allow-skip', 'ignore-preflight']);

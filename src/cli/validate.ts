@@ -7,8 +7,10 @@ import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { AdmissionResult } from '../admission';
 import { allowedImageEntryProblem } from '../webhook/image-policy';
+import { API_GROUP, API_VERSION_V1BETA1 } from '../api/common';
 import { parseFlags } from './flags';
 import { ExitCode, UsageError } from './phases';
+import { commandOutput } from './output';
 
 /** The chart's default release namespace (`helm install -n nebari-llm-serving-system`). */
 const DEFAULT_OPERATOR_NAMESPACE = 'nebari-llm-serving-system';
@@ -17,7 +19,8 @@ export const validateUsage = `Usage:
   nls validate [--namespace NS] [--watch-namespaces NS,NS…] [--allowed-images LIST] [--output text|json] FILE|DIR…
 Admits every llm.nebari.dev object in the files (YAML or JSON, multi-document streams; directories
 are read recursively for *.yaml, *.yml and *.json) offline, as the API server with the CRDs and the
-admission webhooks would: defaults, schema, CEL rules and webhook checks. The objects of the
+admission webhooks would: defaults, schema, CEL rules and webhook checks; an LLMModel its provider
+refuses (BuildFailed in the cluster) is rejected with the operator's message. The objects of the
 input are the cluster state (models an AgentDeployment references, names a model may not share);
 Secret access is not reviewed offline. Objects without a namespace are placed in --namespace.
   --namespace NS              the operator namespace (default ${DEFAULT_OPERATOR_NAMESPACE})
@@ -89,7 +92,33 @@ const identity = (o: Record<string, unknown>) => {
   return { kind: String(o.kind ?? ''), namespace: String(metadata.namespace ?? ''), name: String(metadata.name ?? '') };
 };
 
-/** Admits every object of our group among `objects`; the others are ignored. */
+/** Edits (insert, delete, replace) between two short strings. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+/**
+ * Why an object that is not of our group looks meant to be (one of our kinds, or a group a typo
+ * away from ours), or undefined. Skipping it silently would pass a manifest the cluster never sees
+ * as ours.
+ */
+export function misspelledGroupProblem(object: Record<string, unknown>, kinds: readonly string[]): string | undefined {
+  const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', apiVersion];
+  if (group === API_GROUP) return undefined;
+  const ourKind = typeof object.kind === 'string' && kinds.includes(object.kind);
+  if (!ourKind && (group === '' || editDistance(group, API_GROUP) > 2)) return undefined;
+  const meant = `${API_GROUP}/${version || API_VERSION_V1BETA1}`;
+  return `apiVersion: "${apiVersion}" is not an API version of ${API_GROUP}, so nothing would admit this ${String(object.kind)} as one; did you mean ${meant}?`;
+}
+
+/** Admits every object of our group among `objects`; the others are ignored, unless they look misspelled (see misspelledGroupProblem). */
 export async function validateObjects(
   objects: readonly SourcedObject[],
   operatorNamespace: string,
@@ -98,7 +127,14 @@ export async function validateObjects(
 ): Promise<ObjectVerdict[]> {
   // Loaded here: the CEL and schema machinery is only needed by this command.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { admit, isOurObject } = require('../admission') as typeof import('../admission');
+  const { admit, admittedKinds, isOurObject } = require('../admission') as typeof import('../admission');
+  const misspelled: ObjectVerdict[] = [];
+  for (const o of objects) {
+    const problem = isOurObject(o.object) ? undefined : misspelledGroupProblem(o.object, admittedKinds);
+    if (!problem) continue;
+    const id = identity(o.object);
+    misspelled.push({ file: o.file, document: o.document, ...id, namespace: id.namespace || operatorNamespace, admitted: false, problems: [{ field: 'apiVersion', message: problem, source: 'input' }], warnings: [] });
+  }
   const ours = objects
     .filter((o) => isOurObject(o.object))
     .map((o) => {
@@ -119,7 +155,7 @@ export async function validateObjects(
     else seen.set(key, entry);
     verdicts.push({ file: entry.file, document: entry.document, ...id, admitted: problems.length === 0, problems, warnings: result.warnings });
   }
-  return verdicts;
+  return [...misspelled, ...verdicts];
 }
 
 /** One line per problem and warning, then a summary line. */
@@ -127,15 +163,16 @@ export function formatVerdicts(verdicts: readonly ObjectVerdict[]): string[] {
   const lines: string[] = [];
   for (const v of verdicts) {
     const where = `${v.file}: ${v.kind} ${v.namespace}/${v.name}`;
-    for (const p of v.problems) lines.push(`${where}: ${p.source === 'webhook' || p.source === 'input' || !p.field ? p.message : `${p.field}: ${p.message}`}`);
+    for (const p of v.problems) lines.push(`${where}: ${p.source === 'webhook' || p.source === 'provider' || p.source === 'input' || !p.field ? p.message : `${p.field}: ${p.message}`}`);
     for (const w of v.warnings) lines.push(`${where}: warning: ${w}`);
   }
   const rejected = verdicts.filter((v) => !v.admitted).length;
+  if (verdicts.length === 0) lines.push(`warning: no ${API_GROUP} object in the input; check the paths and each object's apiVersion`);
   lines.push(`${verdicts.length} object(s) checked: ${verdicts.length - rejected} admitted, ${rejected} rejected`);
   return lines;
 }
 
-export async function runValidate(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function runValidate(args: string[], out: (line: string) => void = commandOutput): Promise<number> {
   let files: string[];
   let operatorNamespace: string;
   let watchNamespaces: string[];

@@ -6,6 +6,7 @@
 // running operator pod reports (status.containerStatuses[].imageID). With an Argo CD Application,
 // also its target revision for this chart.
 import type { KubeObject, KubeRest } from '../kube/rest';
+import { RELEASED_IMAGE_ANNOTATION } from '../release-pin';
 import { CHART_NAME } from './guarded-phases';
 import type { Installation } from './installation';
 import type { Check } from './check';
@@ -34,6 +35,8 @@ export interface ApplicationFacts {
 export interface ImageFacts {
   readonly deployment: string;
   readonly labels: Readonly<Record<string, string>>;
+  /** The Deployment's RELEASED_IMAGE_ANNOTATION: the image its chart was released with; empty for a build from a checkout. */
+  readonly releasedImage?: string;
   readonly image: string;
   readonly pods: readonly PodImage[];
   /** Absent without --argocd-application; null when the named Application does not exist. */
@@ -89,6 +92,7 @@ export function imageChecks(facts: ImageFacts): Check[] {
   });
 
   checks.push(podImageCheck(facts, wantedDigest));
+  checks.push(releasedImageCheck(facts));
   if (facts.application !== undefined) checks.push(applicationCheck(facts, chartVersion));
   return checks;
 }
@@ -119,6 +123,35 @@ function podImageCheck(facts: ImageFacts, wantedDigest: string | undefined): Che
   return { check, result: 'pass', detail: `${facts.pods.length} pod(s) run ${running}${wantedDigest ? ', the digest the chart values name' : ''}` };
 }
 
+/**
+ * The running image is the one the chart was released with (by digest; the repository may be a
+ * mirror). Values can move operator.image, but not the chart's record of its release.
+ */
+function releasedImageCheck(facts: ImageFacts): Check {
+  const check = 'released image';
+  const released = facts.releasedImage ?? '';
+  const releasedDigest = imageDigest(released);
+  if (!releasedDigest) {
+    return { check, result: 'pass', detail: `the chart records no released image (${RELEASED_IMAGE_ANNOTATION}): a chart built from a checkout, not a release; nothing to compare` };
+  }
+  const named = imageDigest(facts.image);
+  if (named !== releasedDigest) {
+    return {
+      check,
+      result: 'fail',
+      detail:
+        `the chart was released with ${released}, but the Deployment names ${facts.image}: your values override operator.image ` +
+        `(a custom build's values.yaml from before 0.2.0 wrote the checkout's operator.image with an empty digest); remove operator.image from the values, ` +
+        `or set operator.image.digest to ${releasedDigest}, then upgrade and verify again`,
+    };
+  }
+  const other = facts.pods.filter((p) => imageDigest(p.imageID) !== undefined && imageDigest(p.imageID) !== releasedDigest);
+  if (other.length > 0) {
+    return { check, result: 'fail', detail: `${other.map((p) => `${p.name} runs ${imageDigest(p.imageID)}`).join(', ')}, not the released ${releasedDigest}; restart the Deployment and verify again` };
+  }
+  return { check, result: 'pass', detail: `the Deployment names the image the chart was released with (${releasedDigest})` };
+}
+
 function applicationCheck(facts: ImageFacts, chartVersion: string | undefined): Check {
   const check = 'Argo CD target revision';
   const app = facts.application;
@@ -144,7 +177,7 @@ function applicationCheck(facts: ImageFacts, chartVersion: string | undefined): 
 }
 
 type Deployment = KubeObject & {
-  metadata: { name: string; namespace: string; labels?: Record<string, string> };
+  metadata: { name: string; namespace: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   spec: { selector: { matchLabels?: Record<string, string> }; template: { spec: { containers: { name: string; image?: string }[] } } };
 };
 type Pod = KubeObject & {
@@ -172,7 +205,13 @@ export async function readImageFacts(rest: KubeRest, inst: Installation, applica
       image: p.spec.containers.find((c) => c.name === container.name)?.image ?? '',
       imageID: p.status?.containerStatuses?.find((s) => s.name === container.name)?.imageID ?? '',
     }));
-  const facts: ImageFacts = { deployment: `${inst.namespace}/${inst.deployment}`, labels: deployment.metadata.labels ?? {}, image: container.image ?? '', pods };
+  const facts: ImageFacts = {
+    deployment: `${inst.namespace}/${inst.deployment}`,
+    labels: deployment.metadata.labels ?? {},
+    releasedImage: deployment.metadata.annotations?.[RELEASED_IMAGE_ANNOTATION] ?? '',
+    image: container.image ?? '',
+    pods,
+  };
   if (applicationRef === undefined) return facts;
   const [namespace, name] = applicationRef.split('/');
   const app = (await rest.get({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name, namespace } })) as Application | undefined;

@@ -16,6 +16,7 @@ import type { Check, CheckResult } from './check';
 import { ExitCode, UsageError } from './phases';
 import { imageChecks, readImageFacts } from './verify-images';
 import { observeRollout, serviceEndpoints, servingCa, webhookEntries } from './wait';
+import { commandOutput } from './output';
 
 export const verifyUsage = `Usage:
   nls verify [--release NAME] [--namespace NS] [--kubeconfig PATH] [--context NAME] [--output text|json]
@@ -24,7 +25,8 @@ Checks an installation (Helm, Argo CD or plain manifests) and prints a table; ex
 check passes, 5 when one fails. Changes nothing.
   --images              also check that the desired version and the running pods agree: the chart
                         version and appVersion of the operator Deployment, the image the chart
-                        values name, and the image digest every operator pod runs
+                        values name, the image digest every operator pod runs, and that it is
+                        the image the chart was released with
   --argocd-application NAMESPACE/NAME
                         also check that the Argo CD Application's targetRevision for the chart
                         (spec.source or spec.sources[]) is the version running (implies --images)`;
@@ -202,7 +204,7 @@ export async function verifyInstallation(rest: KubeRest, release: string, namesp
 }
 
 /** `nls verify ...`; returns the exit code. */
-export async function runVerify(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function runVerify(args: string[], out: (line: string) => void = commandOutput): Promise<number> {
   let rest: KubeRest;
   let release: string;
   let namespace: string;

@@ -12,12 +12,18 @@ import { kubeConfigFrom } from './crds';
 import { durationMs, parseFlags } from './flags';
 import { CHART_NAME } from './guarded-phases';
 import { ExitCode, UsageError } from './phases';
+import { commandOutput } from './output';
+
+/** Probes in a row that found no API server before giving up (a restart of the API server is a blip, not a state). */
+export const NO_API_SERVER_ATTEMPTS = 3;
 
 export const waitWebhooksUsage = `Usage:
-  nls wait-webhooks [--namespace NS] [--timeout 120s] [--interval 1s] [--kubeconfig PATH] [--context NAME]
+  nls wait-webhooks [-n|--namespace NS] [--timeout 120s] [--interval 1s] [--kubeconfig PATH] [--context NAME]
 Waits until a dry-run PassthroughModel create in NS (the release namespace) is answered by the
 operator's admission webhooks. Exit 0 when they answer, 5 when --timeout passes first, 1 when the
-caller may not create PassthroughModels in NS. Stores nothing.`;
+caller may not create PassthroughModels in NS, when the API server itself cannot be reached (${NO_API_SERVER_ATTEMPTS}
+probes in a row) or when the server is not a Kubernetes API server, 2 for bad arguments or no
+kubeconfig. Stores nothing.`;
 
 export type ProbeOutcome =
   /** Our webhooks answered (admitted, or denied the object). */
@@ -27,11 +33,24 @@ export type ProbeOutcome =
   /** The caller lacks RBAC to create the probe: waiting will not help. */
   | 'forbidden'
   /** The API server refused the probe object itself (a CRD this command does not match). */
-  | 'invalid';
+  | 'invalid'
+  /** No connection to the API server itself (refused, no route, unknown host): check the kubeconfig. */
+  | 'no-api-server'
+  /** Something answered that is not a Kubernetes API server (no Status object). */
+  | 'not-kubernetes';
+
+// Node's codes for a connection that was never made, or a host name that does not resolve.
+const NO_CONNECTION = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
 
 /** Classifies the API server's answer to the probe (`undefined` error: admitted). */
-export function probeOutcome(error?: { code?: number; message: string }): ProbeOutcome {
+export function probeOutcome(error?: { code?: number | string; message: string; body?: string }): ProbeOutcome {
   if (!error) return 'reached';
+  // The API server's own connection, not a webhook's (those come back as the API server's 500).
+  if (typeof error.code === 'string' && NO_CONNECTION.has(error.code)) return 'no-api-server';
+  // Every answer of an API server but a success is a Status object; anything else is another server.
+  // (A 5xx without one may be a proxy in front of a restarting API server: waited for.)
+  if (typeof error.code === 'number' && error.code < 500 && typeof error.body === 'string' && !isStatusObject(error.body)) return 'not-kubernetes';
   if (/denied the request/.test(error.message)) return 'reached';
   // An RBAC refusal names the verb and resource; a webhook that cannot be called is a 500.
   if (error.code === 403 && /cannot create resource/.test(error.message)) return 'forbidden';
@@ -39,6 +58,14 @@ export function probeOutcome(error?: { code?: number; message: string }): ProbeO
   // ones were not, and the same object would be refused again.
   if (error.code === 422) return 'invalid';
   return 'unreachable';
+}
+
+function isStatusObject(body: string): boolean {
+  try {
+    return (JSON.parse(body) as { kind?: unknown }).kind === 'Status';
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -69,12 +96,13 @@ export interface WaitWebhooksOptions {
 export async function waitWebhooks(rest: KubeRest, opts: WaitWebhooksOptions, out: (line: string) => void): Promise<number> {
   const started = Date.now();
   let last = '';
+  let noApiServer = 0;
   for (;;) {
-    let error: { code?: number; message: string } | undefined;
+    let error: { code?: number | string; message: string; body?: string } | undefined;
     try {
       await rest.create(probeObject(opts.namespace), { dryRun: true, fieldManager: 'nebari-llm-serving-cli' });
     } catch (e) {
-      error = e as { code?: number; message: string };
+      error = e as { code?: number | string; message: string; body?: string };
     }
     const outcome = probeOutcome(error);
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
@@ -84,6 +112,15 @@ export async function waitWebhooks(rest: KubeRest, opts: WaitWebhooksOptions, ou
     }
     if (outcome === 'forbidden') {
       out(`error: ${error!.message}\nthe probe needs create on ${API_GROUP} passthroughmodels in ${opts.namespace} (the chart's hook Role grants it)`);
+      return ExitCode.error;
+    }
+    if (outcome === 'not-kubernetes') {
+      out(`error: the server in the kubeconfig answered ${error!.code} without a Kubernetes Status, so it is not a Kubernetes API server; check --kubeconfig and --context (answer: ${error!.message.replace(/\s+/g, ' ').slice(0, 200)})`);
+      return ExitCode.error;
+    }
+    noApiServer = outcome === 'no-api-server' ? noApiServer + 1 : 0;
+    if (noApiServer >= NO_API_SERVER_ATTEMPTS) {
+      out(`error: cannot connect to the API server (${error!.message}); check --kubeconfig and --context: the webhooks can only be probed through it`);
       return ExitCode.error;
     }
     if (outcome === 'invalid') {
@@ -101,7 +138,7 @@ export async function waitWebhooks(rest: KubeRest, opts: WaitWebhooksOptions, ou
 }
 
 /** `nls wait-webhooks ...`; returns the exit code. */
-export async function runWaitWebhooks(args: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function runWaitWebhooks(args: string[], out: (line: string) => void = commandOutput): Promise<number> {
   let rest: KubeRest;
   let opts: WaitWebhooksOptions;
   try {

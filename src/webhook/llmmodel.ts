@@ -5,7 +5,8 @@
 // reviewed as the requesting user, provider overrides stay inside their allow-list, and images
 // inside the installation's allow-list (docs/security.md).
 import { resourceListProblems } from '../api/common';
-import { LLMMODEL_DEFAULTS, LLMMODEL_KIND, LLMMODEL_NAME_PATTERN } from '../api/llmmodel';
+import { LLMMODEL_DEFAULTS, LLMMODEL_KIND, LLMMODEL_NAME_PATTERN, llmModelProviderName } from '../api/llmmodel';
+import { llmProvider, providers } from '../translate/providers';
 import { PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
 import type { AdmissionContext, KindAdmission } from './admission';
 import { imageProblem } from './image-policy';
@@ -148,12 +149,18 @@ export function validateLLMModel(request: AdmissionRequest<LLMModelV1beta1>, con
   });
 }
 
-/** Defaults that follow from other fields: tensor parallelism spans the requested GPUs. */
+/**
+ * Defaults that follow from other fields: tensor parallelism spans the requested GPUs, for the
+ * providers that take it from the model (not KAITO, which sets it from the node and refuses it).
+ */
 // Runs before schema validation, so every field read is type-checked first.
 export function defaultLLMModel(model: LLMModelV1beta1): void {
   const gpus = model.spec.resources?.gpu?.count;
   const serving: unknown = model.spec.serving;
   if (!Number.isInteger(gpus) || gpus < 1) return;
+  const providerName: unknown = isRecord(model.spec.provider) ? model.spec.provider.name : undefined;
+  if (providerName !== undefined && !(typeof providerName === 'string' && Object.hasOwn(providers, providerName))) return;
+  if (!llmProvider(llmModelProviderName(model.spec)).defaultsTensorParallelism) return;
   if (serving === undefined) model.spec.serving = { tensorParallelism: gpus };
   else if (isRecord(serving) && serving.tensorParallelism === undefined) serving.tensorParallelism = gpus;
 }

@@ -54,8 +54,12 @@ let env: WebhookEnvironment;
 let team: string;
 const plural = (kind: string) => kindDefinition(kind)?.plural ?? `${kind.toLowerCase()}s`;
 
+/** Every example: examples/ (v1beta1) and their v1alpha1 forms in docs/v1alpha1-examples/. */
 function exampleObjects(): Obj[] {
-  const dir = path.join(repoRoot, 'examples');
+  return [path.join(repoRoot, 'examples'), path.join(repoRoot, 'docs', 'v1alpha1-examples')].flatMap(exampleObjectsIn);
+}
+
+function exampleObjectsIn(dir: string): Obj[] {
   const files = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.ya?ml$/.test(f)).sort();
   return files.flatMap((f) =>
     parseAllDocuments(fs.readFileSync(path.join(dir, f), 'utf8'))
@@ -238,12 +242,15 @@ async function offlineVerdict(c: Case, cluster: Obj[]): Promise<{ verdict: Verdi
   const namespace = namespaceOf(c);
   const context = { operatorNamespace: env.operatorNamespace, agentNamespaces: [team], objects: cluster };
   const result = await admit(placed(c.object, namespace), context, c.before ? placed(c.before, namespace) : undefined);
-  const text = result.problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)).join(' | ');
-  if (result.admitted) return { verdict: { admitted: true, spec: result.object.spec, warnings: [...result.warnings].sort(), detail: 'admitted' }, result };
-  if (result.problems.every((p) => p.source === 'webhook')) {
-    return { verdict: { admitted: false, stage: 'webhook', message: denialMessage(result.problems.map((p) => p.message)), detail: text }, result };
+  // The provider's refusals come after admission (the API server stores the object, the operator
+  // reports BuildFailed): the admission verdict is the one without them.
+  const problems = result.problems.filter((p) => p.source !== 'provider');
+  const text = problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)).join(' | ');
+  if (problems.length === 0) return { verdict: { admitted: true, spec: result.object.spec, warnings: [...result.warnings].sort(), detail: 'admitted' }, result };
+  if (problems.every((p) => p.source === 'webhook')) {
+    return { verdict: { admitted: false, stage: 'webhook', message: denialMessage(problems.map((p) => p.message)), detail: text }, result };
   }
-  return { verdict: { admitted: false, stage: 'schema', fields: [...new Set(result.problems.map((p) => p.field))].sort(), detail: text }, result };
+  return { verdict: { admitted: false, stage: 'schema', fields: [...new Set(problems.map((p) => p.field))].sort(), detail: text }, result };
 }
 
 /** JSON with keys sorted, so that key order (which the API server does not keep) does not count. */

@@ -12,6 +12,16 @@ import { promisify } from 'node:util';
 import { repoRoot } from './operator-support';
 
 const run = promisify(execFile);
+
+/** The installed nls, as a user runs it: exit code, stdout and stderr apart; no kubeconfig unless `env` names one. */
+function nlsRun(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const home = fs.mkdtempSync(path.join(tmp, 'home-'));
+  return new Promise((resolve) => {
+    execFile(nls, args, { env: { PATH: process.env.PATH ?? '', HOME: home, ...env } }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
 const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { name: string; version: string };
 
 interface LockEntry {
@@ -53,6 +63,8 @@ function packuments(tarballBase: string): Map<string, Record<string, unknown>> {
 }
 
 let server: http.Server;
+/** The `nls` the first test installs. */
+let nls = '';
 let registry: string;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-package-'));
 
@@ -83,14 +95,60 @@ it('npm pack builds a package whose global install gives a working nls', async (
 
   const prefix = path.join(tmp, 'prefix');
   await run('npm', ['install', '-g', '--prefer-offline', '--no-audit', '--no-fund', '--registry', registry, '--prefix', prefix, tgz], { cwd: tmp, maxBuffer: 64 * 1024 * 1024 });
-  const nls = path.join(prefix, 'bin', 'nls');
+  nls = path.join(prefix, 'bin', 'nls');
   expect((await run(nls, ['version'])).stdout.trim()).toBe(pkg.version);
   expect((await run(nls, ['--help'])).stdout).toContain('Usage: nls <command> [arguments]');
   // The offline admission (CEL evaluator and all) works from the compiled package.
-  // The v1beta1 examples and, separately, their v1alpha1 forms (same names: one set at a time).
-  const validated = await run(nls, ['validate', ...['llmmodel', 'passthroughmodel', 'agentdeployment'].map((dir) => path.join(repoRoot, 'examples', dir))]);
+  // examples/ as a newcomer runs it (v1beta1 only), and, separately, the v1alpha1 forms (same names).
+  const validated = await run(nls, ['validate', path.join(repoRoot, 'examples')]);
   expect(validated.stdout).toMatch(/(\d+) object\(s\) checked: \1 admitted, 0 rejected/);
-  const legacy = await run(nls, ['validate', path.join(repoRoot, 'examples', 'v1alpha1')]);
+  const legacy = await run(nls, ['validate', path.join(repoRoot, 'docs', 'v1alpha1-examples')]);
   expect(legacy.stdout).toMatch(/(\d+) object\(s\) checked: \1 admitted, 0 rejected/);
   expect(legacy.stdout).toContain('warning: llm.nebari.dev/v1alpha1 PassthroughModel is deprecated');
 }, 300_000);
+
+describe('the installed nls behaves like kubectl and helm', () => {
+  const kubeconfig = () => {
+    const file = path.join(tmp, 'kubeconfig');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1' } }],
+        users: [{ name: 'u', user: { token: 't' } }],
+        contexts: [{ name: 'dev', context: { cluster: 'c', user: 'u' } }],
+        'current-context': 'dev',
+      }),
+    );
+    return file;
+  };
+
+  it('nls wait-webhooks -n NS (as docs/installation.md writes it) takes -n; bad arguments exit 2 with the error on stderr', async () => {
+    expect(nls).not.toBe('');
+    const bad = await nlsRun(['wait-webhooks', '-n', 'nebari-llm-serving-system', '--timeout', 'soon']);
+    expect(bad).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/^error: --timeout "soon" is not a duration/) });
+  });
+
+  it('without any kubeconfig a cluster command says where it looked and what to pass, on stderr, exit 2; an unreachable one fails fast', async () => {
+    const none = await nlsRun(['wait-webhooks', '-n', 'nebari-llm-serving-system', '--timeout', '2s']);
+    expect(none.code).toBe(2);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toMatch(/^error: no kubeconfig found \(checked \$KUBECONFIG, .*\/\.kube\/config, in-cluster\); use --kubeconfig\n$/);
+    // A kubeconfig whose server does not answer: a few probes, not the whole --timeout.
+    const unreachable = await nlsRun(['wait-webhooks', '-n', 'nebari-llm-serving-system', '--timeout', '600s', '--kubeconfig', kubeconfig()]);
+    // Progress lines on stdout, the error on stderr.
+    expect(unreachable).toMatchObject({ code: 1, stdout: expect.stringMatching(/^(waiting \(.*\n)*$/), stderr: expect.stringMatching(/^error: cannot connect to the API server \(connect ECONNREFUSED 127\.0\.0\.1:1\); check --kubeconfig and --context/) });
+    const verify = await nlsRun(['verify', '-n', 'nebari-llm-serving-system', '-o', 'json']);
+    expect(verify).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining('error: no kubeconfig found') });
+  });
+
+  it('nls keys takes -n, -o and --context; its bad arguments exit 2 as every command\'s do', async () => {
+    const context = await nlsRun(['keys', 'list', '--model', 'm', '-n', 'llm', '-o', 'json', '--kubeconfig', kubeconfig(), '--context', 'prod']);
+    expect(context).toEqual({ code: 2, stdout: '', stderr: 'error: --context prod is not in the kubeconfig; its contexts: dev\n' });
+    const action = await nlsRun(['keys', 'rotate', '--model', 'm']);
+    expect(action.code).toBe(2);
+    expect(action.stderr).toMatch(/^error: keys: unknown action "rotate"/);
+    expect((await nlsRun(['nosuch'])).stderr).toMatch(/^error: unknown command "nosuch"/);
+  });
+});

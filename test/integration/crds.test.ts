@@ -77,13 +77,15 @@ function addedPaths(before: unknown, after: unknown, at = ''): Record<string, un
   return out;
 }
 
+/** `dir` under examples/, or `v1alpha1/<kind>` for docs/v1alpha1-examples/<kind>. */
 function exampleFiles(dir: string): Array<{ file: string; object: Obj }> {
-  const base = path.join(repoRoot, 'examples', dir);
+  const relative = dir.startsWith('v1alpha1/') ? path.join('docs', 'v1alpha1-examples', dir.slice('v1alpha1/'.length)) : path.join('examples', dir);
+  const base = path.join(repoRoot, relative);
   return fs
     .readdirSync(base)
     .filter((f) => f.endsWith('.yaml'))
     .sort()
-    .map((f) => ({ file: `examples/${dir}/${f}`, object: parse(fs.readFileSync(path.join(base, f), 'utf8')) as Obj }));
+    .map((f) => ({ file: `${relative}/${f}`, object: parse(fs.readFileSync(path.join(base, f), 'utf8')) as Obj }));
 }
 
 beforeAll(async () => {
@@ -131,7 +133,7 @@ describe.each(['llmmodel', 'passthroughmodel', 'agentdeployment', 'v1alpha1/llmm
     const def = kindDefinition(example.object.kind as string)!;
     const object = ownObject(dir, example.object);
     const stored = await applyObject<Obj>(inNamespace(object));
-    // Each version's own schema defaults (v1beta1 for examples/<kind>/, v1alpha1 for examples/v1alpha1/).
+    // Each version's own schema defaults (v1beta1 for examples/<kind>/, v1alpha1 for docs/v1alpha1-examples/).
     const schema = String(example.object.apiVersion).endsWith('/v1beta1') ? def.v1beta1Schema! : def.schema;
     const expected = applyDefaults(rootSchema(schema), object);
     expect(stored.spec).toEqual(expected.spec);
@@ -156,18 +158,18 @@ describe('defaults the API server applies', () => {
     ['examples/passthroughmodel/bedrock.yaml', 'passthroughmodel', { 'spec.provider.port': 443 }],
     ['examples/agentdeployment/external-api.yaml', 'agentdeployment', { 'spec.lifecycle': 'deployment', 'spec.port': 8080, 'spec.model.externalAPI.credentialsRef.key': 'apiKey' }],
     // v1alpha1, as its clients still write it.
-    ['examples/v1alpha1/llmmodel/vllm-huggingface.yaml', 'v1alpha1/llmmodel', {
+    ['docs/v1alpha1-examples/llmmodel/vllm-huggingface.yaml', 'v1alpha1/llmmodel', {
       'spec.model.storage.type': 'pvc',
       'spec.resources.gpu.type': 'nvidia',
       'spec.serving.replicas': 1,
       'spec.serving.dataParallelism': 1,
       'spec.serving.updateStrategy': 'Recreate',
     }],
-    ['examples/v1alpha1/llmmodel/kaito.yaml', 'v1alpha1/llmmodel', { 'spec.resources.gpu.type': 'nvidia' }],
-    ['examples/v1alpha1/passthroughmodel/openai.yaml', 'v1alpha1/passthroughmodel', { 'spec.provider.port': 443, 'spec.provider.schemaVersion': 'v1' }],
-    ['examples/v1alpha1/passthroughmodel/bedrock.yaml', 'v1alpha1/passthroughmodel', { 'spec.provider.port': 443, 'spec.provider.schemaVersion': 'v1' }],
-    ['examples/v1alpha1/agentdeployment/model-ref.yaml', 'v1alpha1/agentdeployment', { 'spec.lifecycle': 'deployment', 'spec.observability.otlp.protocol': 'grpc' }],
-    ['examples/v1alpha1/agentdeployment/external-api.yaml', 'v1alpha1/agentdeployment', { 'spec.lifecycle': 'deployment', 'spec.port': 8080, 'spec.model.externalAPI.credentialsRef.key': 'apiKey' }],
+    ['docs/v1alpha1-examples/llmmodel/kaito.yaml', 'v1alpha1/llmmodel', { 'spec.resources.gpu.type': 'nvidia' }],
+    ['docs/v1alpha1-examples/passthroughmodel/openai.yaml', 'v1alpha1/passthroughmodel', { 'spec.provider.port': 443, 'spec.provider.schemaVersion': 'v1' }],
+    ['docs/v1alpha1-examples/passthroughmodel/bedrock.yaml', 'v1alpha1/passthroughmodel', { 'spec.provider.port': 443, 'spec.provider.schemaVersion': 'v1' }],
+    ['docs/v1alpha1-examples/agentdeployment/model-ref.yaml', 'v1alpha1/agentdeployment', { 'spec.lifecycle': 'deployment', 'spec.observability.otlp.protocol': 'grpc' }],
+    ['docs/v1alpha1-examples/agentdeployment/external-api.yaml', 'v1alpha1/agentdeployment', { 'spec.lifecycle': 'deployment', 'spec.port': 8080, 'spec.model.externalAPI.credentialsRef.key': 'apiKey' }],
   ])('%s gets exactly the documented defaults', async (file, dir, defaults) => {
     const example = exampleFiles(dir).find((e) => e.file === file)!;
     const stored = await applyObject<Obj>(inNamespace(ownObject(dir, example.object)));

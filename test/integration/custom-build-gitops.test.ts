@@ -2,11 +2,14 @@
 // server-side under a GitOps tool's field manager passes the real webhooks unchanged, the
 // operator serves every model (Ready), the operator writes nothing the file sets (only status and
 // its finalizer), its derived objects are exactly the preview's and carry no GitOps tracking
-// label, and re-applying the file (a self-heal) changes nothing.
+// label, and re-applying the file (a self-heal) changes nothing. Its `values.yaml`, on top of the
+// chart as the release packages it (image pinned by digest), keeps that pin, and `nls verify
+// --images` fails a Deployment whose values moved the image off it.
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { stringify } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 import { kubeConfig, kubeconfigPath, readManifests, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';
 import { type WebhookEnvironment, startWebhookEnvironment } from '../support/webhook/webhook-env';
@@ -15,6 +18,11 @@ import { writeCustomBuild } from '../../src/cli/synth';
 import { PREVIEW_FILE } from '../../src/chart/custom-build';
 import { gatewayContextJson } from '../../constructs';
 import { GATEWAY_OBJECT_KINDS } from '../../src/translate/gateway';
+import { packageChart, releaseRefs } from '../../scripts/release/publish';
+import { imageChecks } from '../../src/cli/verify-images';
+import { defaultValues } from '../../src/chart/values-schema';
+import { RELEASED_IMAGE_ANNOTATION } from '../../src/release-pin';
+import { repoRoot, toolPaths } from '../support/tools';
 import { OperatorProcess, installGatewayCRDs, installOwnCRDs, isReadyAtGeneration, providerCredential, startOperator } from './operator-support';
 
 const admin = kubeConfig();
@@ -151,4 +159,36 @@ it('a self-heal re-applying models.yaml finds no conflict and changes nothing', 
   const after = await syncModels();
   expect(after.map(mark)).toEqual(before);
   for (const o of committed) expect(isReadyAtGeneration(await get(o))).toBe(true);
+});
+
+it('values.yaml on top of the released chart keeps its signed image pin; values that unpin it fail nls verify --images', async () => {
+  const tools = toolPaths();
+  const refs = releaseRefs('oci://127.0.0.1:5000/nebari', true);
+  const digest = `sha256:${'c'.repeat(64)}`;
+  // The chart as scripts/release packages it: operator.image pinned by digest, and recorded in Chart.yaml.
+  const tgz = packageChart({ crane: tools.crane, cosign: tools.cosign, helm3: tools.helm3, helm4: tools.helm4 }, path.join(repoRoot, 'charts', 'nebari-llm-serving'), refs, digest, path.join(dir, 'released'));
+  // Rendered for the test's API server, as Helm renders for the cluster it installs into.
+  const { gitVersion } = await client.request<{ gitVersion: string }>('GET', '/version');
+  const operatorDeployment = (valuesFile: string) => {
+    const rendered = execFileSync(tools.helm3, ['template', 'gitops', tgz, '-n', env.operatorNamespace, '--kube-version', gitVersion, '-f', valuesFile], { encoding: 'utf8' });
+    const objects = parseAllDocuments(rendered).map((d) => d.toJS() as KubeObject | null);
+    return objects.find((o) => o?.kind === 'Deployment' && o.metadata.name.endsWith('-operator')) as KubeObject & {
+      metadata: { annotations: Record<string, string>; labels: Record<string, string> };
+      spec: { template: { spec: { containers: { name: string; image: string }[] } } };
+    };
+  };
+  const pinned = `${refs.imageRepository}@${digest}`;
+  const deployment = operatorDeployment(path.join(dir, 'out', 'values.yaml'));
+  expect(deployment.spec.template.spec.containers[0].image).toBe(pinned);
+  expect(deployment.metadata.annotations[RELEASED_IMAGE_ANNOTATION]).toBe(pinned);
+
+  // A values file with every default of a checkout (what custom builds wrote before): the pin is gone, and verify says so.
+  const allDefaults = path.join(dir, 'all-defaults.yaml');
+  fs.writeFileSync(allDefaults, stringify({ ...defaultValues(), platform }));
+  const unpinned = operatorDeployment(allDefaults);
+  const image = unpinned.spec.template.spec.containers[0].image;
+  expect(image).toBe(`nebari/nebari-llm-serving:${unpinned.metadata.labels['app.kubernetes.io/version']}`);
+  const pods = [{ name: 'operator-0', image, imageID: `docker.io/nebari/nebari-llm-serving@sha256:${'d'.repeat(64)}` }];
+  const checks = imageChecks({ deployment: 'x/operator', labels: unpinned.metadata.labels, releasedImage: unpinned.metadata.annotations[RELEASED_IMAGE_ANNOTATION], image, pods });
+  expect(checks.find((c) => c.check === 'released image')).toMatchObject({ result: 'fail', detail: expect.stringContaining(`the chart was released with ${pinned}, but the Deployment names ${image}`) });
 });

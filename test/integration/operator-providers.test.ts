@@ -5,7 +5,9 @@
 // switch version when a newer CRD is installed while the operator runs, turn Ready when the
 // provider's status says ready (written through the status subresource, as the provider's
 // controller does) and carry its failure message; deleting the model waits for the resource and,
-// past the bound, reports CleanupBlocked naming its finalizer, which it never removes.
+// past the bound, reports CleanupBlocked naming its finalizer, which it never removes. The chart's
+// admission webhooks are on (served by the operator process, ./chart-webhooks), so every model is
+// the object the API server stores for a user, mutating webhook defaults included.
 import * as fs from 'fs';
 import * as path from 'path';
 import { parse as parseYaml } from 'yaml';
@@ -14,6 +16,8 @@ import { applyObject, installCRDs, upstreamCrdDir } from '../support/cluster';
 import { waitFor } from '../support/processes';
 import { KubeObject, KubeRest, objectRef } from '../../src/kube/rest';
 import { OperatorProcess, condition, installGatewayCRDs, installOwnCRDs, startOperator } from './operator-support';
+import { type ChartWebhooks, chartWebhooks, webhookPort } from './chart-webhooks';
+import { admit } from '../../src/admission';
 import type { LLMProviderName } from '../../src/api/llmmodel';
 import type { LLMModelV1beta1 as LLMModel } from '../../src/api/v1beta1';
 import { providers } from '../../src/translate/providers';
@@ -23,6 +27,7 @@ const GROUP = 'llm.nebari.dev/v1beta1';
 let plane: ControlPlane;
 let client: KubeRest;
 let operator: OperatorProcess;
+let webhooks: ChartWebhooks;
 
 interface ProviderCase {
   readonly provider: string;
@@ -111,11 +116,14 @@ beforeAll(async () => {
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   // Secrets the examples reference (the Dynamo example reads a Hugging Face token).
   await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'hf-token', namespace: ns }, stringData: { HF_TOKEN: 'hf_test' } } as KubeObject);
-  operator = startOperator({ kubeconfigPath: plane.kubeconfigPath, namespace: ns, name: 'providers-operator', env: { NLS_CLEANUP_BLOCKED_SECONDS: '3' } });
+  webhooks = chartWebhooks(kc, 'nls-test', ns);
+  operator = startOperator({ kubeconfigPath: plane.kubeconfigPath, namespace: ns, name: 'providers-operator', env: { ...webhooks.operatorEnv, NLS_CLEANUP_BLOCKED_SECONDS: '3' } });
+  await webhooks.register(webhookPort(await operator.waitForLine(/webhook server listening/)));
 }, 180_000);
 
 afterAll(async () => {
   if (process.env.NLS_OPERATOR_LOG) fs.writeFileSync(process.env.NLS_OPERATOR_LOG, operator.lines.join('\n'));
+  await webhooks?.close();
   if (operator?.child.exitCode === null) await operator.kill();
   client?.close();
   await plane?.stop();
@@ -126,6 +134,10 @@ describe.each(cases)('the $provider provider', (c) => {
 
   it('waits with ProviderCRDUnavailable, then writes the served version, switches when a newer CRD is served', async () => {
     await applyObject(example(c.example), { kubeConfig: plane.kubeConfig() });
+    // Stored through the chart's webhooks: the spec the offline admission predicts, defaults included.
+    const predicted = await admit(example(c.example), { operatorNamespace: ns });
+    expect(predicted.problems).toEqual([]);
+    expect((await model(name()))?.spec).toEqual(predicted.object.spec);
     await waitFor(`${c.provider}: ProviderCRDUnavailable`, async () => condition(await model(name()), 'ProviderReady')?.reason === 'ProviderCRDUnavailable', { timeoutMs: 60_000 });
     expect(condition(await model(name()), 'ProviderReady')?.message).toMatch(/install/i);
 

@@ -11,6 +11,7 @@ import type { LLMModelV1beta1 as LLMModel } from '../../src/api/v1beta1';
 import { dynamoProvider, DYNAMO_FRONTEND, DYNAMO_WORKER } from '../../src/translate/providers/dynamo';
 import type { Manifest } from '../../src/translate/providers/provider';
 import { applyObject, getObject, installCRDs, rest, startControlPlane, uniqueName, upstreamCrdDir, type ControlPlane } from '../support/cluster';
+import { asStored } from './chart-webhooks';
 
 const RELEASES = ['v1.0.0', 'v1.0.2'];
 const CRD_NAME = 'dynamographdeployments.nvidia.com';
@@ -36,8 +37,9 @@ function llmModel(namespace: string, name: string, spec: Partial<LLMModel['spec'
 }
 
 /** The model specs whose graphs are admitted: the example's, and one using every mapped field. */
-function models(namespace: string): LLMModel[] {
-  return [
+function models(namespace: string): Promise<LLMModel[]> {
+  // As the API server stores them through the chart's webhooks (defaults included), as the operator reads them.
+  return Promise.all([
     llmModel(namespace, 'llama-70b-dynamo', {}),
     llmModel(namespace, 'qwen3-8b-served-by-dynamo-with-every-mapped-field', {
       model: { name: 'Qwen/Qwen3-8B', source: 'huggingface', revision: '9c925d64d72725edaf899c6cb9c377fd0709d9c5', storage: { type: 'emptyDir' } },
@@ -77,7 +79,7 @@ function models(namespace: string): LLMModel[] {
         },
       },
     }),
-  ];
+  ].map(asStored));
 }
 
 /** Paths where `stored` differs from `sent`, as `<path>: added|removed|changed …`. */
@@ -172,7 +174,7 @@ describe.each(RELEASES)('Dynamo %s DynamoGraphDeployment CRD', (release) => {
     for (const version of versions) {
       const namespace = uniqueName(`dynamo-${version}`);
       await applyObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { kubeConfig: kc });
-      for (const model of models(namespace)) {
+      for (const model of await models(namespace)) {
         const t = dynamoProvider.translate(model, {}, { DynamoGraphDeployment: `nvidia.com/${version}` });
         expect(t.errors).toEqual([]);
         const sent = t.objects.find((o) => o.kind === 'DynamoGraphDeployment') as Manifest;
@@ -218,7 +220,7 @@ describe.each(RELEASES)('Dynamo %s DynamoGraphDeployment CRD', (release) => {
   test('control: a field the schema lacks is refused or pruned, never stored', async () => {
     const namespace = uniqueName('dynamo-control');
     await applyObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { kubeConfig: kc });
-    const [model] = models(namespace);
+    const [model] = await models(namespace);
     const sent = structuredClone(dynamoProvider.translate(model, {}).objects.find((o) => o.kind === 'DynamoGraphDeployment')) as unknown as Obj & {
       metadata: Obj;
       spec: { services: Record<string, Obj> };

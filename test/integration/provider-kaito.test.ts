@@ -3,7 +3,8 @@
 // API version each CRD serves, the translated Workspace is admitted and stored without a pruned
 // field, a status written through the status subresource (as KAITO's controller writes it) maps
 // to Ready, and the limits the docs state hold: v0.3.0 serves no v1beta1, and only v0.12.0's
-// v1beta1 keeps presetOptions.modelAccessSecret.
+// v1beta1 keeps presetOptions.modelAccessSecret. The model translated is the one the API server
+// stores through the chart's webhooks (defaults included), as the operator reads it.
 import * as path from 'path';
 import type { LLMModelV1beta1 as LLMModel } from '../../src/api/v1beta1';
 import { KubeObject, KubeRest, objectRef } from '../../src/kube/rest';
@@ -13,6 +14,7 @@ import type { Manifest } from '../../src/translate/providers/provider';
 import { installCRDs, readManifests, uniqueName, upstreamCrdDir } from '../support/cluster';
 import { type ControlPlane, startControlPlane } from '../support/control-plane';
 import { waitFor } from '../support/processes';
+import { asStored } from './chart-webhooks';
 
 const PROVIDER_VERSIONS = kaitoProvider.resources![0].versions;
 
@@ -36,8 +38,8 @@ function servedInFile(dir: string): string[] {
   return crd.spec.versions.filter((v) => v.served).map((v) => v.name);
 }
 
-function llmModel(namespace: string, spec: Partial<LLMModel['spec']> = {}): LLMModel {
-  return {
+function llmModel(namespace: string, spec: Partial<LLMModel['spec']> = {}): Promise<LLMModel> {
+  return asStored({
     apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'LLMModel',
     metadata: { name: 'phi-4-kaito', namespace, uid: '2f0f1a52-6d4c-4f7e-9a51-3c1f6f1f0b11' },
@@ -48,7 +50,7 @@ function llmModel(namespace: string, spec: Partial<LLMModel['spec']> = {}): LLMM
       provider: { name: 'kaito', overrides: { resource: { instanceType: 'Standard_NC24ads_A100_v4' } } },
       ...spec,
     },
-  } as LLMModel;
+  } as LLMModel);
 }
 
 function workspaceOf(model: LLMModel, version: string): Manifest {
@@ -133,7 +135,7 @@ describe.each(RELEASES)('KAITO $dir Workspace CRD', (release) => {
 
   it.each(versions)('stores the translated kaito.sh/%s Workspace unpruned, and maps the controller’s ready status to Ready', async (version) => {
     const ns = await createNamespace('kaito');
-    const model = llmModel(ns);
+    const model = await llmModel(ns);
     const ws = workspaceOf(model, version);
     await client.apply(ws, { fieldManager: FIELD_MANAGER });
 
@@ -164,7 +166,7 @@ describe.each(RELEASES)('KAITO $dir Workspace CRD', (release) => {
   if (!(release.served as readonly string[]).includes('v1beta1')) {
     it('serves no kaito.sh/v1beta1: a v1beta1 Workspace cannot be created', async () => {
       const ns = await createNamespace('kaito-nobeta');
-      const ws = workspaceOf(llmModel(ns), 'v1beta1');
+      const ws = workspaceOf(await llmModel(ns), 'v1beta1');
       // Asked directly (not through discovery), the API server answers 404 for the whole group version.
       await expect(client.request('POST', `/apis/kaito.sh/v1beta1/namespaces/${ns}/workspaces`, { body: ws })).rejects.toMatchObject({ code: 404 });
       await expect(client.isServed('kaito.sh/v1beta1', 'Workspace')).resolves.toBe(false);
@@ -175,7 +177,7 @@ describe.each(RELEASES)('KAITO $dir Workspace CRD', (release) => {
     const keeps = release.dir === 'kaito/v0.12.0';
     it(keeps ? 'keeps presetOptions.modelAccessSecret of a v1beta1 Workspace' : 'has no presetOptions.modelAccessSecret in v1beta1: server-side apply refuses it, a plain create drops it', async () => {
       const ns = await createNamespace('kaito-secret');
-      const model = llmModel(ns, { model: { name: 'meta-llama/Llama-3.1-8B-Instruct', source: 'huggingface', authSecretName: 'hf-token' } });
+      const model = await llmModel(ns, { model: { name: 'meta-llama/Llama-3.1-8B-Instruct', source: 'huggingface', authSecretName: 'hf-token' } });
       const ws = workspaceOf(model, 'v1beta1');
       const ref = objectRef(ws.apiVersion, ws.kind, ws.metadata.name, ns);
       if (keeps) {

@@ -9,13 +9,15 @@ import type { LLMModelV1beta1 as LLMModel } from '../../src/api/v1beta1';
 import { kuberayProvider } from '../../src/translate/providers/kuberay';
 import { installCRDs, rest, startControlPlane, testFieldManager, uniqueName, upstreamCrdDir, type ControlPlane } from '../support/cluster';
 import { waitFor } from '../support/processes';
+import { asStored } from './chart-webhooks';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 const crdFile = (version: string) => path.join(upstreamCrdDir(), 'kuberay', version, 'ray.io_rayservices.yaml');
 
-function model(namespace: string): LLMModel {
-  return {
+/** As the API server stores it through the chart's webhooks (defaults included), as the operator reads it. */
+function model(namespace: string): Promise<LLMModel> {
+  return asStored({
     apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'LLMModel',
     metadata: { name: 'qwen3-8b', namespace },
@@ -30,7 +32,7 @@ function model(namespace: string): LLMModel {
       },
       access: { public: true },
     },
-  } as LLMModel;
+  } as LLMModel);
 }
 
 /** Paths of `written` whose value the API server did not store as written (pruned or changed). */
@@ -145,7 +147,7 @@ describe('KubeRay provider against the released RayService CRDs', () => {
       // The CRD was replaced: wait until the API server validates with the new schema, i.e. a
       // field only v1.7.0 knows survives a dry run.
       await waitFor('the v1.7.0 RayService schema in use', async () => {
-        const probe = kuberayProvider.translate(model('default'), {}, { RayService: 'ray.io/v1' }).objects[0];
+        const probe = kuberayProvider.translate(await model('default'), {}, { RayService: 'ray.io/v1' }).objects[0];
         const dry = await client.create<any>({ ...probe, spec: { ...(probe.spec as object), excludeHeadPodFromServeSvc: true } } as any, { dryRun: true, fieldManager: testFieldManager });
         return dry.spec.excludeHeadPodFromServeSvc === true;
       }, { timeoutMs: 60000 });
@@ -153,7 +155,7 @@ describe('KubeRay provider against the released RayService CRDs', () => {
 
     const namespace = uniqueName(`kuberay-${version.replace(/\./g, '')}`);
     await client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { fieldManager: testFieldManager });
-    const m = model(namespace);
+    const m = await model(namespace);
     const t = kuberayProvider.translate(m, {}, { RayService: 'ray.io/v1' });
     expect(t.errors).toEqual([]);
     const rayService = t.objects[0];

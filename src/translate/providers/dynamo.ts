@@ -256,6 +256,7 @@ export function dynamoPhase(model: LLMModelV1beta1, observed: ObservedWorkload):
 
 export const dynamoProvider: LLMProvider = {
   name: 'dynamo',
+  defaultsTensorParallelism: true,
   resources: [DYNAMO_RESOURCE],
   translate: translateDynamo,
   phase: dynamoPhase,

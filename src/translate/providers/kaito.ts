@@ -221,6 +221,7 @@ export function kaitoPhase(_model: LLMModelV1beta1, observed: ObservedWorkload):
 
 export const kaitoProvider: LLMProvider = {
   name: 'kaito',
+  defaultsTensorParallelism: false,
   resources: [KAITO_WORKSPACE_RESOURCE],
   translate: translateKAITO,
   phase: kaitoPhase,

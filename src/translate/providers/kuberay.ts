@@ -451,6 +451,7 @@ export function kuberayPhase(model: LLMModelV1beta1, observed: ObservedWorkload)
 
 export const kuberayProvider: LLMProvider = {
   name: 'kuberay',
+  defaultsTensorParallelism: true,
   resources: [KUBERAY_RESOURCE],
   translate: translateKubeRay,
   phase: kuberayPhase,

@@ -165,6 +165,7 @@ export function translateLLMD(model: LLMModelV1beta1, context: ProviderContext, 
 
 export const llmdProvider: LLMProvider = {
   name: 'llmd',
+  defaultsTensorParallelism: true,
   resources: LLMD_RESOURCES,
   translate: translateLLMD,
   phase: (model, observed) => phaseFromPods(model.spec.serving?.replicas ?? LLMMODEL_DEFAULTS.replicas, observed),

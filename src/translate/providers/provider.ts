@@ -93,6 +93,12 @@ export interface LLMProvider {
   /** The provider's custom resources, detected at run time; none for the direct vLLM provider. */
   readonly resources?: readonly ProviderResource[];
   /**
+   * Whether the mutating webhook writes an omitted `spec.serving.tensorParallelism` as
+   * `spec.resources.gpu.count`. False for a provider that sets the tensor-parallel size itself and
+   * refuses the field (KAITO): a default it refuses would make every stored model unservable.
+   */
+  readonly defaultsTensorParallelism: boolean;
+  /**
    * Pure translation. `served` holds, for each kind in `resources`, the `group/version` to write
    * (always set for every listed kind when the operator calls it).
    */

@@ -156,6 +156,7 @@ export function translateVLLM(model: LLMModelV1beta1, context: ProviderContext):
 
 export const vllmProvider: LLMProvider = {
   name: 'vllm',
+  defaultsTensorParallelism: true,
   translate: translateVLLM,
   phase: (model, observed) => phaseFromPods(model.spec.serving?.replicas ?? LLMMODEL_DEFAULTS.replicas, observed),
 };

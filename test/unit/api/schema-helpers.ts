@@ -31,13 +31,13 @@ export interface Example {
   object: { apiVersion: string; kind: string; metadata: { name: string }; spec: Record<string, unknown> };
 }
 
-/** The sample objects under examples/<dir>/ (v1beta1), or examples/v1alpha1/<dir>/ (kept for reference). */
+/** The sample objects under examples/<dir>/ (v1beta1), or docs/v1alpha1-examples/<dir>/ (kept for reference). */
 export function examples(dir: 'llmmodel' | 'passthroughmodel' | 'agentdeployment', version: 'v1beta1' | 'v1alpha1' = 'v1beta1'): Example[] {
-  const relative = version === 'v1beta1' ? dir : path.join('v1alpha1', dir);
-  const base = path.join(repoRoot, 'examples', relative);
+  const relative = version === 'v1beta1' ? path.join('examples', dir) : path.join('docs', 'v1alpha1-examples', dir);
+  const base = path.join(repoRoot, relative);
   return fs
     .readdirSync(base)
     .filter((f) => f.endsWith('.yaml'))
     .sort()
-    .map((f) => ({ file: `examples/${relative}/${f}`, object: parse(fs.readFileSync(path.join(base, f), 'utf8')) }));
+    .map((f) => ({ file: `${relative}/${f}`, object: parse(fs.readFileSync(path.join(base, f), 'utf8')) }));
 }

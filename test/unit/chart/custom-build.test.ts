@@ -53,7 +53,7 @@ describe('custom build config', () => {
   });
 
   test('a v1alpha1 model (still served) is admitted in its own version and translated as v1beta1; its problems name its fields', async () => {
-    const example = parse(fs.readFileSync(path.join(__dirname, '../../../examples/v1alpha1/passthroughmodel/openrouter.yaml'), 'utf8')) as Record<string, unknown>;
+    const example = parse(fs.readFileSync(path.join(__dirname, '../../../docs/v1alpha1-examples/passthroughmodel/openrouter.yaml'), 'utf8')) as Record<string, unknown>;
     const build = await resolveCustomBuild({ values: { platform }, models: [example] });
     expect(build.models[0]).toMatchObject({ apiVersion: 'llm.nebari.dev/v1alpha1', spec: { provider: { schemaVersion: 'api/v1', credentialSecretName: 'openrouter-key' } } });
     const preview = customBuildFiles(build, { preview: true })[PREVIEW_FILE];
@@ -87,6 +87,9 @@ describe('custom build config', () => {
     ['a negative storage size', llm('neg', { model: { name: 'm', source: 'huggingface', storage: { size: '-5Gi' } } }), 'models[0].spec.model.storage.size'],
     ['a provider block that does not fit the backend', { ...anthropic, spec: { ...anthropic.spec, provider: { ...anthropic.spec.provider, backend: { type: 'Anthropic', bedrock: { region: 'us-east-1' } } } } }, 'spec.provider.backend.bedrock is only valid'],
     ['an LLMModel and a PassthroughModel sharing a name', llm('anthropic', {}), 'models[0].metadata.name: a PassthroughModel named "anthropic" already exists'],
+    // Admitted by the API server, then refused by the provider's translation (BuildFailed).
+    ['a KAITO model with two replicas', llm('kaito-two', { provider: { name: 'kaito' }, serving: { replicas: 2 } }), 'models[0].spec.serving.replicas: 2 is not supported by the KAITO provider'],
+    ['a KubeRay model without GPUs', llm('ray-cpu', { provider: { name: 'kuberay' }, resources: { gpu: { count: 0 } } }), 'models[0].spec.resources.gpu.count: is 0, but the kuberay provider'],
   ];
   test.each(refusedLikeTheCluster)('%s is refused as the cluster refuses it', async (_name, model, message) => {
     expect((await problems({ values: { platform }, models: [model, anthropic] })).join('\n')).toContain(message);
@@ -163,10 +166,20 @@ describe('custom build output', () => {
     expect(docs(withPreview[PREVIEW_FILE]).some((o) => o.kind === 'PassthroughModel')).toBe(false);
   });
 
+  test('values.yaml holds only what the build sets, so the published chart keeps its own defaults and its signed image pin', () => {
+    expect(parse(files['values.yaml'])).toEqual({ platform });
+    // Not the checkout's defaults: no operator.image (whose empty digest would unpin the release's image).
+    expect(files['values.yaml']).not.toContain('image:');
+    expect(parse(customBuildFiles({ ...build, overrides: {} })['values.yaml'])).toEqual({});
+  });
+
   test('manifests.yaml is the whole installation for the release, CRDs first', () => {
     const objects = docs(files['manifests.yaml']);
     expect(objects.slice(0, 3).map((o) => o.kind)).toEqual(['CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition']);
     expect(objects.find((o) => o.kind === 'Deployment')).toMatchObject({ metadata: { name: 'team-nebari-llm-serving-operator', namespace: 'llm' } });
+    // Applied with kubectl (no --create-namespace), it creates its own Namespace, as deploy/controller.yaml does.
+    expect(objects.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name)).toEqual(['llm']);
+    expect(parse(files['values.yaml'])).not.toHaveProperty('namespace');
     expect(files['values.yaml']).toContain('baseDomain: example.com');
   });
 });

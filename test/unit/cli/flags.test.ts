@@ -2,6 +2,7 @@ import { durationMs, goDuration, parseFlags } from '../../../src/cli/flags';
 import { parseKeysArgs } from '../../../src/cli/keys';
 import { UsageError } from '../../../src/cli/phases';
 import { runVerify } from '../../../src/cli/verify';
+import { runWaitWebhooks } from '../../../src/cli/wait-webhooks';
 
 const options = {
   chart: { type: 'string' },
@@ -75,5 +76,24 @@ describe('durations', () => {
   test('helm gets whole seconds, at least one', () => {
     expect(goDuration(300_000)).toBe('300s');
     expect(goDuration(1)).toBe('1s');
+  });
+});
+
+describe('conventional short flags', () => {
+  test('-n is --namespace and -o is --output wherever a command has them, as in kubectl and helm', () => {
+    const parsed = parseFlags('verify', ['-n', 'llm', '-o', 'json'], { namespace: { type: 'string' }, output: { type: 'string' } });
+    expect(parsed.values).toEqual({ namespace: 'llm', output: 'json' });
+    expect(() => parseFlags('crds apply', ['-o', 'json'], { namespace: { type: 'string' } })).toThrow('crds apply: unknown flag -o');
+  });
+
+  test('nls wait-webhooks -n NS (as docs/installation.md writes it) is the namespace, not an unknown flag', async () => {
+    const out: string[] = [];
+    // A bad --timeout stops before any connection: the parse got past -n.
+    expect(await runWaitWebhooks(['-n', 'nebari-llm-serving-system', '--timeout', 'soon'], (l) => out.push(l))).toBe(2);
+    expect(out.join('\n')).toContain('--timeout "soon" is not a duration');
+  });
+
+  test('nls keys takes -n, -o and --context', () => {
+    expect(parseKeysArgs(['list', '--model', 'm', '-n', 'llm', '-o', 'json', '--context', 'prod'])).toMatchObject({ namespace: 'llm', output: 'json', context: 'prod' });
   });
 });

@@ -52,6 +52,17 @@ test('a field this release does not declare is a warning (pruned on the next wri
   expect(findings.map((f) => `${f.severity} ${f.field}`)).toEqual(['warning spec.testOnlyNote']);
 });
 
+test('a stored model its provider refuses is a warning (admitted, BuildFailed), not a refusal that blocks the upgrade', async () => {
+  const ray = {
+    apiVersion: 'llm.nebari.dev/v1beta1',
+    kind: 'LLMModel',
+    metadata: { name: 'ray-cpu', namespace: 'llm' },
+    spec: { model: { name: 'Qwen/Qwen3-8B', source: 'huggingface' }, provider: { name: 'kuberay' }, resources: { gpu: { count: 0 } }, access: { public: true } },
+  };
+  const { findings } = await admitStoredObjects([ray], 'llm', []);
+  expect(findings).toEqual([expect.objectContaining({ severity: 'warning', field: 'spec.resources.gpu.count', message: expect.stringContaining('its provider refuses it, so the model reports BuildFailed') })]);
+});
+
 test('objects being deleted are not checked; references between stored objects resolve; agent namespaces come from the installation', async () => {
   const agent = {
     apiVersion: 'llm.nebari.dev/v1alpha1',

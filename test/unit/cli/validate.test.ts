@@ -108,6 +108,51 @@ test('the nls command runs it', () => {
   expect(execFileSync(tsNode, ['--transpile-only', 'src/cli/main.ts', 'validate', '--help'], { cwd: root, encoding: 'utf8' })).toContain('Usage:\n  nls validate');
 }, 60_000);
 
+test('a model its provider refuses (BuildFailed in the cluster) is rejected with the same message, exit 1', async () => {
+  const file = path.join(dir, 'kaito-two.yaml');
+  fs.writeFileSync(
+    file,
+    `apiVersion: llm.nebari.dev/v1beta1
+kind: LLMModel
+metadata: { name: phi-4-kaito }
+spec:
+  model: { name: microsoft/phi-4, source: huggingface }
+  provider: { name: kaito }
+  resources: { gpu: { count: 1 } }
+  serving: { replicas: 2 }
+  access: { public: true }
+`,
+  );
+  const result = await lines([file, '--namespace', 'models']);
+  expect(result.code).toBe(1);
+  expect(result.out[0]).toBe(
+    `${file}: LLMModel models/phi-4-kaito: spec.serving.replicas: 2 is not supported by the KAITO provider: a KAITO Workspace runs exactly one serving instance; set 1 (delete the LLMModel to stop serving) or use provider vllm for more replicas`,
+  );
+});
+
+test('a typo in the API group is a rejection with the group to use, not a silent "0 objects"', async () => {
+  const file = path.join(dir, 'typo.yaml');
+  fs.writeFileSync(file, good.replace('apiVersion: llm.nebari.dev/v1alpha1\nkind: LLMModel', 'apiVersion: llm.nebar.dev/v1beta1\nkind: LLMModel'));
+  const result = await lines([file]);
+  expect(result.code).toBe(1);
+  expect(result.out[0]).toBe(
+    `${file}: LLMModel nebari-llm-serving-system/qwen: apiVersion: "llm.nebar.dev/v1beta1" is not an API version of llm.nebari.dev, so nothing would admit this LLMModel as one; did you mean llm.nebari.dev/v1beta1?`,
+  );
+  // A file of other kinds only is not ours to judge; it is said that nothing was checked.
+  const other = path.join(dir, 'other.yaml');
+  fs.writeFileSync(other, 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: c }\n');
+  const none = await lines([other]);
+  expect(none.code).toBe(0);
+  expect(none.out).toEqual(['warning: no llm.nebari.dev object in the input; check the paths and each object\'s apiVersion', '0 object(s) checked: 0 admitted, 0 rejected']);
+});
+
+test('nls validate examples/ admits every committed example (the v1alpha1 forms, same names, live in docs/v1alpha1-examples/)', async () => {
+  const result = await lines([path.join(root, 'examples')]);
+  expect(result.out.filter((l) => !l.includes(': warning: '))).toEqual([expect.stringMatching(/^(\d+) object\(s\) checked: \1 admitted, 0 rejected$/)]);
+  expect(result.code).toBe(0);
+  expect((await lines([path.join(root, 'docs', 'v1alpha1-examples')])).code).toBe(0);
+});
+
 test('a CRD rule Kubernetes 1.32 would refuse for its cost is a line of its own and exit 1', async () => {
   const line =
     'CustomResourceDefinition llmmodels.llm.nebari.dev: spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: estimated rule cost 55364928 (3460308 × cardinality 16) exceeds the Kubernetes 1.32 budget of 10000000 by factor of 5.5x; Kubernetes 1.32 refuses the CRD (add maxLength, maxItems or maxProperties, simplify the rule, or move the check to the webhook)';

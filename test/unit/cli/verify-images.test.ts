@@ -31,7 +31,24 @@ test('pods on the digest the values name pass', () => {
     'release version': 'pass: Deployment llm/nls-operator is chart nebari-llm-serving 0.3.0, appVersion 0.3.0',
     'operator image': `pass: the chart values name registry.example.com/nebari/nebari-llm-serving:0.3.0@${A} (pinned by digest)`,
     'operator pod images': `pass: 2 pod(s) run ${A}, the digest the chart values name`,
+    'released image': 'pass: the chart records no released image (llm.nebari.dev/released-operator-image): a chart built from a checkout, not a release; nothing to compare',
   });
+});
+
+test('the running image must be the one the chart was released with: values that override operator.image fail', () => {
+  const released = `registry.example.com/nebari/nebari-llm-serving@${A}`;
+  expect(result(facts({ releasedImage: released }))['released image']).toBe(`pass: the Deployment names the image the chart was released with (${A})`);
+  // A mirror of the same digest is the released image.
+  const mirrored = `mirror.example.com/nls:0.3.0@${A}`;
+  expect(result(facts({ releasedImage: released, image: mirrored, pods: facts().pods.map((p) => ({ ...p, image: mirrored })) }))['released image']).toMatch(/^pass/);
+  // What an old custom build's values.yaml did: the checkout's repository and tag, no digest.
+  const unpinned = 'nebari/nebari-llm-serving:0.3.0';
+  const byTag = result(facts({ releasedImage: released, image: unpinned, pods: facts().pods.map((p) => ({ ...p, image: unpinned })) }));
+  expect(byTag['operator image']).toMatch(/^pass/);
+  expect(byTag['released image']).toBe(
+    `fail: the chart was released with ${released}, but the Deployment names ${unpinned}: your values override operator.image (a custom build's values.yaml from before 0.2.0 wrote the checkout's operator.image with an empty digest); remove operator.image from the values, or set operator.image.digest to ${A}, then upgrade and verify again`,
+  );
+  expect(result(facts({ releasedImage: `registry.example.com/nebari/nebari-llm-serving@${B}` }))['released image']).toMatch(/^fail: the chart was released with .*@sha256:b+, but the Deployment names/);
 });
 
 test('disagreements are named with what to do', () => {

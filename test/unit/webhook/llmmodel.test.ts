@@ -105,6 +105,18 @@ describe('LLMModel admission', () => {
     expect(cpu.spec.serving).toBeUndefined();
   });
 
+  it('does not default tensor parallelism for KAITO, which sets it from the node and refuses the field', () => {
+    const kaito = llmModel({ resources: { gpu: { count: 2, type: 'nvidia' } }, provider: { name: 'kaito' } });
+    defaultLLMModel(kaito);
+    expect(kaito.spec.serving).toBeUndefined();
+    const kuberay = llmModel({ resources: { gpu: { count: 2, type: 'nvidia' } }, provider: { name: 'kuberay' } });
+    defaultLLMModel(kuberay);
+    expect(kuberay.spec.serving).toEqual({ tensorParallelism: 2 });
+    const unknown = llmModel({ resources: { gpu: { count: 2, type: 'nvidia' } }, provider: { name: 'nope' as never } });
+    defaultLLMModel(unknown);
+    expect(unknown.spec.serving).toBeUndefined();
+  });
+
   it('leaves malformed objects to schema validation when defaulting', () => {
     const model = llmModel({ resources: { gpu: { count: 'two' } } as never, serving: 'fast' as never });
     defaultLLMModel(model);
