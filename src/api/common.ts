@@ -139,10 +139,7 @@ export function resourceListProblems(resources: ResourceRequirements | undefined
   );
 }
 
-interface ResourceRequirements {
-  requests?: Record<string, string | number>;
-  limits?: Record<string, string | number>;
-}
+type ResourceRequirements = Static<typeof ResourceRequirementsSchema>;
 
 /**
  * Rules of a model id: clients send it in a request header (and the routes match it exactly), which
