@@ -249,7 +249,7 @@ export function kubeSmokeCluster(opts: SmokeOptions): SmokeCluster {
         const e = endpoints[name];
         // Reading the Gateway may be forbidden to this user; the published URL's port (443) then stands.
         const gateway = await rest.get({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name: e.gatewayName, namespace: e.gatewayNamespace } }).catch(() => undefined);
-        return { hostname: e.hostname, port: listenerPort(gateway as { spec?: { listeners?: [] } } | undefined, e.sectionName) };
+        return { hostname: e.hostname, port: listenerPort(gateway as Parameters<typeof listenerPort>[0], e.sectionName) };
       };
       return { external: await target('external'), internal: await target('internal') };
     },
