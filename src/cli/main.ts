@@ -20,6 +20,7 @@ export const commands: Record<string, Command> = {
   upgrade: { summary: 'guarded upgrade of an installation', module: './upgrade', entry: 'runUpgrade' },
   rollback: { summary: 'roll an installation back', module: './rollback', entry: 'runRollback' },
   verify: { summary: 'check an installation', module: './verify', entry: 'runVerify' },
+  smoke: { summary: 'call every model through the gateway with real credentials (/v1/models, one-token chat)', module: './smoke', entry: 'runSmoke' },
   storage: { summary: 'rewrite the stored objects of a CRD in its storage version', module: './storage', entry: 'runStorage' },
   validate: { summary: 'admit manifests offline as the cluster would (CI of GitOps repositories)', module: './validate', entry: 'runValidate' },
   gateway: { summary: 'inventory, migrate or roll the shared Gateways (AI Gateway upgrade steps)', module: './gateway', entry: 'runGateway' },

@@ -2,14 +2,17 @@
 // the operator process contract in src/operator/README.md; the webhook server reads its own
 // NLS_WEBHOOK_* settings in src/webhook/settings.ts). Parsing is pure so it can be tested; errors name the
 // variable and the fix.
-import type { GatewayContext, QuotaSettings } from '../translate/gateway';
-import type { EndpointSettings } from '../translate/gateway/context';
-import { lowerWithoutRootDot } from '../translate/gateway/hostname';
+import type { GatewayContext } from '../translate/gateway';
+import { gatewayContextFromEnv } from '../translate/gateway/context';
 import type { ProviderContext } from '../translate/providers';
 import { leaderTimingProblem } from '../runtime/leader';
 import { LogLevel, parseLogLevel } from '../runtime/log';
 import { agentNamespacesFromEnv } from '../webhook/settings';
 import { DEFAULT_CLEANUP_BLOCKED_AFTER_MS } from './cleanup-blocked';
+
+// Parsed in the translation layer, so `nls smoke` derives endpoint host names exactly as the operator does.
+export { gatewayContextFromEnv } from '../translate/gateway/context';
+export { quotaSettingsFromEnv } from '../translate/gateway/quota-settings';
 
 export interface OperatorConfig {
   podNamespace: string;
@@ -90,52 +93,6 @@ function leaseTiming(env: NodeJS.ProcessEnv): Pick<OperatorConfig, 'leaseDuratio
     );
   }
   return timing;
-}
-
-/** The gateway context: NLS_GATEWAY_CONTEXT (JSON GatewayContext) with NLS_BASE_DOMAIN / NLS_OIDC_ISSUER_URL overriding. */
-export function gatewayContextFromEnv(env: NodeJS.ProcessEnv): GatewayContext {
-  let ctx: Partial<GatewayContext> = {};
-  if (env.NLS_GATEWAY_CONTEXT) {
-    try {
-      ctx = JSON.parse(env.NLS_GATEWAY_CONTEXT) as Partial<GatewayContext>;
-    } catch (err) {
-      throw new Error(`NLS_GATEWAY_CONTEXT: not valid JSON (${(err as Error).message}); set it to the gateway settings object, e.g. {"baseDomain":"example.com"}`);
-    }
-  }
-  // Normalised like every host name (the chart already does it; NLS_BASE_DOMAIN may be set by hand).
-  const rawBaseDomain = env.NLS_BASE_DOMAIN || ctx.baseDomain;
-  const baseDomain = rawBaseDomain ? lowerWithoutRootDot(rawBaseDomain) : rawBaseDomain;
-  if (!baseDomain) {
-    throw new Error(
-      'the platform base domain is not set: set the chart value platform.baseDomain ' +
-        '(helm upgrade <release> <chart> --reuse-values --set platform.baseDomain=example.com; NLS_BASE_DOMAIN for the process)',
-    );
-  }
-  const issuer = env.NLS_OIDC_ISSUER_URL || ctx.jwt?.issuer;
-  const endpoint = (e: EndpointSettings | undefined) => (e?.hostname ? { ...e, hostname: lowerWithoutRootDot(e.hostname) } : e);
-  const endpoints = { ...(ctx.external ? { external: endpoint(ctx.external) } : {}), ...(ctx.internal ? { internal: endpoint(ctx.internal) } : {}) };
-  const quotas = quotaSettingsFromEnv(env);
-  return { ...ctx, ...endpoints, baseDomain, ...(issuer ? { jwt: { ...ctx.jwt, issuer } } : {}), ...(quotas ? { quotas } : {}) };
-}
-
-/**
- * Per-key token quota settings from NLS_QUOTAS (JSON `{costType, defaultTier, tiers}`; the chart
- * sets it only while `quotas.rateLimitBackend` names a backend). Unset or empty means quotas off.
- * The translation checks the settings themselves (errors name the `quotas.*` chart value).
- */
-export function quotaSettingsFromEnv(env: NodeJS.ProcessEnv): QuotaSettings | undefined {
-  const raw = env.NLS_QUOTAS;
-  if (!raw) return undefined;
-  let parsed: Partial<QuotaSettings>;
-  try {
-    parsed = JSON.parse(raw) as Partial<QuotaSettings>;
-  } catch (err) {
-    throw new Error(`NLS_QUOTAS: not valid JSON (${(err as Error).message}); set the chart values quotas.* (the chart writes this variable) or unset it to turn quotas off`);
-  }
-  if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.tiers) || typeof parsed.defaultTier !== 'string' || typeof parsed.costType !== 'string') {
-    throw new Error('NLS_QUOTAS: expected {"costType": "...", "defaultTier": "...", "tiers": [...]}; set the chart values quotas.costType, quotas.defaultTier and quotas.tiers');
-  }
-  return { costType: parsed.costType, defaultTier: parsed.defaultTier, tiers: parsed.tiers };
 }
 
 /** The gateway context, or the problem that keeps the reconcilers from publishing models. */

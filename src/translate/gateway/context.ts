@@ -3,9 +3,9 @@
 // per-model facts it reads from the cluster (the API-key client IDs). Every optional setting has
 // a documented default, applied in one place (`resolveGatewayContext`).
 import { TranslationError, translationError } from './errors';
-import { normalizeHostname } from './hostname';
+import { lowerWithoutRootDot, normalizeHostname } from './hostname';
 import type { EndpointName } from './names';
-import { quotaSettingsErrors, type QuotaSettings } from './quota-settings';
+import { quotaSettingsErrors, quotaSettingsFromEnv, type QuotaSettings } from './quota-settings';
 
 /** Where one shared endpoint lives. */
 export interface EndpointSettings {
@@ -190,4 +190,34 @@ export function resolveGatewayContext(context: GatewayContext): { context: Resol
     },
     errors,
   };
+}
+
+/**
+ * The gateway context from the operator's environment: NLS_GATEWAY_CONTEXT (JSON GatewayContext)
+ * with NLS_BASE_DOMAIN / NLS_OIDC_ISSUER_URL overriding. The operator reads its own environment;
+ * `nls smoke` reads the operator Deployment's, so both derive the same endpoint host names.
+ */
+export function gatewayContextFromEnv(env: NodeJS.ProcessEnv): GatewayContext {
+  let ctx: Partial<GatewayContext> = {};
+  if (env.NLS_GATEWAY_CONTEXT) {
+    try {
+      ctx = JSON.parse(env.NLS_GATEWAY_CONTEXT) as Partial<GatewayContext>;
+    } catch (err) {
+      throw new Error(`NLS_GATEWAY_CONTEXT: not valid JSON (${(err as Error).message}); set it to the gateway settings object, e.g. {"baseDomain":"example.com"}`);
+    }
+  }
+  // Normalised like every host name (the chart already does it; NLS_BASE_DOMAIN may be set by hand).
+  const rawBaseDomain = env.NLS_BASE_DOMAIN || ctx.baseDomain;
+  const baseDomain = rawBaseDomain ? lowerWithoutRootDot(rawBaseDomain) : rawBaseDomain;
+  if (!baseDomain) {
+    throw new Error(
+      'the platform base domain is not set: set the chart value platform.baseDomain ' +
+        '(helm upgrade <release> <chart> --reuse-values --set platform.baseDomain=example.com; NLS_BASE_DOMAIN for the process)',
+    );
+  }
+  const issuer = env.NLS_OIDC_ISSUER_URL || ctx.jwt?.issuer;
+  const endpoint = (e: EndpointSettings | undefined) => (e?.hostname ? { ...e, hostname: lowerWithoutRootDot(e.hostname) } : e);
+  const endpoints = { ...(ctx.external ? { external: endpoint(ctx.external) } : {}), ...(ctx.internal ? { internal: endpoint(ctx.internal) } : {}) };
+  const quotas = quotaSettingsFromEnv(env);
+  return { ...ctx, ...endpoints, baseDomain, ...(issuer ? { jwt: { ...ctx.jwt, issuer } } : {}), ...(quotas ? { quotas } : {}) };
 }

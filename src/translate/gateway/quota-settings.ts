@@ -68,3 +68,23 @@ export function keyTiersFromMetadata(metadata: Readonly<Record<string, string>> 
   }
   return tiers;
 }
+
+/**
+ * Per-key token quota settings from NLS_QUOTAS (JSON `{costType, defaultTier, tiers}`; the chart
+ * sets it only while `quotas.rateLimitBackend` names a backend). Unset or empty means quotas off.
+ * The translation checks the settings themselves (errors name the `quotas.*` chart value).
+ */
+export function quotaSettingsFromEnv(env: NodeJS.ProcessEnv): QuotaSettings | undefined {
+  const raw = env.NLS_QUOTAS;
+  if (!raw) return undefined;
+  let parsed: Partial<QuotaSettings>;
+  try {
+    parsed = JSON.parse(raw) as Partial<QuotaSettings>;
+  } catch (err) {
+    throw new Error(`NLS_QUOTAS: not valid JSON (${(err as Error).message}); set the chart values quotas.* (the chart writes this variable) or unset it to turn quotas off`);
+  }
+  if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.tiers) || typeof parsed.defaultTier !== 'string' || typeof parsed.costType !== 'string') {
+    throw new Error('NLS_QUOTAS: expected {"costType": "...", "defaultTier": "...", "tiers": [...]}; set the chart values quotas.costType, quotas.defaultTier and quotas.tiers');
+  }
+  return { costType: parsed.costType, defaultTier: parsed.defaultTier, tiers: parsed.tiers };
+}
