@@ -16,6 +16,8 @@ module.exports = {
   // time limit: exit once the results are in. Global teardown still runs first and stops every
   // process the run started.
   forceExit: true,
+  // A global option too: the end-to-end files run in a fixed order (product, then data plane).
+  testSequencer: '<rootDir>/test/e2e/support/sequencer.js',
   // Build output holds a copy of package.json; keep it out of Jest's module map.
   modulePathIgnorePatterns: ['<rootDir>/lib/', '<rootDir>/dist/'],
   projects: [

