@@ -9,6 +9,7 @@ import { leaderTimingProblem } from '../runtime/leader';
 import { LogLevel, parseLogLevel } from '../runtime/log';
 import { agentNamespacesFromEnv } from '../webhook/settings';
 import { DEFAULT_CLEANUP_BLOCKED_AFTER_MS } from './cleanup-blocked';
+import { requeue } from './reconcile-context';
 
 // Parsed in the translation layer, so `nls smoke` derives endpoint host names exactly as the operator does.
 export { gatewayContextFromEnv } from '../translate/gateway/context';
@@ -51,6 +52,8 @@ export interface OperatorConfig {
   webhookDrainMs: number;
   /** How long a model's deletion may wait for a generated object before it reports CleanupBlocked. */
   cleanupBlockedAfterMs: number;
+  /** The longest interval between two reads of an LLMModel's provider resource (not watched). */
+  providerPollMs: number;
 }
 
 function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -130,5 +133,6 @@ export function operatorConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Ope
     bindAddress: env.NLS_BIND_ADDRESS || '0.0.0.0',
     webhookDrainMs: (env.NLS_WEBHOOK_DRAIN_SECONDS === '0' ? 0 : positive(env, 'NLS_WEBHOOK_DRAIN_SECONDS', 5)) * 1000,
     cleanupBlockedAfterMs: positive(env, 'NLS_CLEANUP_BLOCKED_SECONDS', DEFAULT_CLEANUP_BLOCKED_AFTER_MS / 1000) * 1000,
+    providerPollMs: positive(env, 'NLS_PROVIDER_POLL_SECONDS', requeue.providerStatus / 1000) * 1000,
   };
 }

@@ -27,6 +27,12 @@ export interface LLMModelDeps extends ReconcileDeps {
   providers?: ProviderContext;
   /** Detects the served version of each provider kind (one instance shared by every reconcile). */
   providerVersions?: ProviderVersions;
+  /**
+   * The longest interval between two reads of the provider resource (NLS_PROVIDER_POLL_SECONDS):
+   * a Ready model's poll; the faster polls (not Ready yet, deletion waiting) never exceed it.
+   * @default requeue.providerStatus (60 s)
+   */
+  providerPollMs?: number;
 }
 
 interface PodObject extends KubeObject {
@@ -143,9 +149,14 @@ export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileReques
 
   // A provider's own resource is not watched (its kind and version are only known at run time):
   // its status is polled, quickly while the model is not Ready, slowly once it is.
-  const polling = served ? (phase === 'Ready' ? requeue.providerStatus : requeue.podsProgressing) : undefined;
+  const pollMs = providerPollMs(deps);
+  const polling = served ? (phase === 'Ready' ? pollMs : Math.min(requeue.podsProgressing, pollMs)) : undefined;
   const delays = [requeueAfterMs, published.requeueAfterMs, phase !== 'Ready' && servingPhase ? requeue.podsProgressing : undefined, polling].filter((n): n is number => n !== undefined);
   return delays.length ? { requeueAfterMs: Math.min(...delays) } : {};
+}
+
+function providerPollMs(deps: LLMModelDeps): number {
+  return deps.providerPollMs ?? requeue.providerStatus;
 }
 
 function providerVersions(deps: LLMModelDeps): ProviderVersions {
@@ -181,7 +192,8 @@ async function finalizeProviderResource(deps: LLMModelDeps, model: LLMModelObjec
     await recordTransitions(deps.events, model, changed);
     if (changed.length > 0) deps.log.warn('provider resource stuck in deletion', { resource: `${ref.kind}/${ref.name}`, finalizers });
   }
-  return requeue.deletionWait * 5;
+  // The resource is not watched either: read it again, within the poll bound.
+  return Math.min(requeue.deletionWait * 5, providerPollMs(deps));
 }
 
 export function llmModelController(deps: LLMModelDeps, namespace: string): ControllerOptions {

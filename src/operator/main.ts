@@ -53,7 +53,7 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
   const makeControllers = () =>
     [
       passthroughModelController(deps, ns),
-      llmModelController({ ...deps, providers: config.providers }, ns),
+      llmModelController({ ...deps, providers: config.providers, providerPollMs: config.providerPollMs }, ns),
       ...config.agentNamespaces.map((agentNamespace) => agentDeploymentController(deps, agentNamespace)),
     ].map(
       (opts) => new Controller(client, { workers: config.workers, resyncMs: config.resyncMs, watchIdleTimeoutMs: config.watchIdleMs, ...opts }, metrics, controllerLog),

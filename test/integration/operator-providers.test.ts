@@ -7,7 +7,8 @@
 // controller does) and carry its failure message; deleting the model waits for the resource and,
 // past the bound, reports CleanupBlocked naming its finalizer, which it never removes. The chart's
 // admission webhooks are on (served by the operator process, ./chart-webhooks), so every model is
-// the object the API server stores for a user, mutating webhook defaults included.
+// the object the API server stores for a user, mutating webhook defaults included. The four
+// providers go through these steps at once (startProvider), against the one operator.
 import * as fs from 'fs';
 import * as path from 'path';
 import { parse as parseYaml } from 'yaml';
@@ -88,12 +89,16 @@ const cases: ProviderCase[] = [
     kind: 'Deployment',
     detected: { apiVersion: 'llm-d.ai/v1alpha2', kind: 'InferenceObjective' },
     // The example pins H100 nodes and caches the model on a claim: label the simulated GPU node
-    // and give the claim a volume to bind (there is no provisioner).
+    // and give the claim a volume to bind (there is no provisioner). The volume is reserved for
+    // this model's claim: the Dynamo model's cache claim, pending meanwhile, must not take it.
     prepare: async () => {
       for (const node of (await client.list('v1', 'Node')).items) {
         await client.mergePatch(node, { metadata: { labels: { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3' } } });
       }
-      const volume = { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'model-cache' }, spec: { capacity: { storage: '100Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/model-cache' } } };
+      const llmd = example('llmd.yaml') as unknown as LLMModel;
+      const claim = providers.llmd.translate(llmd, {}, undefined).objects.find((o) => o.kind === 'PersistentVolumeClaim')!;
+      const claimRef = { namespace: ns, name: claim.metadata!.name };
+      const volume = { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'model-cache' }, spec: { capacity: { storage: '100Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/model-cache' }, claimRef } };
       await client.create(volume as KubeObject);
     },
   },
@@ -117,11 +122,20 @@ beforeAll(async () => {
   // Secrets the examples reference (the Dynamo example reads a Hugging Face token).
   await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'hf-token', namespace: ns }, stringData: { HF_TOKEN: 'hf_test' } } as KubeObject);
   webhooks = chartWebhooks(kc, 'nls-test', ns);
-  operator = startOperator({ kubeconfigPath: plane.kubeconfigPath, namespace: ns, name: 'providers-operator', env: { ...webhooks.operatorEnv, NLS_CLEANUP_BLOCKED_SECONDS: '3' } });
+  // The product's bounds, shortened: CleanupBlocked after 3 s, the provider resources (not watched)
+  // read every 2 s instead of every 60 s once Ready (15 s before, 10 s while a deletion waits).
+  operator = startOperator({
+    kubeconfigPath: plane.kubeconfigPath,
+    namespace: ns,
+    name: 'providers-operator',
+    env: { ...webhooks.operatorEnv, NLS_CLEANUP_BLOCKED_SECONDS: '3', NLS_PROVIDER_POLL_SECONDS: '2' },
+  });
   await webhooks.register(webhookPort(await operator.waitForLine(/webhook server listening/)));
+  for (const c of cases) runs.set(c.provider, startProvider(c));
 }, 180_000);
 
 afterAll(async () => {
+  if (stepSeconds.length) console.log(`provider steps (s): ${stepSeconds.join('; ')}`);
   if (process.env.NLS_OPERATOR_LOG) fs.writeFileSync(process.env.NLS_OPERATOR_LOG, operator.lines.join('\n'));
   await webhooks?.close();
   if (operator?.child.exitCode === null) await operator.kill();
@@ -129,78 +143,121 @@ afterAll(async () => {
   await plane?.stop();
 });
 
+// The providers are independent (their own CRDs, models and resources), so each one's steps run as
+// a chain started once the operator is up, all four chains at once against the one API server and
+// operator; each test below awaits its provider's step, which fails it with that step's error.
+// Run one after the other, the providers spent most of the time waiting for the operator's polls.
+interface ProviderRun {
+  crds: Promise<void>;
+  ready: Promise<void>;
+  deletion: Promise<void>;
+}
+const runs = new Map<string, ProviderRun>();
+/** Seconds each step took, printed at the end (the tests' own times include waiting for the chain). */
+const stepSeconds: string[] = [];
+
+function startProvider(c: ProviderCase): ProviderRun {
+  const timed = async (step: string, body: () => Promise<void>) => {
+    const started = Date.now();
+    await body();
+    stepSeconds.push(`${c.provider} ${step} ${((Date.now() - started) / 1000).toFixed(1)}`);
+  };
+  const after = (previous: Promise<void>, step: string, next: () => Promise<void>) =>
+    previous.then(next, (err: Error) => {
+      throw new Error(`${c.provider}: not run, since the step before failed (${step}): ${err.message}`);
+    });
+  const crds = timed('crds', () => crdsStep(c));
+  const ready = after(crds, 'CRDs', () => timed('ready', () => readyStep(c)));
+  const deletion = after(ready, 'Ready', () => timed('deletion', () => deletionStep(c)));
+  // Rejections surface in the tests that await them; none must count as unhandled meanwhile.
+  for (const p of [crds, ready, deletion]) p.catch(() => undefined);
+  return { crds, ready, deletion };
+}
+
 describe.each(cases)('the $provider provider', (c) => {
-  const name = () => example(c.example).metadata.name;
+  const run = () => runs.get(c.provider)!;
 
-  it('waits with ProviderCRDUnavailable, then writes the served version, switches when a newer CRD is served', async () => {
-    await applyObject(example(c.example), { kubeConfig: plane.kubeConfig() });
-    // Stored through the chart's webhooks: the spec the offline admission predicts, defaults included.
-    const predicted = await admit(example(c.example), { operatorNamespace: ns });
-    expect(predicted.problems).toEqual([]);
-    expect((await model(name()))?.spec).toEqual(predicted.object.spec);
-    await waitFor(`${c.provider}: ProviderCRDUnavailable`, async () => condition(await model(name()), 'ProviderReady')?.reason === 'ProviderCRDUnavailable', { timeoutMs: 60_000 });
-    expect(condition(await model(name()), 'ProviderReady')?.message).toMatch(/install/i);
+  it('waits with ProviderCRDUnavailable, then writes the served version, switches when a newer CRD is served', () => run().crds, 300_000);
 
-    for (const [i, dir] of c.crds.entries()) {
-      await installCRDs([path.join(upstreamCrdDir(), dir)], plane.kubeConfig());
-      const want = c.apiVersions[i];
-      await waitFor(`${c.provider}: status.provider.apiVersion ${want} after ${dir}`, async () => status(await model(name())).provider?.apiVersion === want, { timeoutMs: 90_000, intervalMs: 1000 });
-      const resource = await get(want, c.kind, status(await model(name())).provider!.resourceName ?? name());
-      expect(resource?.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'LLMModel', name: name(), controller: true });
-      if (c.detected) expect(await get(c.detected.apiVersion, c.detected.kind, name())).toBeDefined();
-    }
-  }, 300_000);
+  it('turns Ready from the provider status, and carries a failure message', () => run().ready, 300_000);
 
-  it('turns Ready from the provider status, and carries a failure message', async () => {
-    const s = status(await model(name()));
-    const ref = objectRef(s.provider!.apiVersion!, s.provider!.resourceKind!, s.provider!.resourceName!, ns);
-    const writeStatus = async (value: (resource: KubeObject) => Record<string, unknown>) => {
-      const current = (await client.get(ref))!;
-      await client.replace({ ...current, status: value(current) } as KubeObject, { subresource: 'status' });
-    };
-    for (let i = 0; i < (c.servingPods ?? 0); i++) {
-      // A Ray worker as KubeRay would start it: the labels the model's InferencePool selects.
-      const selector = providers[c.provider as LLMProviderName].translate(example(c.example) as unknown as LLMModel, {}, { [c.kind]: s.provider!.apiVersion! }).servingPool.selector;
-      const pod = {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name: `${name()}-worker-${i}`, namespace: ns, labels: { ...selector } },
-        spec: { containers: [{ name: 'ray-worker', image: 'example.com/ray:1' }] },
-      };
-      await client.create(pod as KubeObject);
-    }
-    await c.prepare?.();
-    if (c.ready) await writeStatus(c.ready);
-    await waitFor(`${c.provider}: model Ready`, async () => status(await model(name())).phase === 'Ready', { timeoutMs: 120_000, intervalMs: 1000 });
-    expect(condition(await model(name()), 'ModelServing')?.status).toBe('True');
-    if (c.failed) {
-      await writeStatus(c.failed.status);
-      await waitFor(`${c.provider}: failure reported`, async () => (condition(await model(name()), 'ModelServing')?.message ?? '').includes(c.failed!.message), { timeoutMs: 120_000, intervalMs: 1000 });
-      expect(status(await model(name())).phase).not.toBe('Ready');
-    }
-  }, 300_000);
-
-  it('deleting the model deletes the provider resource and waits for its finalizers', async () => {
-    const s = status(await model(name()));
-    const ref = objectRef(s.provider!.apiVersion!, s.provider!.resourceKind!, s.provider!.resourceName!, ns);
-    const resource = (await client.get(ref))!;
-    // The provider's controller keeps a finalizer until its cleanup is done.
-    await client.mergePatch(ref, { metadata: { finalizers: ['example.com/provider-cleanup'] } });
-    await client.delete((await model(name()))!);
-    await waitFor(`${c.provider}: resource deleting`, async () => !!(await client.get(ref))?.metadata.deletionTimestamp, { timeoutMs: 60_000 });
-    // Past the bound (NLS_CLEANUP_BLOCKED_SECONDS) the model says what holds it, and keeps waiting.
-    await waitFor(`${c.provider}: CleanupBlocked`, async () => condition(await model(name()), 'CleanupBlocked') !== undefined, { timeoutMs: 60_000 });
-    const deleting = await model(name());
-    expect(condition(deleting, 'ProviderReady')).toMatchObject({ status: 'False', reason: 'ProviderFinalizerPending' });
-    expect(condition(deleting, 'CleanupBlocked')).toMatchObject({ status: 'True', reason: 'ForeignFinalizer' });
-    expect(condition(deleting, 'CleanupBlocked')!.message).toContain(`${s.provider!.resourceKind} ${ns}/${s.provider!.resourceName} to go; it is being deleted but held by finalizer example.com/provider-cleanup`);
-    expect((await client.get(ref))!.metadata.finalizers).toEqual(['example.com/provider-cleanup']); // never removed by the operator
-    await client.mergePatch(ref, { metadata: { finalizers: null } });
-    await waitFor(`${c.provider}: model gone`, async () => (await model(name())) === undefined, { timeoutMs: 90_000, intervalMs: 1000 });
-    expect(await client.get(ref)).toBeUndefined();
-    expect(resource.metadata.uid).toBeDefined();
-  }, 300_000);
+  it('deleting the model deletes the provider resource and waits for its finalizers', () => run().deletion, 300_000);
 });
+
+const modelName = (c: ProviderCase) => example(c.example).metadata.name;
+
+async function crdsStep(c: ProviderCase): Promise<void> {
+  const name = () => modelName(c);
+  await applyObject(example(c.example), { kubeConfig: plane.kubeConfig() });
+  // Stored through the chart's webhooks: the spec the offline admission predicts, defaults included.
+  const predicted = await admit(example(c.example), { operatorNamespace: ns });
+  expect(predicted.problems).toEqual([]);
+  expect((await model(name()))?.spec).toEqual(predicted.object.spec);
+  await waitFor(`${c.provider}: ProviderCRDUnavailable`, async () => condition(await model(name()), 'ProviderReady')?.reason === 'ProviderCRDUnavailable', { timeoutMs: 60_000 });
+  expect(condition(await model(name()), 'ProviderReady')?.message).toMatch(/install/i);
+
+  for (const [i, dir] of c.crds.entries()) {
+    await installCRDs([path.join(upstreamCrdDir(), dir)], plane.kubeConfig());
+    const want = c.apiVersions[i];
+    await waitFor(`${c.provider}: status.provider.apiVersion ${want} after ${dir}`, async () => status(await model(name())).provider?.apiVersion === want, { timeoutMs: 90_000 });
+    const resource = await get(want, c.kind, status(await model(name())).provider!.resourceName ?? name());
+    expect(resource?.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'LLMModel', name: name(), controller: true });
+    if (c.detected) expect(await get(c.detected.apiVersion, c.detected.kind, name())).toBeDefined();
+  }
+}
+
+async function readyStep(c: ProviderCase): Promise<void> {
+  const name = () => modelName(c);
+  const s = status(await model(name()));
+  const ref = objectRef(s.provider!.apiVersion!, s.provider!.resourceKind!, s.provider!.resourceName!, ns);
+  const writeStatus = async (value: (resource: KubeObject) => Record<string, unknown>) => {
+    const current = (await client.get(ref))!;
+    await client.replace({ ...current, status: value(current) } as KubeObject, { subresource: 'status' });
+  };
+  for (let i = 0; i < (c.servingPods ?? 0); i++) {
+    // A Ray worker as KubeRay would start it: the labels the model's InferencePool selects.
+    const selector = providers[c.provider as LLMProviderName].translate(example(c.example) as unknown as LLMModel, {}, { [c.kind]: s.provider!.apiVersion! }).servingPool.selector;
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: `${name()}-worker-${i}`, namespace: ns, labels: { ...selector } },
+      spec: { containers: [{ name: 'ray-worker', image: 'example.com/ray:1' }] },
+    };
+    await client.create(pod as KubeObject);
+  }
+  await c.prepare?.();
+  if (c.ready) await writeStatus(c.ready);
+  await waitFor(`${c.provider}: model Ready`, async () => status(await model(name())).phase === 'Ready', { timeoutMs: 120_000 });
+  expect(condition(await model(name()), 'ModelServing')?.status).toBe('True');
+  if (c.failed) {
+    // Read back by the operator's poll of a Ready model's provider resource (NLS_PROVIDER_POLL_SECONDS).
+    await writeStatus(c.failed.status);
+    await waitFor(`${c.provider}: failure reported`, async () => (condition(await model(name()), 'ModelServing')?.message ?? '').includes(c.failed!.message), { timeoutMs: 120_000 });
+    expect(status(await model(name())).phase).not.toBe('Ready');
+  }
+}
+
+async function deletionStep(c: ProviderCase): Promise<void> {
+  const name = () => modelName(c);
+  const s = status(await model(name()));
+  const ref = objectRef(s.provider!.apiVersion!, s.provider!.resourceKind!, s.provider!.resourceName!, ns);
+  const resource = (await client.get(ref))!;
+  // The provider's controller keeps a finalizer until its cleanup is done.
+  await client.mergePatch(ref, { metadata: { finalizers: ['example.com/provider-cleanup'] } });
+  await client.delete((await model(name()))!);
+  await waitFor(`${c.provider}: resource deleting`, async () => !!(await client.get(ref))?.metadata.deletionTimestamp, { timeoutMs: 60_000 });
+  // Past the bound (NLS_CLEANUP_BLOCKED_SECONDS) the model says what holds it, and keeps waiting.
+  await waitFor(`${c.provider}: CleanupBlocked`, async () => condition(await model(name()), 'CleanupBlocked') !== undefined, { timeoutMs: 60_000 });
+  const deleting = await model(name());
+  expect(condition(deleting, 'ProviderReady')).toMatchObject({ status: 'False', reason: 'ProviderFinalizerPending' });
+  expect(condition(deleting, 'CleanupBlocked')).toMatchObject({ status: 'True', reason: 'ForeignFinalizer' });
+  expect(condition(deleting, 'CleanupBlocked')!.message).toContain(`${s.provider!.resourceKind} ${ns}/${s.provider!.resourceName} to go; it is being deleted but held by finalizer example.com/provider-cleanup`);
+  expect((await client.get(ref))!.metadata.finalizers).toEqual(['example.com/provider-cleanup']); // never removed by the operator
+  await client.mergePatch(ref, { metadata: { finalizers: null } });
+  await waitFor(`${c.provider}: model gone`, async () => (await model(name())) === undefined, { timeoutMs: 90_000 });
+  expect(await client.get(ref)).toBeUndefined();
+  expect(resource.metadata.uid).toBeDefined();
+}
 
 // Provider statuses, as each provider's controller writes them.
 const at = '2026-12-01T10:00:00Z';

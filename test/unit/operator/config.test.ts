@@ -26,6 +26,14 @@ describe('operator configuration from the environment', () => {
     expect(() => operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com', NLS_CLEANUP_BLOCKED_SECONDS: '0' })).toThrow(/NLS_CLEANUP_BLOCKED_SECONDS/);
   });
 
+  it('reads a Ready model\'s provider resource every 60 s unless NLS_PROVIDER_POLL_SECONDS says otherwise', () => {
+    expect(operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com' }).providerPollMs).toBe(60_000);
+    expect(operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com', NLS_PROVIDER_POLL_SECONDS: '2' }).providerPollMs).toBe(2000);
+    expect(operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com', NLS_PROVIDER_POLL_SECONDS: '0.5' }).providerPollMs).toBe(500);
+    expect(() => operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com', NLS_PROVIDER_POLL_SECONDS: '0' })).toThrow(/NLS_PROVIDER_POLL_SECONDS/);
+    expect(() => operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com', NLS_PROVIDER_POLL_SECONDS: 'soon' })).toThrow(/NLS_PROVIDER_POLL_SECONDS/);
+  });
+
   it('merges NLS_GATEWAY_CONTEXT with the base domain and issuer variables', () => {
     expect(gatewayContextFromEnv({ NLS_GATEWAY_CONTEXT: '{"baseDomain":"a.org","external":{"gatewayName":"gw"}}', NLS_OIDC_ISSUER_URL: 'https://kc/realms/x' })).toEqual({
       baseDomain: 'a.org',
