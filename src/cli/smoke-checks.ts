@@ -16,11 +16,16 @@ export interface SmokeModel {
   readonly modelIds: readonly string[];
   /** The endpoints the model is published on (the translation's own rule). */
   readonly endpoints: readonly EndpointName[];
+  /** The request that asks the model for an answer: the API its provider speaks through the gateway. */
+  readonly answerCheck: AnswerCheck;
 }
 
 export function smokeModel(obj: LLMModelV1beta1 | PassthroughModelV1beta1): SmokeModel {
   const modelIds = obj.kind === 'LLMModel' ? [obj.spec.model.name] : (obj.spec.models?.declared ?? []);
-  return { kind: obj.kind, name: obj.metadata.name ?? '', modelIds, endpoints: enabledEndpoints(obj.spec.endpoints) };
+  // AI Gateway 1.1.0 has no OpenAI chat translation for an Anthropic backend: Anthropic models
+  // answer Anthropic's Messages API under /anthropic (docs/compatibility-gateway.md).
+  const anthropic = obj.kind === 'PassthroughModel' && obj.spec.provider.backend?.type === 'Anthropic';
+  return { kind: obj.kind, name: obj.metadata.name ?? '', modelIds, endpoints: enabledEndpoints(obj.spec.endpoints), answerCheck: anthropic ? 'POST /anthropic/v1/messages' : 'POST /v1/chat/completions' };
 }
 
 /**
@@ -45,8 +50,8 @@ export interface EndpointTarget {
   readonly port: number;
 }
 
-export type CheckName = 'GET /v1/models' | 'POST /v1/chat/completions';
-export const CHECKS: readonly CheckName[] = ['GET /v1/models', 'POST /v1/chat/completions'];
+export type AnswerCheck = 'POST /v1/chat/completions' | 'POST /anthropic/v1/messages';
+export type CheckName = 'GET /v1/models' | AnswerCheck;
 
 export interface PlannedCheck {
   readonly model: SmokeModel;
@@ -61,7 +66,7 @@ export interface PlannedCheck {
 
 /**
  * Every check for `models`: per model, enabled endpoint and model name, `GET /v1/models` then a
- * one-token chat completion. `only` (the --model flags) keeps models by object name or model name.
+ * one-token answer (a chat completion, or an Anthropic message). `only` (the --model flags) keeps models by object name or model name.
  */
 export function planChecks(models: readonly SmokeModel[], targets: Readonly<Record<EndpointName, EndpointTarget>>, opts: { only?: readonly string[]; hasToken: boolean }): PlannedCheck[] {
   const only = opts.only ?? [];
@@ -74,7 +79,7 @@ export function planChecks(models: readonly SmokeModel[], targets: Readonly<Reco
       const skip = endpoint === 'internal' && !opts.hasToken ? 'skipped: no --token' : undefined;
       for (const modelId of ids.length > 0 ? ids : ['']) {
         const why = modelId === '' ? 'skipped: no declared model name (catch-all only); nothing to ask for' : skip;
-        for (const check of CHECKS) planned.push({ model, modelId, endpoint, target: targets[endpoint], check, ...(why ? { skip: why } : {}) });
+        for (const check of ['GET /v1/models', model.answerCheck] as const) planned.push({ model, modelId, endpoint, target: targets[endpoint], check, ...(why ? { skip: why } : {}) });
       }
     }
   }
@@ -86,8 +91,9 @@ export function unmatchedModelFlags(models: readonly SmokeModel[], only: readonl
   return only.filter((n) => !models.some((m) => m.name === n || m.modelIds.includes(n)));
 }
 
-/** The request body of the chat check: one token, so a real model answers fast and cheaply. */
-export function chatBody(modelId: string): string {
+/** The request body of the answer check: one token, so a real model answers fast and cheaply. */
+export function answerBody(modelId: string): string {
+  // The same body is valid for OpenAI chat completions and Anthropic messages.
   return JSON.stringify({ model: modelId, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 });
 }
 
@@ -206,7 +212,7 @@ export function classify(planned: PlannedCheck, outcome: Outcome): SmokeRow {
   const status = outcome.status;
   const body = outcome.body ?? '';
   if (status !== 200) return rowOf(planned, 'fail', String(status), `HTTP ${status}${body ? `: ${excerpt(body)}` : ''}`, ms, statusFix(status, body, planned));
-  const parsed = json(body) as { data?: { id?: unknown }[]; choices?: unknown } | undefined;
+  const parsed = json(body) as { data?: { id?: unknown }[]; choices?: unknown; content?: unknown } | undefined;
   if (planned.check === 'GET /v1/models') {
     const ids = Array.isArray(parsed?.data) ? parsed.data.map((d) => d?.id).filter((id): id is string => typeof id === 'string') : undefined;
     if (!ids) return rowOf(planned, 'fail', '200', `not a model list: ${excerpt(body)}`, ms, 'the answer is not the gateway\'s /v1/models catalog: is the address (--resolve) the AI Gateway?');
@@ -214,6 +220,12 @@ export function classify(planned: PlannedCheck, outcome: Outcome): SmokeRow {
       return rowOf(planned, 'fail', '200', `"${planned.modelId}" not listed (${ids.length} models listed)`, ms, `the catalog of ${planned.target.hostname} does not list the model: its AIGatewayRoute is not accepted yet, or the model name differs (nls verify)`);
     }
     return rowOf(planned, 'pass', '200', `listed among ${ids.length} model(s)`, ms);
+  }
+  if (planned.check === 'POST /anthropic/v1/messages') {
+    if (!parsed || !Array.isArray(parsed.content)) {
+      return rowOf(planned, 'fail', '200', `no content in the answer: ${excerpt(body)}`, ms, 'the upstream did not answer in the Anthropic Messages format: check the provider (spec.provider)');
+    }
+    return rowOf(planned, 'pass', '200', `${parsed.content.length} content block(s)`, ms);
   }
   if (!parsed || !Array.isArray(parsed.choices)) {
     return rowOf(planned, 'fail', '200', `no choices in the answer: ${excerpt(body)}`, ms, 'the upstream did not answer in the OpenAI chat format: check the provider (spec.provider) or the serving pods');

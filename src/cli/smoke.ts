@@ -21,7 +21,7 @@ import { commandOutput } from './output';
 import { ExitCode, UsageError } from './phases';
 import {
   addressFor,
-  chatBody,
+  answerBody,
   classify,
   listenerPort,
   notSentRow,
@@ -48,7 +48,7 @@ export const smokeUsage = `Usage:
             [--key-wait DURATION] [--output text|json] [--kubeconfig PATH] [--context NAME]
 Calls every LLMModel and PassthroughModel of the namespace through the gateway as a client would:
 per enabled endpoint and model name, GET /v1/models (the name is listed) and a one-token
-POST /v1/chat/completions (an answer with choices). Prints one row per check with the likely fix of
+POST /v1/chat/completions (an answer with choices; POST /anthropic/v1/messages for Anthropic models). Prints one row per check with the likely fix of
 a failure; exit 0 when nothing failed, 1 when a check failed, 2 on bad arguments.
   -n, --namespace NS    the release namespace, where the models live (default ${CHART_NAME}-system)
   --release NAME        the release whose operator settings give the endpoint host names (default ${CHART_NAME})
@@ -147,6 +147,9 @@ export interface SmokeRequest {
   readonly body?: string;
 }
 
+/** The Messages API version Anthropic's SDKs send. */
+const ANTHROPIC_VERSION = '2023-06-01';
+
 /** The most of a body kept: a /v1/models catalog fits, a runaway answer does not fill memory. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -170,6 +173,8 @@ export function sendRequest(req: SmokeRequest, conn: Connection): Promise<Outcom
       host: port === 443 ? hostname : `${hostname}:${port}`,
       authorization: `Bearer ${req.bearer}`,
       accept: 'application/json',
+      // Anthropic's API requires its version header; the gateway passes it on.
+      ...(req.path.startsWith('/anthropic/') ? { 'anthropic-version': ANTHROPIC_VERSION } : {}),
       ...(req.body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(req.body)) } : {}),
     };
     const request = https.request(
@@ -266,7 +271,7 @@ export function kubeSmokeCluster(opts: SmokeOptions): SmokeCluster {
 function requestOf(p: PlannedCheck, bearer: string): SmokeRequest {
   return p.check === 'GET /v1/models'
     ? { target: p.target, method: 'GET', path: '/v1/models', bearer }
-    : { target: p.target, method: 'POST', path: '/v1/chat/completions', bearer, body: chatBody(p.modelId) };
+    : { target: p.target, method: 'POST', path: p.check.slice('POST '.length), bearer, body: answerBody(p.modelId) };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

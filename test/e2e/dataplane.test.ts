@@ -11,9 +11,9 @@ import { issueCertificateAuthority } from '../../src/webhook/certificates';
 import { waitFor } from '../support/processes';
 import { admin, CHART, helmOk, imageRoot, NAMESPACE, nls, OPERATOR_SELECTOR, podLogs, pods, readyAtGeneration, RELEASE, waitForObject } from './support/e2e';
 import { e2eState } from './support/state';
-import { EG_NAMESPACE, installAiGateway, installCoreDns, installEnvoyGateway, installPlatformGateways, proxyAddress, proxyPods, pushDataPlaneImages } from './support/dataplane';
+import { type AwsCredentials, EG_NAMESPACE, installAiGateway, installCoreDns, installEnvoyGateway, installPlatformGateways, proxyAddress, proxyPods, pushDataPlaneImages, REDIS_HOST, startRedis } from './support/dataplane';
 import { chat, gatewayRequest, type GatewayTarget, type JwtIssuer, startJwtIssuer } from './support/gateway-client';
-import { STREAM_PIECES, startStandInProviders, type StandInProviders } from './support/providers';
+import { sigV4Problem, STREAM_PIECES, startStandInProviders, type StandInProviders } from './support/providers';
 
 const state = e2eState();
 const GROUP = 'llm.nebari.dev/v1beta1';
@@ -25,6 +25,7 @@ const figures: Record<string, string> = {};
 const ca = issueCertificateAuthority({ commonName: 'nls e2e data plane CA' });
 let providers: StandInProviders;
 let issuer: JwtIssuer;
+let redis: Awaited<ReturnType<typeof startRedis>>;
 let external: GatewayTarget;
 let internal: GatewayTarget;
 /** Minted keys by model. */
@@ -43,6 +44,16 @@ const MODELS = [
   { name: 'tiny', kind: 'LLMModel', answersAs: 'e2e/tiny-chat', groups: ['team-g'] },
 ] as const;
 const PASSTHROUGH = MODELS.filter((m) => m.kind === 'PassthroughModel');
+/** A provider whose certificate no trusted CA signed. */
+const UNTRUSTED_HOST = 'api.untrusted.example';
+/**
+ * Providers with their own APIs, at their real default host names (CoreDNS answers them with the
+ * node address inside the run's network namespace): Anthropic (key as `x-api-key`) and Bedrock
+ * (SigV4 with the extproc's AWS credentials, as IRSA would give them).
+ */
+const ANTHROPIC = { name: 'claude', answersAs: 'claude-haiku-4-5', upstreamHost: 'api.anthropic.com' };
+const BEDROCK = { name: 'bedrock', answersAs: 'amazon.nova-pro-v1:0', upstreamHost: 'bedrock-runtime.us-east-1.amazonaws.com' };
+const AWS: AwsCredentials = { accessKeyId: 'AKIAE2ESTANDIN000001', secretAccessKey: 'e2e-stand-in-secret-access-key-0123456789' };
 
 /** The key and client ID of `nls keys mint -o json`. */
 function mintedKey(output: string): { key: string; clientId: string } {
@@ -103,14 +114,16 @@ beforeAll(async () => {
   await helmOk(4, ['uninstall', RELEASE, '-n', NAMESPACE, '--wait']).catch(() => undefined);
 
   const started = Date.now();
-  const standInHosts = [...PASSTHROUGH.map((m) => m.upstreamHost), ISSUER_HOST];
-  providers = await startStandInProviders(ca, PASSTHROUGH.map((m) => m.upstreamHost));
+  const providerHosts = [...PASSTHROUGH.map((m) => m.upstreamHost), ANTHROPIC.upstreamHost, BEDROCK.upstreamHost];
+  const standInHosts = [...providerHosts, UNTRUSTED_HOST, ISSUER_HOST, REDIS_HOST];
+  providers = await startStandInProviders(ca, providerHosts, [UNTRUSTED_HOST]);
   issuer = await startJwtIssuer(ca, ISSUER_HOST, 8443);
   const bundle = fs.readFileSync(path.join(imageRoot(), 'etc', 'ssl', 'certs', 'ca-certificates.crt'), 'utf8');
   const images = pushDataPlaneImages(state.images.operator.repository.split('/')[0], ca, bundle);
   await installCoreDns(images.coredns, standInHosts);
-  await installAiGateway(images);
-  await installEnvoyGateway(images, fs.mkdtempSync(path.join(state.dir, 'eg-')));
+  await installAiGateway(images, AWS);
+  redis = await startRedis(fs.mkdtempSync(path.join(state.dir, 'redis-')));
+  await installEnvoyGateway(images, fs.mkdtempSync(path.join(state.dir, 'eg-')), redis.url);
   await installPlatformGateways([EXTERNAL, INTERNAL], ca, images.envoy);
   figures.dataPlaneInstalled = seconds(started);
 
@@ -128,6 +141,7 @@ afterAll(async () => {
   console.log(`data-plane figures: ${JSON.stringify(figures, null, 2)}`);
   await providers?.stop();
   await issuer?.stop();
+  await redis?.process.stop();
 });
 
 test('models created out of order are Ready, and the proxies serve them once rolled', async () => {
@@ -241,6 +255,62 @@ test('an LLMModel answers through its InferencePool and the real endpoint picker
   expect(answers).toEqual([200, 200, 200]);
 });
 
+test('an Anthropic model answers Anthropic\'s Messages API; a Bedrock model gets requests signed with SigV4', async () => {
+  const passthrough = (name: string, provider: object, declared: string) => ({
+    apiVersion: GROUP, kind: 'PassthroughModel', metadata: { name, namespace: NAMESPACE },
+    spec: { provider, models: { declared: [declared] }, access: { groups: ['team-a'] } },
+  }) as KubeObject;
+  await admin().create(passthrough(ANTHROPIC.name, { backend: { type: 'Anthropic' }, credential: { secretRef: { name: 'provider-credentials' } } }, ANTHROPIC.answersAs));
+  await admin().create(passthrough(BEDROCK.name, { backend: { type: 'Bedrock', bedrock: { region: 'us-east-1' } } }, BEDROCK.answersAs));
+  for (const m of [ANTHROPIC, BEDROCK]) {
+    await waitForObject<KubeObject>(GROUP, 'PassthroughModel', m.name, readyAtGeneration);
+    keys[m.name] = mintedKey((await nls(['keys', 'mint', '--model', m.name, '--kind', 'PassthroughModel', '-n', NAMESPACE, '-o', 'json'])).output);
+  }
+
+  // Anthropic: the client speaks Anthropic's API under /anthropic, with our key as a bearer token.
+  const message = { model: ANTHROPIC.answersAs, max_tokens: 16, messages: [{ role: 'user', content: 'ping' }] };
+  const anthropicHeaders = { 'anthropic-version': '2023-06-01' };
+  let answer = { status: 0, body: '' };
+  await waitFor('the Anthropic model answering', async () => {
+    answer = await gatewayRequest(external, 'POST', '/anthropic/v1/messages', { token: keys.claude.key, body: message, headers: anthropicHeaders }).catch(() => ({ status: 0, body: '' }));
+    return answer.status === 200;
+  }, { timeoutMs: 120000, intervalMs: 1000 });
+  expect(JSON.parse(answer.body)).toMatchObject({ type: 'message', content: [{ type: 'text', text: 'pong' }] });
+  const [toAnthropic] = providers.to(ANTHROPIC.answersAs);
+  expect({ path: toAnthropic.path, host: toAnthropic.host, key: toAnthropic.headers['x-api-key'], version: toAnthropic.headers['anthropic-version'] })
+    .toEqual({ path: '/v1/messages', host: ANTHROPIC.upstreamHost, key: PROVIDER_KEY, version: '2023-06-01' });
+  expect(JSON.stringify(toAnthropic.headers)).not.toContain(keys.claude.key);
+  // Anthropic's SDKs send the key as x-api-key: accepted too, and replaced by the provider's key.
+  const viaApiKey = await gatewayRequest(external, 'POST', '/anthropic/v1/messages', { body: message, headers: { ...anthropicHeaders, 'x-api-key': keys.claude.key } });
+  expect(viaApiKey.status).toBe(200);
+  expect(providers.to(ANTHROPIC.answersAs).at(-1)?.headers['x-api-key']).toBe(PROVIDER_KEY);
+  expect((await gatewayRequest(external, 'POST', '/anthropic/v1/messages', { body: message, headers: { ...anthropicHeaders, 'x-api-key': 'nls-not-a-key-0123456789abcdef' } })).status).toBe(401);
+  // Another model's key is refused, as for every model.
+  expect((await gatewayRequest(external, 'POST', '/anthropic/v1/messages', { token: keys.alpha.key, body: message, headers: anthropicHeaders })).status).toBe(403);
+  // AI Gateway 1.1.0 has no OpenAI-to-Anthropic translation: an OpenAI chat request for the model
+  // is refused by the gateway and never reaches Anthropic (docs/compatibility-gateway.md).
+  const before = providers.requests.length;
+  const viaChat = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys.claude.key, body: chat(ANTHROPIC.answersAs) });
+  figures.anthropicViaOpenAIChat = `${viaChat.status} ${viaChat.body.slice(0, 200)}`;
+  expect(viaChat.status).toBeGreaterThanOrEqual(400);
+  expect(providers.requests.length).toBe(before);
+
+  // Bedrock: an OpenAI chat request becomes a Converse call, signed with the extproc's credentials.
+  let converse = { status: 0, body: '' };
+  await waitFor('the Bedrock model answering', async () => {
+    converse = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys.bedrock.key, body: chat(BEDROCK.answersAs) }).catch(() => ({ status: 0, body: '' }));
+    return converse.status === 200;
+  }, { timeoutMs: 120000, intervalMs: 1000 });
+  expect(JSON.parse(converse.body)).toMatchObject({ choices: [{ message: { role: 'assistant', content: 'pong' } }] });
+  const [toBedrock] = providers.to(BEDROCK.answersAs);
+  expect(decodeURIComponent(toBedrock.path)).toBe(`/model/${BEDROCK.answersAs}/converse`);
+  expect(toBedrock.host).toBe(BEDROCK.upstreamHost);
+  expect(sigV4Problem(toBedrock, AWS, 'bedrock')).toBeUndefined();
+  expect(toBedrock.headers.authorization).toContain('/us-east-1/bedrock/aws4_request');
+  expect(JSON.stringify(toBedrock.headers)).not.toContain(keys.bedrock.key);
+  expect(JSON.stringify(toBedrock.headers)).not.toContain(keys.bedrock.clientId);
+});
+
 test('the internal endpoint takes the issuer\'s tokens and checks groups per model', async () => {
   const inTeamA = issuer.token({ sub: 'ana', groups: ['team-a'] });
   for (const m of MODELS) {
@@ -277,6 +347,46 @@ test('a revoked key is refused within a second, and the other models\' keys keep
   figures.mintedKeyFirst200AfterMs = String(Date.now() - mintedAt);
 });
 
+test('an expired key is refused once its expiry passes, without anyone revoking it', async () => {
+  const expiring = mintedKey((await nls(['keys', 'mint', '--model', 'alpha', '--kind', 'PassthroughModel', '--expires-in', '20s', '-n', NAMESPACE, '-o', 'json'])).output);
+  const expiresAt = Date.now() + 20000;
+  await waitFor('the expiring key accepted', async () => (await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: expiring.key, body: chat('alpha-model') })).status === 200, { timeoutMs: 15000, intervalMs: 100 });
+  await waitFor('the expired key refused', async () => (await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: expiring.key, body: chat('alpha-model') })).status === 401, { timeoutMs: 60000, intervalMs: 100 });
+  const refusedAfter = Date.now() - expiresAt;
+  figures.expiredKeyRefusedAfterExpiryMs = String(refusedAfter);
+  expect(refusedAfter).toBeLessThan(5000);
+  expect((await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys.alpha.key, body: chat('alpha-model') })).status).toBe(200);
+});
+
+test('a quota tier turned on by helm upgrade answers 429 to its keys only, once their tokens are used', async () => {
+  // Each stand-in answer reports 4 tokens: a key in the 6-token tier gets two answers, then 429.
+  await helmOk(4, [
+    'upgrade', RELEASE, `${state.chartRepo}/${CHART}`, '--version', state.version, '-n', NAMESPACE, '--reuse-values', '--wait', '--timeout', '5m',
+    '--set', `quotas.rateLimitBackend=redis://${redis.url}`, '--set', 'quotas.defaultTier=standard',
+    '--set', 'quotas.tiers[0].name=standard', '--set', 'quotas.tiers[0].tokens=1000000', '--set', 'quotas.tiers[0].unit=Day',
+    '--set', 'quotas.tiers[1].name=tiny', '--set', 'quotas.tiers[1].tokens=6', '--set', 'quotas.tiers[1].unit=Hour',
+  ]);
+  const tiny = mintedKey((await nls(['keys', 'mint', '--model', 'alpha', '--kind', 'PassthroughModel', '--tier', 'tiny', '-n', NAMESPACE, '-o', 'json'])).output);
+  const started = Date.now();
+  const statuses: number[] = [];
+  let answered = 0;
+  // Until the key's rule reaches Envoy its answers are not counted; once it has, two more at most.
+  await waitFor('the tiny tier answering 429', async () => {
+    const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: tiny.key, body: chat('alpha-model') }).catch(() => ({ status: 0 }));
+    statuses.push(r.status);
+    if (r.status === 200) answered++;
+    return r.status === 429;
+  }, { timeoutMs: 240000, intervalMs: 500 });
+  figures.quota429After = `${seconds(started)}, ${answered} answers first`;
+  expect(statuses.filter((s) => s !== 200 && s !== 429 && s !== 0 && s !== 503)).toEqual([]);
+  // Limited stays limited; the same model's key in the large tier and other models' keys go on.
+  expect((await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: tiny.key, body: chat('alpha-model') })).status).toBe(429);
+  for (const m of MODELS) {
+    const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys[m.name].key, body: chat(m.answersAs) });
+    expect(`${m.name}: ${r.status}`).toBe(`${m.name}: 200`);
+  }
+});
+
 test('re-creating the oldest model keeps every other model\'s keys working', async () => {
   const gamma = MODELS[0];
   await admin().delete(objectRef(GROUP, gamma.kind, gamma.name, NAMESPACE));
@@ -311,4 +421,21 @@ test('nls smoke passes against the installation and names a model broken on purp
   expect(broken.code).toBe(1);
   expect(broken.output.split('\n').some((l) => l.includes('alpha') && /5\d\d|upstream/i.test(l))).toBe(true);
   expect((await pods(OPERATOR_SELECTOR)).length).toBeGreaterThan(0);
+});
+
+test('a provider whose certificate does not verify gets no request', async () => {
+  const model = { apiVersion: GROUP, kind: 'PassthroughModel', metadata: { name: 'untrusted', namespace: NAMESPACE }, spec: { provider: { hostname: UNTRUSTED_HOST, credential: { secretRef: { name: 'provider-credentials' } } }, models: { declared: ['untrusted-model'] }, access: { groups: ['team-a'] }, endpoints: { internal: { enabled: false } } } } as KubeObject;
+  await admin().create(model);
+  await waitForObject<KubeObject>(GROUP, 'PassthroughModel', 'untrusted', readyAtGeneration);
+  const key = mintedKey((await nls(['keys', 'mint', '--model', 'untrusted', '--kind', 'PassthroughModel', '-n', NAMESPACE, '-o', 'json'])).output);
+  let last = { status: 0, body: '' };
+  // Once its route is in Envoy (no more 401/404 while the proxies roll), the answer is Envoy's
+  // upstream TLS failure, and the stand-in saw no HTTP request for the model.
+  await waitFor('the untrusted provider refused by the gateway', async () => {
+    last = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: key.key, body: chat('untrusted-model') }).catch(() => ({ status: 0, body: '' }));
+    return last.status === 503;
+  }, { timeoutMs: 180000, intervalMs: 1000 });
+  expect(last.body).toMatch(/CERTIFICATE_VERIFY_FAILED|TLS/i);
+  expect(providers.to('untrusted-model')).toEqual([]);
+  expect(providers.requests.filter((r) => r.host.startsWith(UNTRUSTED_HOST))).toEqual([]);
 });

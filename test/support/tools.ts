@@ -28,7 +28,7 @@ export interface ToolPaths {
   readonly busybox: string;
   readonly helm3: string;
   readonly helm4: string;
-  /** The end-to-end suite's data plane: Envoy Gateway, the AI Gateway's controller and extproc, Envoy, the endpoint picker, CoreDNS. */
+  /** The end-to-end suite's data plane: Envoy Gateway, the AI Gateway's controller and extproc, Envoy, the endpoint picker, CoreDNS, the rate-limit service. */
   readonly envoyGateway: string;
   readonly aigwController: string;
   readonly aigwExtproc: string;
@@ -37,6 +37,7 @@ export interface ToolPaths {
   readonly envoy: string;
   readonly epp: string;
   readonly coredns: string;
+  readonly ratelimit: string;
 }
 
 let cached: ToolPaths | undefined;
@@ -98,6 +99,7 @@ export function toolPaths(): ToolPaths {
     envoy: path.join(binDir, 'envoy'),
     epp: path.join(binDir, 'epp'),
     coredns: path.join(binDir, 'coredns'),
+    ratelimit: path.join(binDir, 'ratelimit'),
   };
   const kubeKeys = Object.keys(kube.paths);
   const missing = Object.entries(tools)

@@ -3,7 +3,8 @@
 // applies exactly to this model's rules on that endpoint.
 // - external: API keys from the key Secrets of every model on the endpoint (data key = client
 //   ID, value = key; see endpoint-peers.ts for why all of them), taken from `Authorization:
-//   Bearer …` and stripped before the request goes upstream; the matched client ID is forwarded
+//   Bearer …` (OpenAI clients) or `x-api-key` (Anthropic clients) and stripped before the request
+//   goes upstream; the matched client ID is forwarded
 //   in a header and authorization allows only this model's client IDs (deny by default).
 // - internal: an OIDC JWT from the platform issuer; unless the model is public, authorization
 //   allows only tokens whose groups claim contains one of the model's groups.
@@ -62,8 +63,9 @@ export function externalSecurityPolicy(model: ModelIdentity, endpoint: ResolvedE
   return securityPolicy(model, endpoint, {
     apiKeyAuth: {
       credentialRefs: keySecrets(context.apiKeysSecretName ?? names.apiKeysSecret, context.externalEndpointKeySecrets).map((name) => ({ group: '', kind: 'Secret', name })),
-      // Envoy strips the "Bearer " prefix, so OpenAI clients work unchanged.
-      extractFrom: [{ headers: ['Authorization'] }],
+      // Envoy uses the first header present and strips the "Bearer " prefix, so OpenAI clients
+      // and Anthropic's SDKs (which send `x-api-key`) work unchanged.
+      extractFrom: [{ headers: ['Authorization', 'x-api-key'] }],
       forwardClientIDHeader: context.clientIDHeader,
       sanitize: true,
     },

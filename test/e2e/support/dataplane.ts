@@ -1,7 +1,8 @@
 // The data plane as a platform team installs it next to the chart: CoreDNS as the node's cluster
 // DNS, Envoy Gateway v1.8.1 and the AI Gateway v1.1.0 controller from their upstream Helm charts,
-// Envoy 1.38 in the proxy pods Envoy Gateway creates (with the AI Gateway's extproc sidecar), and
-// the Gateways the models attach to. Every program is the real one, built by
+// Envoy 1.38 in the proxy pods Envoy Gateway creates (with the AI Gateway's extproc sidecar), the
+// rate-limit service Envoy Gateway deploys for quotas (with Debian's redis-server on the node
+// address as its backend), and the Gateways the models attach to. Every program is the real one, built by
 // scripts/build-tools.sh, in images this file assembles with crane and pushes to the suite's
 // registry. Addresses live only inside the run's network namespace.
 import { execFileSync } from 'child_process';
@@ -12,6 +13,7 @@ import { parseDocument } from 'yaml';
 import type { KubeObject } from '../../../src/kube/rest';
 import { issueServingCertificate, type KeyPair } from '../../../src/webhook/certificates';
 import { NODE_ADDRESS } from '../../support/node';
+import { type ManagedProcess, startProcess, waitFor } from '../../support/processes';
 import { repoRoot, toolPaths } from '../../support/tools';
 import { admin, helmOk, pods, waitForReadyPods } from './e2e';
 import { e2eState } from './state';
@@ -28,6 +30,7 @@ export interface DataPlaneImages {
   readonly extproc: string;
   readonly epp: string;
   readonly coredns: string;
+  readonly ratelimit: string;
 }
 
 function crane(args: string[]): string {
@@ -79,6 +82,8 @@ export function pushDataPlaneImages(registry: string, ca: KeyPair, systemBundle:
       extproc: image('aigw-extproc', { 'usr/local/bin/aigw-extproc': { from: tools.aigwExtproc, mode: 0o755 } }, '/usr/local/bin/aigw-extproc'),
       epp: image('epp', { 'usr/local/bin/epp': { from: tools.epp, mode: 0o755 } }, '/usr/local/bin/epp'),
       coredns: image('coredns', { 'usr/local/bin/coredns': { from: tools.coredns, mode: 0o755 } }, '/usr/local/bin/coredns'),
+      // Envoy Gateway runs the rate-limit container as /bin/ratelimit.
+      ratelimit: image('ratelimit', { 'bin/ratelimit': { from: tools.ratelimit, mode: 0o755 } }, '/bin/ratelimit'),
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -170,9 +175,10 @@ function moduleDir(toolsModule: string, modulePath: string): string {
  * Envoy Gateway from its chart inside the pinned module, with the values upstream's release writes
  * into `values.tmpl.yaml` (our image) and the AI Gateway's recommended configuration
  * (`manifests/envoy-gateway-values.yaml`) plus InferencePool backends, as the AI Gateway's
- * install guide layers them. CRDs are already installed from ../shared/upstream-crds.
+ * install guide layers them; with `redisUrl`, the global rate-limit backend quotas need. CRDs are
+ * already installed from ../shared/upstream-crds.
  */
-export async function installEnvoyGateway(images: DataPlaneImages, workDir: string): Promise<void> {
+export async function installEnvoyGateway(images: DataPlaneImages, workDir: string, redisUrl?: string): Promise<void> {
   const module = moduleDir('envoy-gateway', 'github.com/envoyproxy/gateway');
   const version = path.basename(module).replace(/^gateway@/, '');
   const chart = path.join(workDir, 'gateway-helm');
@@ -199,7 +205,31 @@ export async function installEnvoyGateway(images: DataPlaneImages, workDir: stri
     'install', 'eg', chart, '-n', EG_NAMESPACE, '--create-namespace', '--skip-crds', '--wait', '--timeout', '4m',
     '-f', path.join(aiGatewaySource(), 'manifests', 'envoy-gateway-values.yaml'), '-f', inferencePool,
     '--set', `global.images.envoyProxy.image=${images.envoy}`,
+    ...(redisUrl ? ['--set', `global.images.ratelimit.image=${images.ratelimit}`, '--set', 'config.envoyGateway.rateLimit.backend.type=Redis', '--set', `config.envoyGateway.rateLimit.backend.redis.url=${redisUrl}`] : []),
   ]);
+}
+
+/** Port of the quotas' Redis on the node address. */
+export const REDIS_PORT = 6379;
+/**
+ * The name pods reach it by (give it to installCoreDns): Envoy Gateway refuses an IP address as
+ * `rateLimit.backend.redis.url` (it parses the value as a URL, where `10.0.0.1:6379` is not one).
+ */
+export const REDIS_HOST = 'redis.e2e.test';
+
+/**
+ * Debian's redis-server on the node address, the counters' store of the rate-limit service (what
+ * a platform team points `rateLimit.backend` at); nothing saved to disk. Returns `host:port`.
+ */
+export async function startRedis(logDir: string): Promise<{ url: string; process: ManagedProcess }> {
+  const redis = startProcess('redis-server', 'redis-server', [
+    '--bind', NODE_ADDRESS, '--port', String(REDIS_PORT), '--protected-mode', 'no', '--save', '', '--appendonly', 'no', '--dir', logDir,
+  ], { logDir });
+  await waitFor('redis-server listening', async () => {
+    if (redis.child.exitCode !== null) throw new Error(`redis-server exited: ${redis.logTail()}`);
+    return redis.logTail().includes('Ready to accept connections');
+  }, { timeoutMs: 30000, intervalMs: 200 });
+  return { url: `${REDIS_HOST}:${REDIS_PORT}`, process: redis };
 }
 
 /** The AI Gateway's unpacked source (scripts/build-tools.sh), which holds its Helm chart. */
@@ -211,13 +241,26 @@ export function aiGatewaySource(): string {
  * The AI Gateway controller from its chart in the tagged source. The chart makes its webhook
  * certificate itself (Helm's genCA) unless cert-manager is enabled.
  */
-export async function installAiGateway(images: DataPlaneImages): Promise<void> {
+/** Static AWS credentials for Bedrock requests: what IRSA or Pod Identity give a real extproc. */
+export interface AwsCredentials {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+}
+
+/**
+ * The AI Gateway controller from the chart in its source. The extproc sidecars it injects never
+ * look up instance metadata, and get `aws` in their environment, where the AWS default credential
+ * chain finds them (Bedrock PassthroughModels have no credential Secret).
+ */
+export async function installAiGateway(images: DataPlaneImages, aws?: AwsCredentials): Promise<void> {
   const [controllerRepo, controllerTag] = splitReference(images.aigwController);
   const [extprocRepo, extprocTag] = splitReference(images.extproc);
+  const env = { AWS_EC2_METADATA_DISABLED: 'true', ...(aws ? { AWS_ACCESS_KEY_ID: aws.accessKeyId, AWS_SECRET_ACCESS_KEY: aws.secretAccessKey } : {}) };
   await helmOk(4, [
     'install', 'aieg', path.join(aiGatewaySource(), 'manifests', 'charts', 'ai-gateway-helm'), '-n', AIGW_NAMESPACE, '--create-namespace', '--skip-crds', '--wait', '--timeout', '4m',
     '--set', `controller.image.repository=${controllerRepo}`, '--set', `controller.image.tag=${controllerTag}`,
     '--set', `extProc.image.repository=${extprocRepo}`, '--set', `extProc.image.tag=${extprocTag}`,
+    ...Object.entries(env).flatMap(([name, value], i) => ['--set', `extProc.extraEnvVars[${i}].name=${name}`, '--set-string', `extProc.extraEnvVars[${i}].value=${value}`]),
   ]);
 }
 

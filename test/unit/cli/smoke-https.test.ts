@@ -18,9 +18,10 @@ const INTERNAL = 'llm-internal.example.test';
 const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.test.token';
 
 const models: SmokeModel[] = [
-  { kind: 'PassthroughModel', name: 'openai', modelIds: ['gpt-4o', 'gpt-4o-mini'], endpoints: ['external', 'internal'] },
-  { kind: 'LLMModel', name: 'llama', modelIds: ['meta-llama/Llama-3.1-8B-Instruct'], endpoints: ['external'] },
+  { kind: 'PassthroughModel', name: 'openai', modelIds: ['gpt-4o', 'gpt-4o-mini'], endpoints: ['external', 'internal'], answerCheck: 'POST /v1/chat/completions' },
+  { kind: 'LLMModel', name: 'llama', modelIds: ['meta-llama/Llama-3.1-8B-Instruct'], endpoints: ['external'], answerCheck: 'POST /v1/chat/completions' },
 ];
+const claude: SmokeModel = { kind: 'PassthroughModel', name: 'claude', modelIds: ['claude-haiku-4-5'], endpoints: ['external'], answerCheck: 'POST /anthropic/v1/messages' };
 
 let server: https.Server;
 let port: number;
@@ -29,7 +30,7 @@ let caFile: string;
 /** Bearers the stand-in gateway accepts. */
 const accepted = new Set<string>([TOKEN]);
 /** Every request: SNI, Host, method, path, bearer. */
-const seen: { sni: string | false | null; host?: string; method?: string; path?: string; bearer?: string; body?: string }[] = [];
+const seen: { sni: string | false | null; host?: string; method?: string; path?: string; bearer?: string; body?: string; anthropicVersion?: string }[] = [];
 
 beforeAll(async () => {
   const ca = issueCertificateAuthority({ commonName: 'smoke test gateway CA' });
@@ -42,7 +43,8 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       const bearer = (req.headers.authorization ?? '').replace(/^Bearer /, '');
-      seen.push({ sni: (req.socket as TLSSocket).servername, host: req.headers.host, method: req.method, path: req.url, bearer, body });
+      const anthropicVersion = req.headers['anthropic-version'] as string | undefined;
+      seen.push({ sni: (req.socket as TLSSocket).servername, host: req.headers.host, method: req.method, path: req.url, bearer, body, ...(anthropicVersion ? { anthropicVersion } : {}) });
       const send = (status: number, payload: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
@@ -54,6 +56,11 @@ beforeAll(async () => {
         const model = (JSON.parse(body) as { model: string }).model;
         if (!ids.includes(model)) return send(404, 'no matching route');
         return send(200, { id: 'c1', object: 'chat.completion', model, choices: [{ index: 0, message: { role: 'assistant', content: 'p' }, finish_reason: 'length' }] });
+      }
+      if (req.method === 'POST' && req.url === '/anthropic/v1/messages') {
+        if (!anthropicVersion) return send(400, { type: 'error', error: { type: 'invalid_request_error', message: 'anthropic-version: header is required' } });
+        const model = (JSON.parse(body) as { model: string }).model;
+        return send(200, { id: 'msg_1', type: 'message', role: 'assistant', model, content: [{ type: 'text', text: 'p' }], stop_reason: 'max_tokens' });
       }
       send(404, 'not found');
     });
@@ -170,6 +177,19 @@ test('without --cacert the gateway certificate is not trusted: every check fails
   expect(failed).toHaveLength(8);
   expect(failed.every((l) => l.includes('fix: the gateway\'s certificate is not trusted here: pass --cacert'))).toBe(true);
   expect(fake.revoked).toEqual(['openai-smoke-0']);
+});
+
+test('an Anthropic model is asked with an Anthropic message under /anthropic, with the version header', async () => {
+  models.push(claude);
+  try {
+    const { code, lines } = await smoke([...resolveBoth(), '--cacert', caFile, '--model', 'claude', '--key-wait', '0s'], fakeCluster().cluster);
+    expect({ code, lines }).toMatchObject({ code: 0 });
+    expect(lines.filter((l) => / PASS /.test(l)).map((l) => l.split(/ +/)[3] + ' ' + l.split(/ +/)[4])).toEqual(['GET /v1/models', 'POST /anthropic/v1/messages']);
+    expect(seen.map((s) => [s.path, s.anthropicVersion])).toEqual([['/v1/models', undefined], ['/anthropic/v1/messages', '2023-06-01']]);
+    expect(JSON.parse(seen[1].body ?? '')).toEqual({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 });
+  } finally {
+    models.pop();
+  }
 });
 
 test('--insecure-skip-tls-verify connects without the CA', async () => {

@@ -20,16 +20,20 @@ import { parseSmokeArgs } from '../../../src/cli/smoke';
 import type { LLMModelV1beta1, PassthroughModelV1beta1 } from '../../../src/api/v1beta1';
 
 const targets = { external: { hostname: 'llm.example.com', port: 443 }, internal: { hostname: 'llm-internal.example.com', port: 443 } };
-const gpt: SmokeModel = { kind: 'PassthroughModel', name: 'openai', modelIds: ['gpt-4o', 'gpt-4o-mini'], endpoints: ['external', 'internal'] };
-const llama: SmokeModel = { kind: 'LLMModel', name: 'llama', modelIds: ['meta-llama/Llama-3.1-8B-Instruct'], endpoints: ['external'] };
-const catchAll: SmokeModel = { kind: 'PassthroughModel', name: 'anything', modelIds: [], endpoints: ['external'] };
+const gpt: SmokeModel = { kind: 'PassthroughModel', name: 'openai', modelIds: ['gpt-4o', 'gpt-4o-mini'], endpoints: ['external', 'internal'], answerCheck: 'POST /v1/chat/completions' };
+const claude: SmokeModel = { kind: 'PassthroughModel', name: 'anthropic', modelIds: ['claude-haiku-4-5'], endpoints: ['external'], answerCheck: 'POST /anthropic/v1/messages' };
+const llama: SmokeModel = { kind: 'LLMModel', name: 'llama', modelIds: ['meta-llama/Llama-3.1-8B-Instruct'], endpoints: ['external'], answerCheck: 'POST /v1/chat/completions' };
+const catchAll: SmokeModel = { kind: 'PassthroughModel', name: 'anything', modelIds: [], endpoints: ['external'], answerCheck: 'POST /v1/chat/completions' };
 
 describe('the models as stored', () => {
   test('an LLMModel is asked for by spec.model.name, a PassthroughModel by each declared name; endpoints are on unless disabled', () => {
     const llm = { apiVersion: 'llm.nebari.dev/v1beta1', kind: 'LLMModel', metadata: { name: 'llama', namespace: 'ns' }, spec: { model: { name: 'meta-llama/Llama-3.1-8B-Instruct' }, endpoints: { internal: { enabled: false } } } };
     expect(smokeModel(llm as unknown as LLMModelV1beta1)).toEqual(llama);
-    const pt = { apiVersion: 'llm.nebari.dev/v1beta1', kind: 'PassthroughModel', metadata: { name: 'openai', namespace: 'ns' }, spec: { models: { declared: ['gpt-4o', 'gpt-4o-mini'] } } };
+    const pt = { apiVersion: 'llm.nebari.dev/v1beta1', kind: 'PassthroughModel', metadata: { name: 'openai', namespace: 'ns' }, spec: { provider: { hostname: 'api.openai.com' }, models: { declared: ['gpt-4o', 'gpt-4o-mini'] } } };
     expect(smokeModel(pt as unknown as PassthroughModelV1beta1)).toEqual(gpt);
+    // Anthropic models are asked in Anthropic's Messages API, which AI Gateway 1.1.0 serves under /anthropic.
+    const anthropic = { apiVersion: 'llm.nebari.dev/v1beta1', kind: 'PassthroughModel', metadata: { name: 'anthropic', namespace: 'ns' }, spec: { provider: { backend: { type: 'Anthropic' } }, models: { declared: ['claude-haiku-4-5'] }, endpoints: { internal: { enabled: false } } } };
+    expect(smokeModel(anthropic as unknown as PassthroughModelV1beta1)).toEqual(claude);
   });
 
   test('host names come from the operator environment through the operator’s own parsing and defaults', () => {
@@ -68,6 +72,10 @@ describe('planning', () => {
     expect(planChecks([gpt], targets, { hasToken: true }).filter((p) => p.skip)).toEqual([]);
   });
 
+  test('an Anthropic model is asked through Anthropic\'s Messages API under /anthropic', () => {
+    expect(planChecks([claude], targets, { hasToken: true }).map((p) => p.check)).toEqual(['GET /v1/models', 'POST /anthropic/v1/messages']);
+  });
+
   test('--model keeps a model by object name (all its names) or by model name (that name only)', () => {
     expect(new Set(planChecks([gpt, llama], targets, { only: ['llama'], hasToken: true }).map((p) => p.model.name))).toEqual(new Set(['llama']));
     expect(new Set(planChecks([gpt, llama], targets, { only: ['gpt-4o-mini'], hasToken: true }).map((p) => p.modelId))).toEqual(new Set(['gpt-4o-mini']));
@@ -89,6 +97,14 @@ describe('what a response means', () => {
   test('passes: the name is listed; the answer has choices', () => {
     expect(at(models, { status: 200, body: JSON.stringify({ data: [{ id: 'gpt-4o' }, { id: 'x' }] }) })).toMatchObject({ result: 'pass', status: '200', latencyMs: 12, detail: 'listed among 2 model(s)' });
     expect(at(chat, { status: 200, body: JSON.stringify({ choices: [{ message: { content: 'p' } }] }) })).toMatchObject({ result: 'pass', detail: '1 choice(s)' });
+  });
+
+  test('an Anthropic answer passes with content blocks, and an OpenAI-shaped one does not', () => {
+    const [, messages] = planChecks([claude], targets, { hasToken: true });
+    expect(at(messages, { status: 200, body: JSON.stringify({ type: 'message', content: [{ type: 'text', text: 'p' }] }) })).toMatchObject({ result: 'pass', detail: '1 content block(s)' });
+    const row = at(messages, { status: 200, body: JSON.stringify({ choices: [] }) });
+    expect(row).toMatchObject({ result: 'fail', detail: 'no content in the answer: {"choices":[]}' });
+    expect(row.fix).toContain('Anthropic Messages format');
   });
 
   test.each([

@@ -12,7 +12,7 @@ describe('external SecurityPolicy', () => {
       targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'llama-external' }],
       apiKeyAuth: {
         credentialRefs: [{ group: '', kind: 'Secret', name: 'llama-api-keys' }],
-        extractFrom: [{ headers: ['Authorization'] }],
+        extractFrom: [{ headers: ['Authorization', 'x-api-key'] }],
         forwardClientIDHeader: 'x-llm-client-id',
         sanitize: true,
       },
