@@ -109,8 +109,8 @@ async function keyObjects(client: KubeRest, model: ModelRef, deadline: number): 
 
 /**
  * Mint a key for `model` as `user`. Contention cannot make it fail: the key gets a fresh random
- * client ID, so its two writes (metadata first: an entry without a key is ignored, a key without
- * metadata is still listed) each add one entry no one else writes, with no resourceVersion
+ * client ID, so its two writes (metadata first: a record without a key authorizes nothing, and the
+ * operator ignores it) each add one entry no one else writes, with no resourceVersion
  * guard to lose. Repeating a write is harmless (same entry, same value), so transient failures
  * are retried until `waitMs` (which also bounds waiting for the operator) has passed.
  */
