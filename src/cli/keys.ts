@@ -188,7 +188,8 @@ export async function keyLimitsInNamespace(client: KubeRest, namespace: string):
   try {
     deployments = (await client.list<PortalDeploymentObject>('apps/v1', 'Deployment', { namespace, labelSelector: 'app.kubernetes.io/part-of=nebari-llm-serving,app.kubernetes.io/component=portal' })).items;
   } catch (err) {
-    if (err instanceof KubeApiError && err.code === 403) return DEFAULT_KEY_LIMITS;
+    // Forbidden, or no apps/v1 served: no portal to agree with.
+    if (err instanceof KubeApiError && (err.code === 403 || err.code === 404)) return DEFAULT_KEY_LIMITS;
     throw err;
   }
   const container = deployments.flatMap((d) => d.spec?.template?.spec?.containers ?? []).find((c) => c.name === 'portal');
