@@ -8,12 +8,13 @@
 // needs, and mintKey then creates the key objects (racing).
 import { spawn, ChildProcess } from 'node:child_process';
 import * as os from 'node:os';
-import { applyObject, createNamespace, kubeConfig, uniqueName } from '../support/cluster';
+import { applyObject, createNamespace, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
 import { KubeRest, KubeObject, objectRef } from '../../src/kube/rest';
 import { MintedKey, listKeys, mintKey, revokeKey } from '../../src/api-keys/key-store';
 import { readAuditEntries } from '../../src/api-keys/audit-log';
 import { CLEANUP_FINALIZER } from '../../src/api/common';
 import { KeyLimitError } from '../../src/translate/keys/limits';
+import { runKeys } from '../../src/cli/keys';
 import { installOwnCRDs, passthroughModel } from './operator-support';
 
 const ns = uniqueName('keys-contention');
@@ -171,4 +172,26 @@ it('per-user limits hold under concurrent mints of one user; mints per hour are 
   const audit = await readAuditEntries(client, ns, { model: limited.name });
   expect(audit.filter((e) => e.action === 'mint' && e.owner === 'eve')).toHaveLength(8);
   expect((await listKeys(client, limited)).map((r) => r.createdBy)).toEqual(['frank']);
+
+  // ---- `nls keys mint` applies the limits the namespace's portal runs with (its Deployment's
+  // environment; nothing runs it here) and mints over them only with --over-limit, on the record.
+  await applyObject({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'limits-portal', namespace: ns, labels: { 'app.kubernetes.io/part-of': 'nebari-llm-serving', 'app.kubernetes.io/component': 'portal' } },
+    spec: {
+      replicas: 0,
+      selector: { matchLabels: { app: 'limits-portal' } },
+      template: {
+        metadata: { labels: { app: 'limits-portal' } },
+        spec: { containers: [{ name: 'portal', image: 'portal:test', env: [{ name: 'NLS_PORTAL_KEYS_PER_USER_PER_MODEL', value: '3' }, { name: 'NLS_PORTAL_MINTS_PER_USER_PER_HOUR', value: '8' }] }] },
+      },
+    },
+  });
+  const cli = (...extra: string[]) => runKeys(['mint', '--model', limited.name, '--namespace', ns, '--user', 'eve', '--output', 'json', '--kubeconfig', kubeconfigPath(), ...extra], () => undefined);
+  await expect(cli()).rejects.toThrow(/^eve minted 8 API keys in the last hour \(limit 8 per user per hour, .*; as an administrator, pass --over-limit to mint anyway$/);
+  expect(await cli('--over-limit')).toBe(0);
+  const overEntry = (await readAuditEntries(client, ns, { model: limited.name })).filter((e) => e.action === 'mint' && e.owner === 'eve');
+  expect(overEntry).toHaveLength(9);
+  expect(overEntry.filter((e) => e.reason === 'minted with nls keys mint --over-limit: per-user limits not checked')).toHaveLength(1);
 });
