@@ -411,7 +411,7 @@ export const ValuesSchema = closed(
               default: 20,
               minimum: 1,
               maximum: 10000,
-              description: 'Keys one user may mint per hour over all models, counted from the audit log (revoking does not give mints back): two full rotations of 10 keys, and at most 480 audit entries a day per user.',
+              description: 'Keys one user may mint per hour over all models, counted from the audit log (revoking does not give mints back): two full rotations of 10 keys, and at most 480 mint entries a day per user in the audit log.',
             }),
           },
           'Per-user limits on minting, so one user cannot take a model\'s whole key budget, multiply their quota with many keys or flood the audit log. The portal refuses a mint over a limit, naming it; `nls keys mint` applies the same limits (read from the portal Deployment) unless given `--over-limit`. See docs/api-keys.md.',

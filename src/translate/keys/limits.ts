@@ -19,7 +19,7 @@ export interface KeyLimits {
  * The chart's defaults (`portal.keyLimits`): 10 keys cover a user's laptop, CI jobs and a few
  * services, with room to rotate; 25 users at that limit still fit in the 256 quota rules of a
  * model. 20 mints an hour is two full rotations of those 10 keys, far above what a person
- * does by hand, and bounds the audit entries one user can add to 480 a day.
+ * does by hand, and bounds one user's mint entries in the audit log to 480 a day.
  */
 export const DEFAULT_KEY_LIMITS: KeyLimits = { keysPerUserPerModel: 10, mintsPerUserPerHour: 20 };
 
