@@ -14,6 +14,7 @@ import { API_GROUP, objectNames } from './names';
 import { operatorImage, operatorNodeFlags, restrictedContainerSecurity } from './operator';
 import { cond, helmValue, RenderContext, valueAt } from './render-context';
 import { lowerWithoutRootDot } from '../src/translate/gateway/hostname';
+import { KEY_LIMIT_ENV } from '../src/translate/keys/limits';
 
 export const PORTAL_COMPONENT = 'portal';
 export const PORTAL_CONTAINER = 'portal';
@@ -49,7 +50,7 @@ interface PortalValues {
 interface QuotaValues {
   rateLimitBackend: string;
   defaultTier: string;
-  tiers: Array<{ name: string; description?: string; tokens: number; unit: string }>;
+  tiers: Array<{ name: string; description?: string; tokens: number; unit: string; groups?: string[] }>;
 }
 
 /** Messages of the install-time checks: each names the value and how to set it. */
@@ -98,9 +99,9 @@ export function tierDescription(tier: { description?: string; tokens: number; un
   return tier.description || `${tier.tokens} tokens per ${tier.unit.toLowerCase()}`;
 }
 
-/** NLS_PORTAL_QUOTA_TIERS: the tiers users choose from at mint time (names and descriptions only). */
+/** NLS_PORTAL_QUOTA_TIERS: the tiers users choose from at mint time (names, descriptions and the groups allowed each). */
 export function portalQuotaTiersJson(quotas: QuotaValues): string {
-  return sortedJson({ default: quotas.defaultTier, tiers: quotas.tiers.map((t) => ({ description: tierDescription(t), name: t.name })) });
+  return sortedJson({ default: quotas.defaultTier, tiers: quotas.tiers.map((t) => ({ description: tierDescription(t), groups: t.groups ?? [], name: t.name })) });
 }
 
 /** `_helpers.tpl` entries of the portal (the Helm twins of the functions above). */
@@ -124,11 +125,11 @@ export function portalHelpersTemplate(chart = CHART_NAME): string {
 {{- printf "https://%s" (default (printf "llm.%s" .Values.platform.baseDomain) .Values.platform.external.hostname | lower | trimSuffix ".") -}}
 {{- end -}}
 
-{{/* Quota tiers offered at mint time, as JSON (names and descriptions). */}}
+{{/* Quota tiers offered at mint time, as JSON (names, descriptions and the groups allowed each). */}}
 {{- define "${chart}.portalQuotaTiers" -}}
 {{- $tiers := list -}}
 {{- range .Values.quotas.tiers -}}
-{{- $tiers = append $tiers (dict "name" .name "description" (default (printf "%d tokens per %s" (int .tokens) (lower .unit)) .description)) -}}
+{{- $tiers = append $tiers (dict "name" .name "description" (default (printf "%d tokens per %s" (int .tokens) (lower .unit)) .description) "groups" (default (list) .groups)) -}}
 {{- end -}}
 {{- toJson (dict "default" .Values.quotas.defaultTier "tiers" $tiers) -}}
 {{- end -}}
@@ -222,6 +223,8 @@ export class PortalDeployment extends Construct {
                   env('NLS_PORTAL_ADMIN_GROUPS', helmValue<string>(ctx.expression('join "," .Values.portal.adminGroups | quote', (v) => (v as { portal: { adminGroups: string[] } }).portal.adminGroups.join(',')))),
                   env('NLS_PORTAL_KEY_EXPIRY_DEFAULT_DAYS', ctx.text('portal.keyExpiry.defaultDays')),
                   env('NLS_PORTAL_KEY_EXPIRY_MAX_DAYS', ctx.text('portal.keyExpiry.maxDays')),
+                  env(KEY_LIMIT_ENV.keysPerUserPerModel, ctx.text('portal.keyLimits.keysPerUserPerModel')),
+                  env(KEY_LIMIT_ENV.mintsPerUserPerHour, ctx.text('portal.keyLimits.mintsPerUserPerHour')),
                   env('NLS_PORTAL_GROUP_REFRESH_SECONDS', ctx.text('portal.groupRefreshSeconds')),
                   env('NLS_PORTAL_SESSION_SECRET', portalSessionSecretName(ctx)),
                   ...ctx.whenItem(cond.or(cond.truthy('platform.external.hostname'), cond.truthy('platform.baseDomain')), env('NLS_PORTAL_EXTERNAL_ENDPOINT', externalEndpointUrl(ctx))),

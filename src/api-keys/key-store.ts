@@ -5,7 +5,9 @@
 // conflict: a mint adds an entry under a fresh random client ID (merge patch), a revoke removes
 // one entry only while it holds the value read (JSON patch with a `test`). Each mint and revoke
 // appends its audit entry (src/api-keys/audit-log.ts); a mint whose entry cannot be written is
-// taken back, so no key exists that the audit log does not know.
+// taken back, so no key exists that the audit log does not know. Mints may be bounded per user
+// (src/translate/keys/limits.ts): live keys per model from the metadata ConfigMap, mints per hour
+// from the audit log.
 // (What a key is, and the objects' desired shape, are pure functions in src/translate/keys.)
 import { randomBytes } from 'node:crypto';
 import {
@@ -17,14 +19,15 @@ import {
   apiKeysSecretName,
   desiredApiKeyMetadataConfigMap,
   desiredApiKeySecret,
-  listApiKeys,
+  apiKeyRecordsOf,
   mintApiKey,
   checkKeyExpiry,
   parseApiKeyRecord,
   CLIENT_ID_RANDOM_BYTES,
 } from '../translate/keys/api-keys';
 import { AuditAction } from '../translate/keys/audit';
-import { appendAuditEntry } from './audit-log';
+import { KeyLimits, KeyOwner, keyCountRefusal, liveKeysOf, mintRateRefusal, recentMintsOf, MINT_WINDOW_MS } from '../translate/keys/limits';
+import { appendAuditEntry, readAuditEntries } from './audit-log';
 import { retryTransient } from './retry';
 import { API_GROUP_VERSION_V1BETA1, CLEANUP_FINALIZER } from '../api/common';
 import { KubeRest, KubeObject, isConflict, isNotFound, objectRef } from '../kube/rest';
@@ -106,8 +109,8 @@ async function keyObjects(client: KubeRest, model: ModelRef, deadline: number): 
 
 /**
  * Mint a key for `model` as `user`. Contention cannot make it fail: the key gets a fresh random
- * client ID, so its two writes (metadata first: an entry without a key is ignored, a key without
- * metadata is still listed) each add one entry no one else writes, with no resourceVersion
+ * client ID, so its two writes (metadata first: a record without a key authorizes nothing, and the
+ * operator ignores it) each add one entry no one else writes, with no resourceVersion
  * guard to lose. Repeating a write is harmless (same entry, same value), so transient failures
  * are retried until `waitMs` (which also bounds waiting for the operator) has passed.
  */
@@ -124,6 +127,23 @@ export interface MintOptions {
   source?: KeySource;
   /** Who minted, for the audit log (default: `user`). */
   actor?: string;
+  /** Per-user limits to enforce (the portal always passes them; `nls keys mint` unless --over-limit). */
+  limits?: KeyLimits;
+  /** Recorded in the mint's audit entry (e.g. that the limits were bypassed). */
+  reason?: string;
+}
+
+/**
+ * Refuses (KeyLimitError) when `owner` is at a limit: live keys on this model from the metadata
+ * ConfigMap, mints of the last hour from the audit log (only the shards of the days it spans).
+ */
+async function checkLimits(client: KubeRest, model: ModelRef, owner: KeyOwner, metadata: Record<string, string> | undefined, limits: KeyLimits, deadline: number): Promise<void> {
+  const now = new Date();
+  const tooMany = keyCountRefusal(model, owner, liveKeysOf(apiKeyRecordsOf(metadata), owner, now).length, limits);
+  if (tooMany) throw tooMany;
+  const entries = await retryTransient(deadline, () => readAuditEntries(client, model.namespace, { since: new Date(now.getTime() - MINT_WINDOW_MS) }));
+  const tooFast = mintRateRefusal(owner, recentMintsOf(entries, owner, now), limits);
+  if (tooFast) throw tooFast;
 }
 
 export async function mintKey(client: KubeRest, model: ModelRef, user: string, description?: string, opts: MintOptions = {}): Promise<MintedKey> {
@@ -133,9 +153,25 @@ export async function mintKey(client: KubeRest, model: ModelRef, user: string, d
   // Checked before any write: a bad expiry must not leave objects behind.
   if (opts.expiresAt) checkKeyExpiry(opts.expiresAt, now);
   const { secret, metadata } = await retryTransient(deadline, () => keyObjects(client, model, deadline));
+  const owner: KeyOwner = { user, ...(opts.subject ? { subject: opts.subject } : {}) };
+  if (opts.limits) await checkLimits(client, model, owner, metadata.data, opts.limits, deadline);
   const minted = mintApiKey(secret.data, metadata.data, { model, user, description, now: new Date(), random: randomBytes(32), idRandom: randomBytes(CLIENT_ID_RANDOM_BYTES), grant });
   try {
     await retryTransient(deadline, () => patchEntry(client, metadata, 'configmaps', minted.clientId, minted.metadataData[minted.clientId]));
+    // Concurrent mints of one user may all pass the check above: counted again once this record is
+    // written, so of any two the later check sees the other and live keys never exceed the limit.
+    // (Both may step back under a tie; the user mints again.) Before the Secret write, so a key
+    // taken back here never existed and has no audit entry.
+    if (opts.limits) {
+      const limits = opts.limits;
+      const after = await retryTransient(deadline, () => getMetadata(client, model));
+      const others = liveKeysOf(apiKeyRecordsOf(after?.data), owner, new Date()).filter((r) => r.clientId !== minted.clientId);
+      const tooMany = keyCountRefusal(model, owner, others.length, limits);
+      if (tooMany) {
+        await retryTransient(deadline, () => patchEntry(client, metadata, 'configmaps', minted.clientId, null));
+        throw tooMany;
+      }
+    }
     await retryTransient(deadline, () => patchEntry(client, secret, 'secrets', minted.clientId, minted.secretData[minted.clientId]));
   } catch (err) {
     // NotFound: the model was deleted meanwhile and its keys went with it; a patch never re-creates them.
@@ -143,7 +179,7 @@ export async function mintKey(client: KubeRest, model: ModelRef, user: string, d
     throw err;
   }
   try {
-    await audit(client, model, 'mint', opts.actor ?? user, minted.record, undefined, deadline);
+    await audit(client, model, 'mint', opts.actor ?? user, minted.record, opts.reason, deadline);
   } catch (err) {
     // A key the audit log does not know must not stay usable: take it back before reporting.
     await patchEntry(client, secret, 'secrets', minted.clientId, null).catch(() => undefined);
@@ -172,10 +208,13 @@ async function audit(client: KubeRest, model: ModelRef, action: AuditAction, act
   );
 }
 
-/** List key metadata (never key values). */
+/**
+ * List key metadata from the metadata ConfigMap only: the key Secret, and so any key value, is
+ * never read to list. A record whose key is gone is listed until its removal completes; a key
+ * written by hand without a record is not listed (revoke it by client ID).
+ */
 export async function listKeys(client: KubeRest, model: ModelRef): Promise<ApiKeyRecord[]> {
-  const [secret, metadata] = await Promise.all([getSecret(client, model), getMetadata(client, model)]);
-  return listApiKeys(secret?.data, metadata?.data);
+  return apiKeyRecordsOf((await getMetadata(client, model))?.data);
 }
 
 /** A JSON Pointer to one data entry (RFC 6901 escaping). */

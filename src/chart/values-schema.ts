@@ -398,6 +398,24 @@ export const ValuesSchema = closed(
           },
           'Key expiry set in the portal (keys minted with `nls keys mint` have none unless given).',
         ),
+        keyLimits: closed(
+          {
+            keysPerUserPerModel: Type.Integer({
+              default: 10,
+              minimum: 1,
+              maximum: 2000,
+              description:
+                'Live (not revoked, not expired) keys one user may hold on one model. 10 covers a laptop, CI and a few services with room to rotate, and 25 users at the limit still fit the 256 keys a model may have while quotas are on.',
+            }),
+            mintsPerUserPerHour: Type.Integer({
+              default: 20,
+              minimum: 1,
+              maximum: 10000,
+              description: 'Keys one user may mint per hour over all models, counted from the audit log (revoking does not give mints back): two full rotations of 10 keys, and at most 480 mint entries a day per user in the audit log.',
+            }),
+          },
+          'Per-user limits on minting, so one user cannot take a model\'s whole key budget, multiply their quota with many keys or flood the audit log. The portal refuses a mint over a limit, naming it; `nls keys mint` applies the same limits (read from the portal Deployment) unless given `--over-limit`. See docs/api-keys.md.',
+        ),
         groupRefreshSeconds: Type.Integer({
           default: 300,
           minimum: 30,
@@ -448,6 +466,11 @@ export const ValuesSchema = closed(
               tokens: Type.Integer({ minimum: 1, description: 'Tokens one key may use per unit.' }),
               unit: Type.Union(['Second', 'Minute', 'Hour', 'Day', 'Month'].map((u) => Type.Literal(u)), { description: 'The window of the token limit.' }),
               requestsPerMinute: Type.Optional(Type.Integer({ minimum: 1, description: 'Also limit requests per minute per key (one more rate-limit rule per key).' })),
+              groups: Type.Optional(
+                Type.Array(Type.String({ minLength: 1 }), {
+                  description: 'Only members of one of these groups may mint keys in this tier in the portal (others are refused, naming the tier and its groups, and are not offered it); absent or empty: everyone.',
+                }),
+              ),
             },
             'A quota tier.',
           ),

@@ -1,13 +1,15 @@
 // `nls keys mint|list|revoke --model NAME` and `nls keys audit`: manage a model's API keys and read
 // the key audit log. The key is printed once, at minting; only its client ID and metadata can be
-// listed afterwards.
+// listed afterwards. Minting obeys the per-user limits of the namespace's portal unless
+// --over-limit says otherwise.
 import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { ModelKind, ModelRef } from '../translate/keys/api-keys';
 import { ApiKeyRecord } from '../translate/keys/api-keys';
 import { AuditEntry } from '../translate/keys/audit';
 import { listKeys, mintKey, revokeKey } from '../api-keys/key-store';
 import { readAuditEntries } from '../api-keys/audit-log';
-import { KubeRest, objectRef } from '../kube/rest';
+import { DEFAULT_KEY_LIMITS, KeyLimitError, KeyLimits, keyLimitsFromEnv } from '../translate/keys/limits';
+import { KubeApiError, KubeObject, KubeRest, objectRef } from '../kube/rest';
 import { kubeConfigFrom } from './kubeconfig';
 import { durationMs, parseFlags } from './flags';
 import { UsageError } from './phases';
@@ -15,14 +17,15 @@ import { commandOutput } from './output';
 
 export const keysUsage = `Usage:
   nls keys mint   --model NAME [--namespace NS] [--kind LLMModel|PassthroughModel] [--description TEXT] [--user NAME]
-                  [--expires-in DURATION | --expires-at TIME] [--tier NAME] [--output text|json]
+                  [--expires-in DURATION | --expires-at TIME] [--tier NAME] [--over-limit] [--output text|json]
   nls keys list   --model NAME [--namespace NS] [--kind ...] [--output text|json]
   nls keys revoke --model NAME --client-id ID [--namespace NS] [--kind ...]
   nls keys audit  [--model NAME] [--user NAME] [--since DURATION] [--namespace NS] [--output text|json]
 Options:
   --expires-in DURATION  the key expires this long after minting (e.g. 30d, 12h); the operator then removes it
   --expires-at TIME      the key expires at this ISO 8601 time (e.g. 2030-01-31T00:00:00Z)
-  --tier NAME            quota tier recorded on the key
+  --tier NAME            quota tier recorded on the key (the tier's groups are not checked: the CLI does not know the owner's groups)
+  --over-limit           mint even when the owner is at a per-user limit (keys per model, mints per hour); recorded in the audit log
   --user NAME            mint: the key's owner (default: the kubeconfig user); audit: only entries of this owner or actor
   --since DURATION       audit: only entries of the last DURATION (e.g. 7d)
   -n, --namespace NS     the model's namespace (default: the context's namespace, else default)
@@ -45,6 +48,8 @@ export interface KeysOptions {
   /** mint: absolute expiry. */
   expiresAt?: Date;
   tier?: string;
+  /** mint: skip the per-user limits (an administrator's explicit decision, recorded in the audit entry). */
+  overLimit?: boolean;
   /** audit: how far back. */
   sinceMs?: number;
   output: 'text' | 'json';
@@ -72,6 +77,7 @@ export function parseKeysArgs(args: string[]): KeysOptions {
     'expires-in': { type: 'string' },
     'expires-at': { type: 'string' },
     tier: { type: 'string' },
+    'over-limit': { type: 'boolean' },
     since: { type: 'string' },
     output: { type: 'string' },
     kubeconfig: { type: 'string' },
@@ -82,6 +88,7 @@ export function parseKeysArgs(args: string[]): KeysOptions {
   for (const flag of ['expires-in', 'expires-at', 'tier'] as const) {
     if (flags[flag] !== undefined && act !== 'mint') throw new UsageError(`keys ${action}: --${flag} applies only to \`nls keys mint\``);
   }
+  if (flags['over-limit'] && act !== 'mint') throw new UsageError(`keys ${action}: --over-limit applies only to \`nls keys mint\``);
   if (flags.since !== undefined && act !== 'audit') throw new UsageError(`keys ${action}: --since applies only to \`nls keys audit\``);
   if (flags['expires-in'] !== undefined && flags['expires-at'] !== undefined) throw new UsageError('keys mint: give --expires-in or --expires-at, not both');
   const expiresInMs = flags['expires-in'] !== undefined ? durationMs('expires-in', flags['expires-in']) : undefined;
@@ -114,6 +121,7 @@ export function parseKeysArgs(args: string[]): KeysOptions {
     ...(expiresInMs !== undefined ? { expiresInMs } : {}),
     ...(expiresAt ? { expiresAt } : {}),
     ...(flags.tier ? { tier: flags.tier } : {}),
+    ...(flags['over-limit'] ? { overLimit: true } : {}),
     ...(flags.since !== undefined ? { sinceMs: durationMs('since', flags.since) } : {}),
     output,
     kubeconfig: flags.kubeconfig,
@@ -168,6 +176,27 @@ async function resolveModel(client: KubeRest, name: string, namespace: string, k
   return { kind: found[0], name, namespace };
 }
 
+type PortalDeploymentObject = KubeObject & { spec?: { template?: { spec?: { containers?: { name: string; env?: { name: string; value?: string }[] }[] } } } };
+
+/**
+ * The per-user limits `nls keys mint` enforces: those the namespace's key portal runs with (its
+ * Deployment's environment, which the chart fills from `portal.keyLimits`), so both mint paths
+ * count alike; the chart's defaults when no portal runs there or Deployments may not be read.
+ */
+export async function keyLimitsInNamespace(client: KubeRest, namespace: string): Promise<KeyLimits> {
+  let deployments: PortalDeploymentObject[];
+  try {
+    deployments = (await client.list<PortalDeploymentObject>('apps/v1', 'Deployment', { namespace, labelSelector: 'app.kubernetes.io/part-of=nebari-llm-serving,app.kubernetes.io/component=portal' })).items;
+  } catch (err) {
+    // Forbidden, or no apps/v1 served: no portal to agree with.
+    if (err instanceof KubeApiError && (err.code === 403 || err.code === 404)) return DEFAULT_KEY_LIMITS;
+    throw err;
+  }
+  const container = deployments.flatMap((d) => d.spec?.template?.spec?.containers ?? []).find((c) => c.name === 'portal');
+  if (!container) return DEFAULT_KEY_LIMITS;
+  return keyLimitsFromEnv(Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value])));
+}
+
 /** Run `nls keys ...`; `print` receives stdout lines. Returns the exit code. */
 export async function runKeys(args: string[], print: (line: string) => void = commandOutput): Promise<number> {
   const opts = parseKeysArgs(args);
@@ -189,7 +218,12 @@ export async function runKeys(args: string[], print: (line: string) => void = co
     if (opts.action === 'mint') {
       const user = opts.user ?? kubeUser;
       const expiresAt = opts.expiresAt ?? (opts.expiresInMs !== undefined ? new Date(Date.now() + opts.expiresInMs) : undefined);
-      const minted = await mintKey(client, model, user, opts.description, { grantedBy: 'admin', source: 'cli', actor: kubeUser, expiresAt, tier: opts.tier });
+      // Limits as in the portal unless the administrator says otherwise, which the audit log records.
+      const limitOpts = opts.overLimit ? { reason: 'minted with nls keys mint --over-limit: per-user limits not checked' } : { limits: await keyLimitsInNamespace(client, namespace) };
+      const minted = await mintKey(client, model, user, opts.description, { grantedBy: 'admin', source: 'cli', actor: kubeUser, expiresAt, tier: opts.tier, ...limitOpts }).catch((err: unknown) => {
+        if (err instanceof KeyLimitError) throw new Error(`${err.message}; as an administrator, pass --over-limit to mint anyway`);
+        throw err;
+      });
       if (opts.output === 'json') print(JSON.stringify({ model: model.name, namespace, kind: model.kind, clientId: minted.clientId, apiKey: minted.apiKey, ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}) }));
       else {
         print(`Minted a key for ${model.kind} ${namespace}/${model.name}${expiresAt ? `, expiring at ${expiresAt.toISOString()}` : ''}.`);

@@ -17,6 +17,8 @@ import { PortalModel, listModels } from './models';
 import { OidcUser } from './oidc';
 import { LOGIN_COOKIE, LOGIN_MAX_SECONDS, PendingLogin, SESSION_COOKIE, Session, newSession, seal, unseal } from './session';
 import { isRefused, saveRefreshToken } from './user-tokens';
+import { tierRefusal, tiersFor } from './tiers';
+import { KeyLimitError } from '../translate/keys/limits';
 import { STYLE_HASH, Viewer, page } from './pages/layout';
 import { modelsPage } from './pages/models';
 import { COPY_SCRIPT, mintedPage } from './pages/minted';
@@ -67,7 +69,7 @@ function parseModelRef(value: string | undefined, namespace: string): ModelRef |
 
 export class RequestError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404,
+    readonly status: 400 | 401 | 403 | 404 | 429,
     message: string,
   ) {
     super(message);
@@ -205,11 +207,17 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
     let tier: string | undefined;
     if (config.quotaTiers) {
       tier = input.tier ? String(input.tier) : config.quotaTiers.default;
-      if (!config.quotaTiers.tiers.some((t) => t.name === tier)) throw new RequestError(400, `tier: "${tier}" is not one of ${config.quotaTiers.tiers.map((t) => t.name).join(', ')}`);
+      const chosen = config.quotaTiers.tiers.find((t) => t.name === tier);
+      if (!chosen) throw new RequestError(400, `tier: "${tier}" is not one of ${config.quotaTiers.tiers.map((t) => t.name).join(', ')}`);
+      const refusal = tierRefusal(chosen, s.groups);
+      if (refusal) throw new RequestError(403, refusal);
     }
     const expiresAt = new Date(Date.now() + days * 86_400_000);
-    const minted = await mintPortalKey(client, ref, { sub: s.sub, username: s.username, description, grant, expiresAt, tier }).catch((err: unknown) => {
-      throw err instanceof MintRefusedError ? new RequestError(401, err.message) : err;
+    const minted = await mintPortalKey(client, ref, { sub: s.sub, username: s.username, description, grant, expiresAt, tier, limits: config.keyLimits }).catch((err: unknown) => {
+      if (err instanceof MintRefusedError) throw new RequestError(401, err.message);
+      // Too many keys is the user's to fix (403); too many mints passes with time (429).
+      if (err instanceof KeyLimitError) throw new RequestError(err.limit === 'mintsPerUserPerHour' ? 429 : 403, err.message);
+      throw err;
     });
     log.info('minted key', { model: `${ref.kind}/${ref.name}`, clientId: minted.clientId, owner: s.username, expiresAt: expiresAt.toISOString(), tier });
     return { model, minted, expiresAt };
@@ -235,7 +243,14 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
   }
 
   // ---- pages
-  const formOptions = (s: Session, error?: string) => ({ csrf: s.csrf, defaultDays: config.keyExpiryDefaultDays, maxDays: config.keyExpiryMaxDays, tiers: config.quotaTiers, error });
+  // Only the tiers the user's groups allow are offered.
+  const formOptions = (s: Session, error?: string) => ({
+    csrf: s.csrf,
+    defaultDays: config.keyExpiryDefaultDays,
+    maxDays: config.keyExpiryMaxDays,
+    tiers: config.quotaTiers && { default: config.quotaTiers.default, tiers: tiersFor(config.quotaTiers.tiers, s.groups) },
+    error,
+  });
 
   app.get('/', async (c) => {
     const s = c.get('session');

@@ -1,9 +1,12 @@
 // The portal's configuration, from environment variables (the chart sets them). Every error names
 // the variable and what a valid value looks like, so a misconfigured Deployment says why it fails.
+import { KeyLimits, keyLimitsFromEnv } from '../translate/keys/limits';
 
 export interface QuotaTier {
   readonly name: string;
   readonly description?: string;
+  /** Only members of one of these groups may mint keys in the tier; absent or empty: everyone. */
+  readonly groups?: readonly string[];
 }
 
 export interface PortalConfig {
@@ -22,6 +25,8 @@ export interface PortalConfig {
   readonly adminGroups: readonly string[];
   readonly keyExpiryDefaultDays: number;
   readonly keyExpiryMaxDays: number;
+  /** Per-user limits on minting (chart values `portal.keyLimits.*`). */
+  readonly keyLimits: KeyLimits;
   readonly externalEndpoint?: string;
   /** Undefined when quotas are off. */
   readonly quotaTiers?: { readonly default: string; readonly tiers: readonly QuotaTier[] };
@@ -83,12 +88,16 @@ function quotaTiers(env: NodeJS.ProcessEnv): PortalConfig['quotaTiers'] {
   const o = v as { default?: unknown; tiers?: unknown };
   if (!o || typeof o !== 'object' || !Array.isArray(o.tiers) || o.tiers.length === 0) throw new PortalConfigError(`${name}.tiers must be a non-empty list; set ${name} to ${example}`);
   const tiers = o.tiers.map((t: unknown, i: number) => {
-    const tier = t as { name?: unknown; description?: unknown };
+    const tier = t as { name?: unknown; description?: unknown; groups?: unknown };
     if (!tier || typeof tier.name !== 'string' || !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(tier.name)) {
       throw new PortalConfigError(`${name}.tiers[${i}].name must be a lower-case DNS label (a-z, 0-9, -)`);
     }
     if (tier.description !== undefined && typeof tier.description !== 'string') throw new PortalConfigError(`${name}.tiers[${i}].description must be a string`);
-    return { name: tier.name, ...(tier.description ? { description: tier.description } : {}) };
+    if (tier.groups !== undefined && tier.groups !== null && (!Array.isArray(tier.groups) || tier.groups.some((g) => typeof g !== 'string' || g === ''))) {
+      throw new PortalConfigError(`${name}.tiers[${i}].groups must be a list of group names (empty: every user may pick the tier)`);
+    }
+    const groups = (tier.groups ?? []) as string[];
+    return { name: tier.name, ...(tier.description ? { description: tier.description } : {}), ...(groups.length > 0 ? { groups } : {}) };
   });
   if (typeof o.default !== 'string' || !tiers.some((t) => t.name === o.default)) {
     throw new PortalConfigError(`${name}.default must name one of the tiers (${tiers.map((t) => t.name).join(', ')})`);
@@ -104,6 +113,12 @@ export function portalConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Porta
   const keyExpiryMaxDays = positiveInt(env, 'NLS_PORTAL_KEY_EXPIRY_MAX_DAYS', 90, 3650);
   if (keyExpiryDefaultDays > keyExpiryMaxDays) {
     throw new PortalConfigError(`NLS_PORTAL_KEY_EXPIRY_DEFAULT_DAYS (${keyExpiryDefaultDays}) is larger than NLS_PORTAL_KEY_EXPIRY_MAX_DAYS (${keyExpiryMaxDays}); lower the default or raise the maximum`);
+  }
+  let keyLimits: KeyLimits;
+  try {
+    keyLimits = keyLimitsFromEnv(env);
+  } catch (err) {
+    throw new PortalConfigError((err as Error).message);
   }
   const external = env.NLS_PORTAL_EXTERNAL_ENDPOINT?.trim();
   const scopes = env.NLS_PORTAL_OIDC_SCOPES?.trim() || 'openid profile email offline_access';
@@ -121,6 +136,7 @@ export function portalConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Porta
     adminGroups: (env.NLS_PORTAL_ADMIN_GROUPS ?? '').split(',').map((g) => g.trim()).filter(Boolean),
     keyExpiryDefaultDays,
     keyExpiryMaxDays,
+    keyLimits,
     ...(external ? { externalEndpoint: baseUrl(env, 'NLS_PORTAL_EXTERNAL_ENDPOINT', 'the external model endpoint, e.g. https://llm.example.com', external) } : {}),
     ...(quotaTiers(env) ? { quotaTiers: quotaTiers(env) } : {}),
     groupRefreshSeconds: positiveInt(env, 'NLS_PORTAL_GROUP_REFRESH_SECONDS', 300, 86_400),

@@ -6,6 +6,7 @@ import { AccessGrant, grantingGroups } from '../translate/keys/access';
 import { KubeRest } from '../kube/rest';
 import { MintedKey, listKeys, mintKey, revokeKey } from '../api-keys/key-store';
 import { AuditEntry, AuditFilter, readAuditEntries } from '../api-keys/audit-log';
+import { KeyLimits } from '../translate/keys/limits';
 import { PortalModel } from './models';
 import { isRefused } from './user-tokens';
 
@@ -37,6 +38,8 @@ export interface MintRequest {
   readonly grant: AccessGrant;
   readonly expiresAt: Date;
   readonly tier?: string;
+  /** Per-user limits (the portal's `portal.keyLimits`). */
+  readonly limits: KeyLimits;
 }
 
 /**
@@ -54,6 +57,7 @@ export async function mintPortalKey(client: KubeRest, model: ModelRef, req: Mint
     ...(req.tier ? { tier: req.tier } : {}),
     source: 'portal',
     actor: req.username,
+    limits: req.limits,
   });
   // Fail closed: when the refusal cannot be read, the key is taken back too.
   const refused = await isRefused(client, model.namespace, req.sub).catch(() => true);

@@ -2,19 +2,24 @@
 // one model while CPU burners load the machine must all succeed, each key stored exactly once
 // (Secret and metadata); concurrent revokes (two per key) remove each key exactly once and never
 // touch keys minted at the same time; the audit log holds each mint and each revoke exactly once.
+// Per-user limits (issue 29, Medium 8): concurrent mints of one user never leave more live keys than
+// the limit, and mints per hour are counted from the audit log, revoked keys included.
 // No operator: the test puts the cleanup finalizer on the model itself, which is all minting
 // needs, and mintKey then creates the key objects (racing).
 import { spawn, ChildProcess } from 'node:child_process';
 import * as os from 'node:os';
-import { applyObject, createNamespace, kubeConfig, uniqueName } from '../support/cluster';
+import { applyObject, createNamespace, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
 import { KubeRest, KubeObject, objectRef } from '../../src/kube/rest';
 import { MintedKey, listKeys, mintKey, revokeKey } from '../../src/api-keys/key-store';
 import { readAuditEntries } from '../../src/api-keys/audit-log';
 import { CLEANUP_FINALIZER } from '../../src/api/common';
+import { KeyLimitError } from '../../src/translate/keys/limits';
+import { runKeys } from '../../src/cli/keys';
 import { installOwnCRDs, passthroughModel } from './operator-support';
 
 const ns = uniqueName('keys-contention');
 const model = { kind: 'PassthroughModel' as const, name: 'contended', namespace: ns };
+const limited = { kind: 'PassthroughModel' as const, name: 'limited', namespace: ns };
 const MINTS = 32;
 const USERS = ['alice', 'bob', 'carol', 'dave']; // several mints per user: same user, same model, same hash part
 
@@ -59,13 +64,17 @@ beforeAll(async () => {
   client = new KubeRest(kubeConfig());
   client.metrics = { observeRequest: (method, code) => answers.set(`${method} ${code}`, (answers.get(`${method} ${code}`) ?? 0) + 1) };
   // What the operator does first (and all minting requires): its cleanup finalizer on the model.
-  const m = passthroughModel(ns, model.name);
-  await applyObject({ ...m, metadata: { ...m.metadata, finalizers: [CLEANUP_FINALIZER] } });
+  for (const name of [model.name, limited.name]) {
+    const m = passthroughModel(ns, name);
+    await applyObject({ ...m, metadata: { ...m.metadata, finalizers: [CLEANUP_FINALIZER] } });
+  }
 });
 
 afterAll(async () => {
   // Let the namespace's model go: drop the finalizer the test put on it.
-  await client?.mergePatch(objectRef('llm.nebari.dev/v1alpha1', 'PassthroughModel', model.name, ns), { metadata: { finalizers: null } }).catch(() => undefined);
+  for (const name of [model.name, limited.name]) {
+    await client?.mergePatch(objectRef('llm.nebari.dev/v1alpha1', 'PassthroughModel', name, ns), { metadata: { finalizers: null } }).catch(() => undefined);
+  }
   client?.close();
 });
 
@@ -126,4 +135,63 @@ it(`${MINTS} concurrent mints on one model on a loaded machine all succeed, each
   } finally {
     await stopCpuBurners(burners);
   }
+});
+
+it('per-user limits hold under concurrent mints of one user; mints per hour are counted from the audit log, revoked keys included', async () => {
+  const limits = { keysPerUserPerModel: 3, mintsPerUserPerHour: 8 };
+  const secretIds = async () => Object.keys((await client.get<DataObject>(objectRef('v1', 'Secret', 'limited-api-keys', ns)))?.data ?? {}).sort();
+  // ---- 8 concurrent mints of one user with room for 3: never more than 3 keys, every refusal a limit refusal
+  const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => mintKey(client, limited, 'eve', `eve ${i}`, { limits })));
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
+  for (const f of failures) expect(f).toBeInstanceOf(KeyLimitError);
+  const live = (await listKeys(client, limited)).map((r) => r.clientId).sort();
+  console.log(`8 concurrent mints of one user with a limit of 3: ${results.length - failures.length} kept, ${failures.length} refused`);
+  expect(live.length).toBe(results.length - failures.length);
+  expect(live.length).toBeLessThanOrEqual(3);
+  // The Secret holds exactly the listed keys: a key taken back by the second count never reached it.
+  expect(await secretIds()).toEqual(live);
+  // Topped up to the limit, then refused.
+  let mints = live.length;
+  while ((await listKeys(client, limited)).length < 3) {
+    await mintKey(client, limited, 'eve', 'top up', { limits });
+    mints++;
+  }
+  await expect(mintKey(client, limited, 'eve', 'one too many', { limits })).rejects.toThrow('eve already has 3 live API keys for PassthroughModel limited (limit 3 per user per model');
+  // Another user has their own count.
+  await mintKey(client, limited, 'frank', 'frank', { limits });
+
+  // ---- revoking makes room for keys but gives no mints back: refused at 8 mints in the hour
+  for (;;) {
+    for (const r of (await listKeys(client, limited)).filter((k) => k.createdBy === 'eve')) await revokeKey(client, limited, r.clientId, { actor: 'eve' });
+    if (mints >= limits.mintsPerUserPerHour) break;
+    await mintKey(client, limited, 'eve', `after revoke ${mints}`, { limits });
+    mints++;
+  }
+  await expect(mintKey(client, limited, 'eve', 'too fast', { limits })).rejects.toThrow(/^eve minted 8 API keys in the last hour \(limit 8 per user per hour, chart value portal\.keyLimits\.mintsPerUserPerHour\); wait until /);
+  // Refused mints left no audit entry: exactly the kept mints are logged.
+  const audit = await readAuditEntries(client, ns, { model: limited.name });
+  expect(audit.filter((e) => e.action === 'mint' && e.owner === 'eve')).toHaveLength(8);
+  expect((await listKeys(client, limited)).map((r) => r.createdBy)).toEqual(['frank']);
+
+  // ---- `nls keys mint` applies the limits the namespace's portal runs with (its Deployment's
+  // environment; nothing runs it here) and mints over them only with --over-limit, on the record.
+  await applyObject({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'limits-portal', namespace: ns, labels: { 'app.kubernetes.io/part-of': 'nebari-llm-serving', 'app.kubernetes.io/component': 'portal' } },
+    spec: {
+      replicas: 0,
+      selector: { matchLabels: { app: 'limits-portal' } },
+      template: {
+        metadata: { labels: { app: 'limits-portal' } },
+        spec: { containers: [{ name: 'portal', image: 'portal:test', env: [{ name: 'NLS_PORTAL_KEYS_PER_USER_PER_MODEL', value: '3' }, { name: 'NLS_PORTAL_MINTS_PER_USER_PER_HOUR', value: '8' }] }] },
+      },
+    },
+  });
+  const cli = (...extra: string[]) => runKeys(['mint', '--model', limited.name, '--namespace', ns, '--user', 'eve', '--output', 'json', '--kubeconfig', kubeconfigPath(), ...extra], () => undefined);
+  await expect(cli()).rejects.toThrow(/^eve minted 8 API keys in the last hour \(limit 8 per user per hour, .*; as an administrator, pass --over-limit to mint anyway$/);
+  expect(await cli('--over-limit')).toBe(0);
+  const overEntry = (await readAuditEntries(client, ns, { model: limited.name })).filter((e) => e.action === 'mint' && e.owner === 'eve');
+  expect(overEntry).toHaveLength(9);
+  expect(overEntry.filter((e) => e.reason === 'minted with nls keys mint --over-limit: per-user limits not checked')).toHaveLength(1);
 });

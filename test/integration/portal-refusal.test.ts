@@ -16,6 +16,7 @@ import { RefreshRefusedError } from '../../src/portal/oidc';
 import { isRefused, saveRefreshToken } from '../../src/portal/user-tokens';
 import { EventRecorder } from '../../src/runtime/events';
 import { createLogger } from '../../src/runtime/log';
+import { DEFAULT_KEY_LIMITS } from '../../src/translate/keys/limits';
 import { installOwnCRDs, passthroughModel } from './operator-support';
 
 const ns = uniqueName('portal-refusal');
@@ -50,12 +51,12 @@ afterAll(async () => {
 
 it('revokes a key minted while the round was refreshing a user the issuer refuses, and every later key of that user in every later round', async () => {
   await saveRefreshToken(client, ns, sessionKey, { ...alice, refreshToken: 'alice-refresh-token' });
-  const earlier = await mintPortalKey(client, model, { ...alice, description: 'earlier', grant, expiresAt: expiresAt() });
+  const earlier = await mintPortalKey(client, model, { ...alice, description: 'earlier', grant, expiresAt: expiresAt(), limits: DEFAULT_KEY_LIMITS });
   let racing: string | undefined;
   const refused = deps(async () => {
     // The account is disabled; alice's open session mints while the issuer is being asked, after
     // the mint's own refusal check and before the round records the refusal.
-    racing = (await mintPortalKey(client, model, { ...alice, description: 'racing', grant, expiresAt: expiresAt() })).clientId;
+    racing = (await mintPortalKey(client, model, { ...alice, description: 'racing', grant, expiresAt: expiresAt(), limits: DEFAULT_KEY_LIMITS })).clientId;
     throw new RefreshRefusedError('invalid_grant');
   });
   const first = await refreshRound(refused);
@@ -89,6 +90,6 @@ it('takes back a key whose write finished after the refusal was recorded, and te
   }));
   expect(await isRefused(client, ns, bob.sub)).toBe(true);
   // The portal's pre-check ran before the refusal (the session looked fine); the write lands after it.
-  await expect(mintPortalKey(client, model, { ...bob, description: 'too late', grant, expiresAt: expiresAt() })).rejects.toThrow(MintRefusedError);
+  await expect(mintPortalKey(client, model, { ...bob, description: 'too late', grant, expiresAt: expiresAt(), limits: DEFAULT_KEY_LIMITS })).rejects.toThrow(MintRefusedError);
   expect((await listKeys(client, model)).filter((k) => k.subject === bob.sub)).toEqual([]);
 });

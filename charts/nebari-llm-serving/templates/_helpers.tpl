@@ -104,11 +104,11 @@
 {{- printf "https://%s" (default (printf "llm.%s" .Values.platform.baseDomain) .Values.platform.external.hostname | lower | trimSuffix ".") -}}
 {{- end -}}
 
-{{/* Quota tiers offered at mint time, as JSON (names and descriptions). */}}
+{{/* Quota tiers offered at mint time, as JSON (names, descriptions and the groups allowed each). */}}
 {{- define "nebari-llm-serving.portalQuotaTiers" -}}
 {{- $tiers := list -}}
 {{- range .Values.quotas.tiers -}}
-{{- $tiers = append $tiers (dict "name" .name "description" (default (printf "%d tokens per %s" (int .tokens) (lower .unit)) .description)) -}}
+{{- $tiers = append $tiers (dict "name" .name "description" (default (printf "%d tokens per %s" (int .tokens) (lower .unit)) .description) "groups" (default (list) .groups)) -}}
 {{- end -}}
 {{- toJson (dict "default" .Values.quotas.defaultTier "tiers" $tiers) -}}
 {{- end -}}

@@ -16,6 +16,11 @@ export interface QuotaTier {
   readonly unit: QuotaUnit;
   /** Also limit requests per minute per key. @default none */
   readonly requestsPerMinute?: number;
+  /**
+   * Only members of one of these groups may mint keys in the tier (the portal checks it at mint;
+   * the budget itself does not depend on it). Absent or empty: everyone. @default none
+   */
+  readonly groups?: readonly string[];
 }
 
 /** Quota settings; their presence turns quotas on (the chart passes them only with a rate-limit backend). */
@@ -51,6 +56,9 @@ export function quotaSettingsErrors(settings: QuotaSettings): TranslationError[]
     if (!(QUOTA_UNITS as readonly string[]).includes(t.unit)) errors.push(translationError(`quotas.tiers[${i}].unit`, `${JSON.stringify(t.unit)} is not one of ${QUOTA_UNITS.join(', ')}`));
     if (t.requestsPerMinute !== undefined && (!Number.isInteger(t.requestsPerMinute) || t.requestsPerMinute < 1)) {
       errors.push(translationError(`quotas.tiers[${i}].requestsPerMinute`, `${JSON.stringify(t.requestsPerMinute)} is not a positive whole number`));
+    }
+    if (t.groups !== undefined && t.groups !== null && (!Array.isArray(t.groups) || t.groups.some((g) => typeof g !== 'string' || g === ''))) {
+      errors.push(translationError(`quotas.tiers[${i}].groups`, `${JSON.stringify(t.groups)} is not a list of group names; list the groups allowed to mint keys in the tier, or leave it empty for everyone`));
     }
   });
   return errors;

@@ -229,7 +229,17 @@ export function newApiKeyRecord(clientId: string, user: string, now: Date, descr
   };
 }
 
-/** Records of every key that exists in the Secret (metadata without a key is ignored). */
+/**
+ * Records of every key in the metadata ConfigMap's data, by client ID. What `nls keys list` and the
+ * portal show: listing never needs the key Secret, so it never reads key values.
+ */
+export function apiKeyRecordsOf(metadata: Record<string, string> | undefined): ApiKeyRecord[] {
+  return Object.keys(metadata ?? {})
+    .sort()
+    .map((id) => parseApiKeyRecord(id, metadata![id]));
+}
+
+/** Records of every key that exists in the Secret (metadata without a key is ignored): the operator's view. */
 export function listApiKeys(secretData: Record<string, string> | undefined, metadata: Record<string, string> | undefined): ApiKeyRecord[] {
   return clientIdsOf(secretData).map((id) => parseApiKeyRecord(id, metadata?.[id]));
 }

@@ -1,4 +1,6 @@
-import { auditTable, keysTable, parseKeysArgs } from '../../../src/cli/keys';
+import { auditTable, keyLimitsInNamespace, keysTable, parseKeysArgs } from '../../../src/cli/keys';
+import { KubeApiError } from '../../../src/kube/rest';
+import { MemoryKube } from '../api-keys/memory-kube';
 
 describe('nls keys arguments', () => {
   test('mint takes an expiry as a duration or an ISO time, and a tier', () => {
@@ -21,8 +23,14 @@ describe('nls keys arguments', () => {
     [['audit', '--output', 'yaml'], 'keys audit: --output "yaml" is not supported; use text or json'],
     [['purge'], 'keys: unknown action "purge"; use mint, list, revoke or audit'],
     [['list'], 'keys list: --model is required'],
+    [['list', '--model', 'm', '--over-limit'], 'keys list: --over-limit applies only to `nls keys mint`'],
   ])('%j is refused: %s', (args, message) => {
     expect(() => parseKeysArgs(args)).toThrow(message);
+  });
+
+  test('mint takes --over-limit, an explicit bypass of the per-user limits', () => {
+    expect(parseKeysArgs(['mint', '--model', 'm', '--over-limit'])).toMatchObject({ action: 'mint', overLimit: true });
+    expect(parseKeysArgs(['mint', '--model', 'm'])).not.toHaveProperty('overLimit');
   });
 
   test('audit needs no model and filters by model, user and time', () => {
@@ -58,5 +66,29 @@ describe('nls keys tables', () => {
     expect(row).toBe('c1\tmallory\\x1b]0;pwned\\x07\t2026-01-01T00:00:00.000Z\tnever\t-\t-\tlaptop\\n c2\\tadmin\\x1b[2K\\u2028');
     const [, entry] = auditTable([{ at: 't', action: 'revoke', actor: 'a\u009b31m', model: { kind: 'LLMModel', name: 'm' }, clientId: 'c1', owner: 'o', reason: 'r\r' }]);
     expect(entry).toBe('t\trevoke\ta\\x9b31m\tLLMModel/m\tc1\to\tr\\r');
+  });
+});
+
+describe('nls keys mint limits', () => {
+  const portalDeployment = (env: { name: string; value: string }[], labels: Record<string, string> = { 'app.kubernetes.io/part-of': 'nebari-llm-serving', 'app.kubernetes.io/component': 'portal' }) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'r-nebari-llm-serving-portal', namespace: 'llm', labels },
+    spec: { template: { spec: { containers: [{ name: 'portal', env }] } } },
+  });
+
+  test("are the namespace portal's limits (portal.keyLimits, from its Deployment)", async () => {
+    const kube = new MemoryKube();
+    await kube.put(portalDeployment([{ name: 'NLS_PORTAL_KEYS_PER_USER_PER_MODEL', value: '4' }, { name: 'NLS_PORTAL_MINTS_PER_USER_PER_HOUR', value: '9' }]) as never);
+    expect(await keyLimitsInNamespace(kube, 'llm')).toEqual({ keysPerUserPerModel: 4, mintsPerUserPerHour: 9 });
+  });
+
+  test("are the chart's defaults without our portal there, or when Deployments may not be read", async () => {
+    const kube = new MemoryKube();
+    await kube.put(portalDeployment([{ name: 'NLS_PORTAL_KEYS_PER_USER_PER_MODEL', value: '4' }], { 'app.kubernetes.io/component': 'portal' }) as never);
+    expect(await keyLimitsInNamespace(kube, 'llm')).toEqual({ keysPerUserPerModel: 10, mintsPerUserPerHour: 20 });
+    const forbidden = new MemoryKube();
+    forbidden.request = () => Promise.reject(new KubeApiError(403, '', 'Forbidden', 'GET deployments: 403 Forbidden'));
+    expect(await keyLimitsInNamespace(forbidden, 'llm')).toEqual({ keysPerUserPerModel: 10, mintsPerUserPerHour: 20 });
   });
 });

@@ -76,19 +76,21 @@ describe('key portal', () => {
       NLS_PORTAL_ADMIN_GROUPS: 'llm-admins,ops',
       NLS_PORTAL_KEY_EXPIRY_DEFAULT_DAYS: '30',
       NLS_PORTAL_KEY_EXPIRY_MAX_DAYS: '90',
+      NLS_PORTAL_KEYS_PER_USER_PER_MODEL: '10',
+      NLS_PORTAL_MINTS_PER_USER_PER_HOUR: '20',
       NLS_PORTAL_GROUP_REFRESH_SECONDS: '300',
       NLS_PORTAL_SESSION_SECRET: 'r1-nebari-llm-serving-portal-session',
       NLS_PORTAL_EXTERNAL_ENDPOINT: 'https://llm.example.com',
     });
   });
 
-  test('offers the quota tiers only while quotas are on', () => {
+  test('offers the quota tiers only while quotas are on, with the groups each tier is restricted to', () => {
     const quotasOn = (v: ChartValues) => {
       enable(v);
       v.quotas.rateLimitBackend = 'redis://redis.envoy-gateway-system:6379';
       v.quotas.tiers = [
         { name: 'standard', tokens: 100000, unit: 'Hour' },
-        { name: 'large', description: 'For batch jobs', tokens: 5000000, unit: 'Day', requestsPerMinute: 60 },
+        { name: 'large', description: 'For batch jobs', tokens: 5000000, unit: 'Day', requestsPerMinute: 60, groups: ['batch', 'ml-admins'] },
       ];
     };
     expect(env(find(render(enable), 'Deployment', '-portal'))).not.toHaveProperty('NLS_PORTAL_QUOTA_TIERS');
@@ -96,15 +98,29 @@ describe('key portal', () => {
     expect(tiers).toEqual({
       default: 'standard',
       tiers: [
-        { name: 'standard', description: '100000 tokens per hour' },
-        { name: 'large', description: 'For batch jobs' },
+        { name: 'standard', description: '100000 tokens per hour', groups: [] },
+        { name: 'large', description: 'For batch jobs', groups: ['batch', 'ml-admins'] },
       ],
     });
   });
 
+  test('renders the per-user key limits from portal.keyLimits', () => {
+    const e = env(
+      find(
+        render((v) => {
+          enable(v);
+          v.portal.keyLimits = { keysPerUserPerModel: 3, mintsPerUserPerHour: 7 };
+        }),
+        'Deployment',
+        '-portal',
+      ),
+    );
+    expect(e).toMatchObject({ NLS_PORTAL_KEYS_PER_USER_PER_MODEL: '3', NLS_PORTAL_MINTS_PER_USER_PER_HOUR: '7' });
+  });
+
   test('writes the tiers JSON with sorted keys, as Helm toJson does', () => {
     expect(portalQuotaTiersJson({ rateLimitBackend: 'x', defaultTier: 'a', tiers: [{ name: 'a', tokens: 1, unit: 'Minute' }] })).toBe(
-      '{"default":"a","tiers":[{"description":"1 tokens per minute","name":"a"}]}',
+      '{"default":"a","tiers":[{"description":"1 tokens per minute","groups":[],"name":"a"}]}',
     );
   });
 

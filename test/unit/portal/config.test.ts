@@ -20,6 +20,7 @@ describe('portalConfigFromEnv', () => {
       adminGroups: [],
       keyExpiryDefaultDays: 30,
       keyExpiryMaxDays: 90,
+      keyLimits: { keysPerUserPerModel: 10, mintsPerUserPerHour: 20 },
       groupRefreshSeconds: 300,
       sessionSecretName: 'nls-portal-session',
       port: 8080,
@@ -32,11 +33,14 @@ describe('portalConfigFromEnv', () => {
     const c = portalConfigFromEnv({
       ...base,
       NLS_PORTAL_ADMIN_GROUPS: ' admins, platform ,',
-      NLS_PORTAL_QUOTA_TIERS: '{"default":"standard","tiers":[{"name":"standard","description":"100k/h"},{"name":"large"}]}',
+      NLS_PORTAL_QUOTA_TIERS: '{"default":"standard","tiers":[{"name":"standard","description":"100k/h","groups":[]},{"name":"large","groups":["batch","ml-admins"]}]}',
       NLS_PORTAL_EXTERNAL_ENDPOINT: 'https://llm.example.com',
+      NLS_PORTAL_KEYS_PER_USER_PER_MODEL: '3',
+      NLS_PORTAL_MINTS_PER_USER_PER_HOUR: '7',
     });
     expect(c.adminGroups).toEqual(['admins', 'platform']);
-    expect(c.quotaTiers).toEqual({ default: 'standard', tiers: [{ name: 'standard', description: '100k/h' }, { name: 'large' }] });
+    expect(c.quotaTiers).toEqual({ default: 'standard', tiers: [{ name: 'standard', description: '100k/h' }, { name: 'large', groups: ['batch', 'ml-admins'] }] });
+    expect(c.keyLimits).toEqual({ keysPerUserPerModel: 3, mintsPerUserPerHour: 7 });
     expect(c.externalEndpoint).toBe('https://llm.example.com');
   });
 
@@ -61,6 +65,9 @@ describe('portalConfigFromEnv', () => {
     [{ NLS_PORTAL_QUOTA_TIERS: '{"default":"x","tiers":[{"name":"Big Tier"}]}' }, /^NLS_PORTAL_QUOTA_TIERS.tiers\[0\].name must be a lower-case DNS label/],
     [{ NLS_PORTAL_QUOTA_TIERS: '{"default":"gold","tiers":[{"name":"standard"}]}' }, /^NLS_PORTAL_QUOTA_TIERS.default must name one of the tiers \(standard\)/],
     [{ NLS_PORTAL_EXTERNAL_ENDPOINT: 'ftp://llm.example.com' }, /^NLS_PORTAL_EXTERNAL_ENDPOINT: .* must use https/],
+    [{ NLS_PORTAL_QUOTA_TIERS: '{"default":"a","tiers":[{"name":"a","groups":"batch"}]}' }, /^NLS_PORTAL_QUOTA_TIERS.tiers\[0\].groups must be a list of group names/],
+    [{ NLS_PORTAL_KEYS_PER_USER_PER_MODEL: '0' }, /^NLS_PORTAL_KEYS_PER_USER_PER_MODEL: "0" is not a whole number between 1 and 2000; set the chart value portal.keyLimits.keysPerUserPerModel/],
+    [{ NLS_PORTAL_MINTS_PER_USER_PER_HOUR: 'many' }, /^NLS_PORTAL_MINTS_PER_USER_PER_HOUR: "many" is not a whole number between 1 and 10000; set the chart value portal.keyLimits.mintsPerUserPerHour/],
   ])('%j is refused with an error naming the variable', (override, message) => {
     expect(() => portalConfigFromEnv({ ...base, ...override })).toThrow(PortalConfigError);
     expect(() => portalConfigFromEnv({ ...base, ...override })).toThrow(message);

@@ -110,11 +110,17 @@ describe('quota settings are checked, naming the chart value', () => {
     ['a tier listed twice', { ...quotas, tiers: [quotas.tiers[0], quotas.tiers[0]] }, 'quotas.tiers: tier "standard" is listed twice; give each tier its own name'],
     ['zero tokens', { ...quotas, tiers: [{ name: 'standard', tokens: 0, unit: 'Hour' as const }] }, 'quotas.tiers[0].tokens: 0 is not a positive whole number of tokens'],
     ['an unknown unit', { ...quotas, tiers: [{ name: 'standard', tokens: 1, unit: 'Week' as never }] }, 'quotas.tiers[0].unit: "Week" is not one of Second, Minute, Hour, Day, Month'],
+    ['tier groups that are not a list of names', { ...quotas, tiers: [{ name: 'standard', tokens: 1, unit: 'Hour' as const, groups: 'batch' as never }] }, 'quotas.tiers[0].groups: "batch" is not a list of group names; list the groups allowed to mint keys in the tier, or leave it empty for everyone'],
     ['an unknown cost type', { ...quotas, costType: 'Words' as never }, 'quotas.costType: "Words" is not a token count; use one of TotalToken, OutputToken, InputToken, CachedInputToken, CacheCreationInputToken, ReasoningToken'],
   ])('%s', (_what, settings, message) => {
     expect(quotaSettingsErrors(settings).map((e) => e.message)).toEqual([message]);
     expect(desiredGatewayObjects(llmModel('llama'), { ...context, quotas: settings }).errors.map((e) => e.message)).toContain(message);
   });
+});
+
+test('a tier restricted to groups renders the same budget as one without', () => {
+  const restricted = { ...quotas, tiers: quotas.tiers.map((t) => ({ ...t, groups: ['batch'] })) };
+  expect(quotaSettingsErrors(restricted)).toEqual([]);
 });
 
 describe('key tiers from the key metadata records', () => {
