@@ -185,6 +185,10 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
     return c.redirect(pending.returnTo, 302);
   });
 
+  // Where logout lands. Not the home page: without a session it redirects to the issuer, and the
+  // CSP's form-action 'self' stops a form post's redirect chain at another origin.
+  app.get('/auth/logged-out', (c) => c.html(page('Logged out', undefined, html`<p role="status">You are logged out, in every browser.</p><p><a href="/auth/login">Log in again</a></p>`)));
+
   // Everything below needs a live session.
   app.use('*', async (c, next) => {
     const notLoggedIn = (error: string) => {
@@ -232,7 +236,7 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
     // Ends every session of the user, not just this browser's cookie (a copied cookie stops working too).
     await users.endSessions(c.get('session').sub);
     deleteCookie(c, SESSION_COOKIE, { secure: true, path: '/' });
-    return c.redirect('/', 303);
+    return c.redirect('/auth/logged-out', 303);
   });
 
   const userModels = async (s: Session) => visibleModels(await listModels(client, config.namespace), s.groups);

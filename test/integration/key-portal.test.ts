@@ -447,6 +447,7 @@ it('ends every session of a user at logout: a cookie captured before it is refus
   expect((await fetch(`${portalUrl}/api/keys`, { headers: { cookie: captured } })).status).toBe(200);
   await laptop.goto(`${portalUrl}/`, { waitUntil: 'load' });
   await Promise.all([laptop.waitForNavigation({ waitUntil: 'load' }), laptop.click('form[action="/auth/logout"] button')]);
+  expect(laptop.url()).toBe(`${portalUrl}/auth/logged-out`);
   expect(await laptop.cookies(portalUrl)).not.toContainEqual(expect.objectContaining({ name: '__Host-nls-portal-session' }));
   for (const cookie of [captured, otherBrowser]) {
     const res = await fetch(`${portalUrl}/api/keys`, { headers: { cookie } });

@@ -99,6 +99,8 @@ describe('portal app', () => {
     const copied = bob.cookie;
     const logout = await app.request('/auth/logout', { method: 'POST', headers: { cookie: bob.cookie, 'content-type': 'application/x-www-form-urlencoded', origin: 'https://keys.example.com' }, body: new URLSearchParams({ csrf: bob.session.csrf }).toString() });
     expect(logout.status).toBe(303);
+    expect(logout.headers.get('location')).toBe('/auth/logged-out');
+    expect(await (await app.request('/auth/logged-out')).text()).toContain('You are logged out');
     const api = await app.request('/api/keys', { headers: { cookie: copied } });
     expect(api.status).toBe(401);
     expect(((await api.json()) as { error: string }).error).toMatch(/^your session has ended \(logged out/);
