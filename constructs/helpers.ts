@@ -3,6 +3,7 @@
 // chart with default values and compares it with the plain bundles, so the twins cannot drift.
 import { version } from '../src/version';
 import { lowerWithoutRootDot } from '../src/translate/gateway/hostname';
+import { AUDIENCES_FIX } from '../src/translate/gateway/context';
 
 export const CHART_NAME = 'nebari-llm-serving';
 /** Longest full name: leaves room for the longest suffix (`-agentdeployment-guard`) in 63 characters. */
@@ -35,7 +36,8 @@ export function sortedKeys(value: unknown): unknown {
   return value;
 }
 
-const isEmpty = (v: unknown) => v === '' || v === undefined || v === null || (Array.isArray(v) && v.length === 0);
+// `false` too, as Helm's `if` reads it (platform.jwt.allowAnyAudience: false is left out).
+const isEmpty = (v: unknown) => v === '' || v === undefined || v === null || v === false || (Array.isArray(v) && v.length === 0);
 
 /** `platform` values that are DNS names (normalised like provider host names). */
 const HOST_NAME_KEYS = new Set(['baseDomain', 'hostname']);
@@ -48,6 +50,8 @@ const hostValue = (k: string, v: unknown) => (HOST_NAME_KEYS.has(k) && typeof v 
  * root dot removed. Keys sorted, as Helm's toJson writes them.
  */
 export function gatewayContextJson(platform: Record<string, unknown>): string {
+  const problem = jwtAudiencesProblem(platform.jwt as JwtValues | undefined);
+  if (problem) throw new Error(problem);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(platform)) {
     if (v && typeof v === 'object' && !Array.isArray(v)) {
@@ -55,6 +59,16 @@ export function gatewayContextJson(platform: Record<string, unknown>): string {
     } else if (!isEmpty(v)) out[k] = hostValue(k, v);
   }
   return JSON.stringify(sortedKeys(out));
+}
+
+interface JwtValues { issuer?: string; audiences?: string[]; allowAnyAudience?: boolean }
+
+/** The message of the install-time audiences check (issue 29, Medium 9; Helm `fail` with the same text). */
+export const JWT_AUDIENCES_REQUIRED = `platform.jwt.issuer is set but platform.jwt.audiences is empty: the internal endpoint would accept a token the issuer minted for any of its clients, so another application's token could be replayed against the models; ${AUDIENCES_FIX}`;
+
+/** The install-time check of `platform.jwt.audiences`: required while the issuer is set, unless `allowAnyAudience`. */
+export function jwtAudiencesProblem(jwt: JwtValues | undefined): string | undefined {
+  return jwt?.issuer && !(jwt.audiences ?? []).length && !jwt.allowAnyAudience ? JWT_AUDIENCES_REQUIRED : undefined;
 }
 
 interface QuotaValues {
@@ -104,8 +118,12 @@ export function helpersTemplate(): string {
 {{- end -}}
 {{- end -}}
 
-{{/* The operator's gateway context as JSON: empty settings left out (sectionName kept: empty means every listener); host names lower-cased, one trailing root dot removed. */}}
+{{/* The operator's gateway context as JSON: empty settings left out (sectionName kept: empty means every listener); host names lower-cased, one trailing root dot removed. Fails when the issuer is set without audiences or allowAnyAudience. */}}
 {{- define "${c}.gatewayContext" -}}
+{{- $jwt := .Values.platform.jwt -}}
+{{- if and $jwt.issuer (not $jwt.audiences) (not $jwt.allowAnyAudience) -}}
+{{- fail ${JSON.stringify(JWT_AUDIENCES_REQUIRED)} -}}
+{{- end -}}
 {{- $out := dict -}}
 {{- range $k, $v := .Values.platform -}}
 {{- if kindIs "map" $v -}}

@@ -68,7 +68,7 @@ export const CI_VALUES: readonly CiValues[] = [
     file: 'portal-values.yaml',
     description: 'The self-service key portal (two replicas, a confidential client, a private CA, admin groups) and per-key token quotas on.',
     values: {
-      platform: { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari', groupsClaim: 'groups' } },
+      platform: { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari', groupsClaim: 'groups', audiences: ['nebari-llm'] } },
       portal: {
         enabled: true,
         hostname: 'keys.example.com',

@@ -123,7 +123,12 @@ export const ValuesSchema = closed(
             audiences: Type.Array(Type.String({ minLength: 1 }), {
               default: [],
               description:
-                'Accepted `aud` values; empty accepts any audience. Set it whenever models enable the internal endpoint: otherwise a token the issuer minted for any other client (another application\'s ID or access token) is accepted here and can be replayed against the models (docs/security.md).',
+                'Accepted `aud` values: the client IDs whose tokens may call models on the internal endpoint. Required while `platform.jwt.issuer` is set (`helm install` fails naming it), unless `allowAnyAudience` is true: empty, a token the issuer minted for any other client (another application\'s ID or access token) would be accepted and could be replayed against the models (docs/security.md).',
+            }),
+            allowAnyAudience: Type.Boolean({
+              default: false,
+              description:
+                'Accept tokens of any audience on the internal endpoint while `audiences` is empty. Only for an issuer whose every client may call the models: any token it minted for another application can then be replayed here (docs/security.md).',
             }),
           },
           'How the internal endpoint checks OIDC tokens.',

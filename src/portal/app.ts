@@ -2,7 +2,10 @@
 // same functionality as JSON. No session: pages redirect to the login, /api/* answers 401. Every
 // state change passes the CSRF check (csrf.ts). A user only ever sees and revokes their own keys
 // (someone else's key id answers 404, as if it did not exist); admin-group members see and revoke
-// all keys and read the audit log.
+// all keys and read the audit log. Every request with a session is checked against the user's
+// server-side state first (user-tokens.ts): a session of a user who logged out or whom the issuer
+// refused is no session, and authorization uses the user's current groups (those of the latest
+// group refresh), not the ones sealed into the cookie at login.
 import { Context, Hono } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import { secureHeaders } from 'hono/secure-headers';
@@ -16,7 +19,7 @@ import { MintRefusedError, ModelKey, listAllKeys, mintPortalKey, modelGrant, own
 import { PortalModel, listModels } from './models';
 import { OidcUser } from './oidc';
 import { LOGIN_COOKIE, LOGIN_MAX_SECONDS, PendingLogin, SESSION_COOKIE, Session, newSession, seal, unseal } from './session';
-import { isRefused, saveRefreshToken } from './user-tokens';
+import { UserState, endSessions, isRefused, readUserState, recordLogin } from './user-tokens';
 import { tierRefusal, tiersFor } from './tiers';
 import { KeyLimitError } from '../translate/keys/limits';
 import { STYLE_HASH, Viewer, page } from './pages/layout';
@@ -39,6 +42,33 @@ export interface PortalDeps {
   readonly login: () => PortalLogin | undefined;
   readonly ready: () => boolean;
   readonly log: Logger;
+  /** The server-side session state; defaults to the per-user Secrets (`storedUsers`). */
+  readonly users?: PortalUsers;
+}
+
+/** The server-side half of sessions: per user, a session generation, a refusal mark and the current groups. */
+export interface PortalUsers {
+  /** Stores the login and returns the session generation the new cookie carries. */
+  recordLogin(user: OidcUser): Promise<string>;
+  state(sub: string): Promise<UserState | undefined>;
+  /** Logout: every session of the user ends. */
+  endSessions(sub: string): Promise<void>;
+}
+
+export function storedUsers(client: KubeRest, namespace: string, sessionKey: Buffer): PortalUsers {
+  return {
+    recordLogin: (user) => recordLogin(client, namespace, sessionKey, user),
+    state: (sub) => readUserState(client, namespace, sub),
+    endSessions: (sub) => endSessions(client, namespace, sub),
+  };
+}
+
+/** Why a session that opens is still refused, or undefined when it is live. */
+export function sessionEnded(session: Pick<Session, 'generation'>, state: UserState | undefined): string | undefined {
+  if (!state) return 'the portal has no record of this login';
+  if (state.refused) return 'the identity provider refused the login';
+  if (!session.generation || state.generation !== session.generation) return 'logged out (or ended by the identity provider)';
+  return undefined;
 }
 
 type Env = { Variables: { session: Session; form: Record<string, string> } };
@@ -78,6 +108,7 @@ export class RequestError extends Error {
 
 export function createPortalApp(deps: PortalDeps): Hono<Env> {
   const { config, client, sessionKey, log } = deps;
+  const users = deps.users ?? storedUsers(client, config.namespace, sessionKey);
   const origin = new URL(config.url).origin;
   const app = new Hono<Env>();
 
@@ -133,10 +164,15 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
       log.warn('login failed', { err });
       return c.html(page('Login failed', undefined, html`<p class="error" role="alert">The identity provider did not confirm the login.</p><p><a href="/auth/login">Log in again</a></p>`), 400);
     }
-    if (user.refreshToken) {
-      await saveRefreshToken(client, config.namespace, sessionKey, { sub: user.sub, username: user.username, refreshToken: user.refreshToken }).catch((err) => log.warn('could not store the refresh token; group changes of this user are only seen at their next login', { user: user.username, err }));
+    let generation: string;
+    try {
+      generation = await users.recordLogin(user);
+    } catch (err) {
+      // Without the server-side record the session could not be checked (or ended): no session.
+      log.warn('could not record the login', { user: user.username, err });
+      return c.html(page('Login failed', undefined, html`<p class="error" role="alert">The login could not be recorded; try again in a moment.</p><p><a href="/auth/login">Log in again</a></p>`), 503);
     }
-    let session = newSession(user);
+    let session = newSession({ ...user, generation });
     let sealed = seal(sessionKey, SESSION_PURPOSE, session);
     if (sealed.length > MAX_COOKIE_VALUE) {
       // Browsers drop cookies over 4 KB: keep only the groups that matter here (models' and admin groups).
@@ -151,13 +187,28 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
     return c.redirect(pending.returnTo, 302);
   });
 
-  // Everything below needs a session.
+  // Where logout lands. Not the home page: without a session it redirects to the issuer, and the
+  // CSP's form-action 'self' stops a form post's redirect chain at another origin.
+  app.get('/auth/logged-out', (c) => c.html(page('Logged out', undefined, html`<p role="status">You are logged out, in every browser.</p><p><a href="/auth/login">Log in again</a></p>`)));
+
+  // Everything below needs a live session.
   app.use('*', async (c, next) => {
-    const session = unseal<Session>(sessionKey, SESSION_PURPOSE, getCookie(c, SESSION_COOKIE));
-    if (!session) {
-      if (c.req.path.startsWith('/api/') || isStateChange(c.req.method)) return c.json({ error: 'not logged in' }, 401);
+    const notLoggedIn = (error: string) => {
+      if (c.req.path.startsWith('/api/') || isStateChange(c.req.method)) return c.json({ error }, 401);
       return c.redirect(`/auth/login?returnTo=${encodeURIComponent(c.req.path + (new URL(c.req.url).search || ''))}`, 302);
+    };
+    const sealed = unseal<Session>(sessionKey, SESSION_PURPOSE, getCookie(c, SESSION_COOKIE));
+    if (!sealed) return notLoggedIn('not logged in');
+    // A cookie cannot be taken back: the server-side state decides whether it still counts.
+    const state = await users.state(sealed.sub);
+    const ended = sessionEnded(sealed, state);
+    if (ended) {
+      log.info('session refused', { user: sealed.username, path: c.req.path, reason: ended });
+      deleteCookie(c, SESSION_COOKIE, { secure: true, path: '/' });
+      return notLoggedIn(`your session has ended (${ended}); log in again`);
     }
+    // The groups of the latest refresh, not of the login: a demoted admin is no admin any more.
+    const session: Session = { ...sealed, groups: state?.groups ?? sealed.groups };
     c.set('session', session);
     if (isStateChange(c.req.method)) {
       const isForm = (c.req.header('content-type') ?? '').startsWith('application/x-www-form-urlencoded');
@@ -183,9 +234,11 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
     return c.req.path.startsWith('/api/') ? c.json({ error: 'internal error' }, 500) : c.html(page('Something went wrong', session && viewer(session), errorPage('Something went wrong; try again.')), 500);
   });
 
-  app.post('/auth/logout', (c) => {
+  app.post('/auth/logout', async (c) => {
+    // Ends every session of the user, not just this browser's cookie (a copied cookie stops working too).
+    await users.endSessions(c.get('session').sub);
     deleteCookie(c, SESSION_COOKIE, { secure: true, path: '/' });
-    return c.redirect('/', 303);
+    return c.redirect('/auth/logged-out', 303);
   });
 
   const userModels = async (s: Session) => visibleModels(await listModels(client, config.namespace), s.groups);

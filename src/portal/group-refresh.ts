@@ -6,7 +6,9 @@
 // (until they log in again), so no key minted around the refusal survives: the refusals are
 // recorded before the keys are listed, and a mint re-checks refusal after its write
 // (`mintPortalKey`). Each revocation is an audit entry, an Event on the model and a log line,
-// none of which carries token or key material.
+// none of which carries token or key material. The current groups are stored on the user, where
+// every request of their sessions reads them (a demoted admin loses the admin views within a
+// round), and a refusal ends all their sessions (user-tokens.ts).
 import { KubeRest } from '../kube/rest';
 import { EventRecorder } from '../runtime/events';
 import { LeaderElector } from '../runtime/leader';
@@ -15,7 +17,7 @@ import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { ModelKey, REFRESH_REFUSED_REASON, listAllKeys, modelGrant, ownedBy, revokePortalKey } from './keys';
 import { PortalModel, listModels } from './models';
 import { RefreshRefusedError, OidcUser } from './oidc';
-import { StoredUser, listStoredUsers, markRefused, saveRefreshToken } from './user-tokens';
+import { StoredUser, listStoredUsers, markRefused, saveGroups, saveRefreshToken } from './user-tokens';
 
 export { REFRESH_REFUSED_REASON };
 export const LOST_ACCESS_REASON = 'user-lost-access';
@@ -33,6 +35,10 @@ export function keysLosingAccess(keys: readonly ModelKey[], models: readonly Por
     const model = byRef.get(`${k.model.kind}/${k.model.name}`);
     return model !== undefined && !modelGrant(model, groups).allowed;
   });
+}
+
+function sameGroups(stored: readonly string[] | undefined, fresh: readonly string[]): boolean {
+  return stored !== undefined && stored.length === fresh.length && stored.every((g, i) => g === fresh[i]);
 }
 
 export interface RefreshDeps {
@@ -73,6 +79,11 @@ export async function refreshRound(deps: RefreshDeps): Promise<RoundResult> {
         await saveRefreshToken(deps.client, deps.namespace, deps.sessionKey, { sub: user.sub, username: fresh.username, refreshToken: fresh.refreshToken });
       }
       unsaved.delete(user.sub);
+      if (!sameGroups(user.groups, fresh.groups)) {
+        await saveGroups(deps.client, deps.namespace, user.sub, fresh.groups).catch((err) =>
+          deps.log.warn('could not store the user\'s current groups; their sessions keep the previous ones until the next round', { user: user.username, err }),
+        );
+      }
       current.push({ user, groups: fresh.groups });
     } catch (err) {
       if (!(err instanceof RefreshRefusedError)) {

@@ -1,6 +1,7 @@
-// Sessions live in the browser, sealed: AES-256-GCM over a JSON payload with an expiry, so no
-// server-side store is shared between replicas and a tampered or expired cookie simply does not
-// open. The key comes from a Secret every replica reads (created with 32 random bytes if missing).
+// Sessions live in the browser, sealed: AES-256-GCM over a JSON payload with an expiry, so a
+// tampered or expired cookie simply does not open. A sealed cookie alone cannot be taken back, so
+// each carries its user's session generation, which every request compares with the one stored
+// server-side (user-tokens.ts): logout and a refusal at the issuer replace it. The key comes from a Secret every replica reads (created with 32 random bytes if missing).
 // Two cookies, both `__Host-` (Secure, Path=/, no Domain): the session (≤ 8 h) and a short-lived
 // pre-login cookie holding the OIDC state, nonce and PKCE verifier between redirect and callback.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
@@ -20,6 +21,8 @@ export interface Session {
   readonly groups: readonly string[];
   /** Per-session token every state-changing form and API call must echo. */
   readonly csrf: string;
+  /** The user's session generation at login; the session ends when the stored one changes. */
+  readonly generation: string;
   /** Unix seconds. */
   readonly exp: number;
 }
@@ -61,8 +64,8 @@ export function unseal<T extends { exp: number }>(key: Buffer, purpose: string, 
 }
 
 /** A session for a user who just logged in. */
-export function newSession(user: { sub: string; username: string; groups: readonly string[] }, nowSeconds = Date.now() / 1000, maxSeconds = SESSION_MAX_SECONDS): Session {
-  return { sub: user.sub, username: user.username, groups: [...user.groups], csrf: randomBytes(24).toString('base64url'), exp: Math.floor(nowSeconds + Math.min(maxSeconds, SESSION_MAX_SECONDS)) };
+export function newSession(user: { sub: string; username: string; groups: readonly string[]; generation: string }, nowSeconds = Date.now() / 1000, maxSeconds = SESSION_MAX_SECONDS): Session {
+  return { sub: user.sub, username: user.username, groups: [...user.groups], generation: user.generation, csrf: randomBytes(24).toString('base64url'), exp: Math.floor(nowSeconds + Math.min(maxSeconds, SESSION_MAX_SECONDS)) };
 }
 
 /**

@@ -4,8 +4,12 @@
 // the token. The name derives from a hash of the OIDC subject: nothing about the user is in it.
 // When the issuer refuses a refresh, the token is dropped and the Secret marked `refusedAt`: that
 // user's sessions may not mint until they log in again (which stores a new token, clearing it).
-import { createHash } from 'node:crypto';
-import { KubeObject, KubeRest, isConflict, objectRef } from '../kube/rest';
+// The same Secret is the server-side half of every session of the user (issue 29, Medium 5): the
+// user's current groups (as of their login or the latest group refresh) and a session generation
+// each session cookie carries. Logout and a refusal replace the generation, so every older cookie
+// of the user stops working at its next request, on every replica.
+import { createHash, randomBytes } from 'node:crypto';
+import { KubeObject, KubeRest, isConflict, isNotFound, objectRef } from '../kube/rest';
 import { seal, unseal } from './session';
 
 export const LABEL_PORTAL_USER = 'llm.nebari.dev/portal-user';
@@ -22,6 +26,18 @@ export interface StoredUser {
   readonly refused: boolean;
   /** Absent once refused, or when sealed with an older session key. */
   readonly refreshToken?: string;
+  /** The groups of the user's login or of the latest group refresh; absent in Secrets written before they were stored. */
+  readonly groups?: readonly string[];
+}
+
+/** What every request of a session is checked against. */
+export interface UserState {
+  /** The issuer refused this user's refresh and they have not logged in since. */
+  readonly refused: boolean;
+  /** The generation a session cookie must carry; absent in Secrets written before it existed. */
+  readonly generation?: string;
+  /** The user's current groups (see StoredUser.groups). */
+  readonly groups?: readonly string[];
 }
 
 type SecretObject = KubeObject & { data?: Record<string, string> };
@@ -36,6 +52,82 @@ export function userSecretName(sub: string): string {
 
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 const unb64 = (s: string | undefined) => Buffer.from(s ?? '', 'base64').toString('utf8');
+/** Random rather than a counter: a deleted and recreated Secret never brings an old cookie back to life. */
+const newGeneration = () => randomBytes(18).toString('base64url');
+
+function groupsOf(secret: SecretObject): string[] | undefined {
+  if (secret.data?.groups === undefined) return undefined;
+  try {
+    const groups: unknown = JSON.parse(unb64(secret.data.groups));
+    // Unreadable groups grant nothing rather than falling back to the (older) cookie's.
+    return Array.isArray(groups) ? groups.filter((g): g is string => typeof g === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+function stateOf(secret: SecretObject): UserState {
+  const generation = unb64(secret.data?.sessionGeneration);
+  const groups = groupsOf(secret);
+  return { refused: !!secret.data?.refusedAt, ...(generation ? { generation } : {}), ...(groups ? { groups } : {}) };
+}
+
+/**
+ * A login: stores the user's groups and refresh token (when the issuer gave one), lifts a refusal,
+ * and returns the session generation the new session cookie carries (the current one, so a login
+ * does not end the user's other sessions; a new one when the Secret is new or predates generations).
+ */
+export async function recordLogin(client: KubeRest, namespace: string, key: Buffer, user: { sub: string; username: string; groups: readonly string[]; refreshToken?: string }): Promise<string> {
+  const name = userSecretName(user.sub);
+  const ref = objectRef('v1', 'Secret', name, namespace);
+  const data: Record<string, string> = { subject: b64(user.sub), username: b64(user.username), groups: b64(JSON.stringify(user.groups)) };
+  if (user.refreshToken) data.refreshToken = b64(seal(key, PURPOSE, { token: user.refreshToken, exp: Math.floor(Date.now() / 1000) + STORE_SECONDS }));
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const generation = newGeneration();
+    try {
+      await client.create(
+        { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace, labels: { [LABEL_PORTAL_USER]: userHash(user.sub), 'app.kubernetes.io/part-of': 'nebari-llm-serving', 'app.kubernetes.io/component': 'key-portal' } }, type: 'Opaque', data: { ...data, sessionGeneration: b64(generation) } } as KubeObject,
+        { fieldManager: FIELD_MANAGER },
+      );
+      return generation;
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+    }
+    // Logging in again lifts a refusal.
+    const patched = await client.mergePatch<SecretObject>(ref, { data: { ...data, refusedAt: null } }, { fieldManager: FIELD_MANAGER });
+    const current = stateOf(patched).generation;
+    if (current) return current;
+    try {
+      // The resourceVersion makes two first logins racing here agree on one generation.
+      await client.mergePatch(ref, { metadata: { resourceVersion: patched.metadata.resourceVersion }, data: { sessionGeneration: b64(generation) } }, { fieldManager: FIELD_MANAGER });
+      return generation;
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+    }
+  }
+  throw new Error(`Secret ${namespace}/${name}: could not record the login`);
+}
+
+/** The user's server-side session state; undefined when the portal stores nothing for them. */
+export async function readUserState(client: KubeRest, namespace: string, sub: string): Promise<UserState | undefined> {
+  const secret = await client.get<SecretObject>(objectRef('v1', 'Secret', userSecretName(sub), namespace));
+  return secret && stateOf(secret);
+}
+
+/** Ends every session of the user (logout): their cookies carry the old generation. */
+export async function endSessions(client: KubeRest, namespace: string, sub: string): Promise<void> {
+  try {
+    await client.mergePatch(objectRef('v1', 'Secret', userSecretName(sub), namespace), { data: { sessionGeneration: b64(newGeneration()) } }, { fieldManager: FIELD_MANAGER });
+  } catch (err) {
+    // Nothing stored for the user: no session of theirs can pass the generation check anyway.
+    if (!isNotFound(err)) throw err;
+  }
+}
+
+/** The user's current groups, as the group refresh just read them from the issuer. */
+export async function saveGroups(client: KubeRest, namespace: string, sub: string, groups: readonly string[]): Promise<void> {
+  await client.mergePatch(objectRef('v1', 'Secret', userSecretName(sub), namespace), { data: { groups: b64(JSON.stringify(groups)) } }, { fieldManager: FIELD_MANAGER });
+}
 
 export async function saveRefreshToken(client: KubeRest, namespace: string, key: Buffer, user: { sub: string; username: string; refreshToken: string }): Promise<void> {
   const data = {
@@ -68,14 +160,15 @@ export async function listStoredUsers(client: KubeRest, namespace: string, key: 
     const sub = unb64(s.data?.subject);
     if (!sub) continue;
     const opened = unseal<{ token: string; exp: number }>(key, PURPOSE, unb64(s.data?.refreshToken));
-    users.push({ secretName: s.metadata.name, sub, username: unb64(s.data?.username), refused: !!s.data?.refusedAt, ...(opened ? { refreshToken: opened.token } : {}) });
+    const groups = groupsOf(s);
+    users.push({ secretName: s.metadata.name, sub, username: unb64(s.data?.username), refused: !!s.data?.refusedAt, ...(opened ? { refreshToken: opened.token } : {}), ...(groups ? { groups } : {}) });
   }
   return users;
 }
 
-/** The issuer refused this user's refresh: forget the token, remember the refusal. */
+/** The issuer refused this user's refresh: forget the token, remember the refusal, end their sessions. */
 export async function markRefused(client: KubeRest, namespace: string, sub: string, at = new Date()): Promise<void> {
-  await client.mergePatch(objectRef('v1', 'Secret', userSecretName(sub), namespace), { data: { refreshToken: null, refusedAt: b64(at.toISOString()) } }, { fieldManager: FIELD_MANAGER });
+  await client.mergePatch(objectRef('v1', 'Secret', userSecretName(sub), namespace), { data: { refreshToken: null, refusedAt: b64(at.toISOString()), sessionGeneration: b64(newGeneration()) } }, { fieldManager: FIELD_MANAGER });
 }
 
 /** Whether the issuer refused this user's last refresh (they must log in again before minting). */

@@ -40,7 +40,7 @@ import { finalizersPatch } from '../../src/operator/runtime/finalizer';
 import { CLEANUP_FINALIZER } from '../../src/api/common';
 
 const CONCURRENCY = 16;
-const gateway = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari' } };
+const gateway = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari', audiences: ['nebari-llm'] } };
 
 async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;

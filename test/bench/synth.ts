@@ -17,7 +17,7 @@ const BACKENDS = [
 /** A custom-build config with `count` PassthroughModels of every backend type. */
 export function staticModelsConfig(count: number): unknown {
   return {
-    values: { platform: { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari' } } },
+    values: { platform: { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari', audiences: ['nebari-llm'] } } },
     models: Array.from({ length: count }, (_, i) => {
       const backend = BACKENDS[i % BACKENDS.length];
       const { type, ...rest } = backend;

@@ -12,7 +12,7 @@ import { waitFor } from '../support/processes';
 import { admin, CHART, helmOk, imageRoot, NAMESPACE, nls, OPERATOR_SELECTOR, podLogs, pods, readyAtGeneration, RELEASE, waitForObject } from './support/e2e';
 import { e2eState } from './support/state';
 import { type AwsCredentials, EG_NAMESPACE, installAiGateway, installCoreDns, installEnvoyGateway, installPlatformGateways, proxyAddress, proxyPods, pushDataPlaneImages, REDIS_HOST, startRedis } from './support/dataplane';
-import { chat, gatewayRequest, type GatewayTarget, type JwtIssuer, startJwtIssuer } from './support/gateway-client';
+import { chat, gatewayRequest, type GatewayTarget, JWT_AUDIENCE, type JwtIssuer, startJwtIssuer } from './support/gateway-client';
 import { sigV4Problem, STREAM_PIECES, startStandInProviders, type StandInProviders } from './support/providers';
 
 const state = e2eState();
@@ -60,6 +60,16 @@ function mintedKey(output: string): { key: string; clientId: string } {
   const parsed = JSON.parse(output) as { apiKey?: string; clientId?: string };
   if (!parsed.apiKey || !parsed.clientId) throw new Error(`nls keys mint printed no key: ${output}`);
   return { key: parsed.apiKey, clientId: parsed.clientId };
+}
+
+/**
+ * `nls keys mint` for a model, as the administrator. With `nls smoke`'s keys, this file mints more
+ * keys in an hour than the per-user limit allows (20, docs/api-keys.md), hence `--over-limit`.
+ */
+async function mint(model: string, kind: string, ...flags: string[]): Promise<{ key: string; clientId: string }> {
+  const r = await nls(['keys', 'mint', '--model', model, '--kind', kind, ...flags, '--over-limit', '-n', NAMESPACE, '-o', 'json']);
+  if (r.code !== 0) throw new Error(`nls keys mint --model ${model} exited ${r.code}: ${r.output}`);
+  return mintedKey(r.output);
 }
 
 function seconds(since: number): string {
@@ -130,7 +140,7 @@ beforeAll(async () => {
   await helmOk(4, [
     'install', RELEASE, `${state.chartRepo}/${CHART}`, '--version', state.version, '-n', NAMESPACE, '--create-namespace', '--wait', '--timeout', '5m',
     '--set', 'platform.baseDomain=example.test',
-    '--set', `platform.jwt.issuer=${issuer.url}`, '--set', `platform.jwt.jwksUri=${issuer.jwksUri}`,
+    '--set', `platform.jwt.issuer=${issuer.url}`, '--set', `platform.jwt.jwksUri=${issuer.jwksUri}`, '--set', `platform.jwt.audiences={${JWT_AUDIENCE}}`,
     '--set', `providers.vllm.image=${state.images.standIn}`, '--set', `providers.modelDownloader.image=${state.images.standIn}`,
     '--set', `providers.endpointPicker.image=${images.epp}`,
   ]);
@@ -171,9 +181,7 @@ test('models created out of order are Ready, and the proxies serve them once rol
 
 test('each model\'s key works on its own model on the external endpoint, and only there', async () => {
   for (const m of MODELS) {
-    const minted = await nls(['keys', 'mint', '--model', m.name, '--kind', m.kind, '-n', NAMESPACE, '-o', 'json']);
-    expect(minted).toMatchObject({ code: 0 });
-    keys[m.name] = mintedKey(minted.output);
+    keys[m.name] = await mint(m.name, m.kind);
   }
   const matrix: string[] = [];
   for (const owner of MODELS) {
@@ -264,7 +272,7 @@ test('an Anthropic model answers Anthropic\'s Messages API; a Bedrock model gets
   await admin().create(passthrough(BEDROCK.name, { backend: { type: 'Bedrock', bedrock: { region: 'us-east-1' } } }, BEDROCK.answersAs));
   for (const m of [ANTHROPIC, BEDROCK]) {
     await waitForObject<KubeObject>(GROUP, 'PassthroughModel', m.name, readyAtGeneration);
-    keys[m.name] = mintedKey((await nls(['keys', 'mint', '--model', m.name, '--kind', 'PassthroughModel', '-n', NAMESPACE, '-o', 'json'])).output);
+    keys[m.name] = await mint(m.name, 'PassthroughModel');
   }
 
   // Anthropic: the client speaks Anthropic's API under /anthropic, with our key as a bearer token.
@@ -318,7 +326,14 @@ test('the internal endpoint takes the issuer\'s tokens and checks groups per mod
     const allowed = (m.groups as readonly string[]).includes('team-a');
     expect(`${m.name}: ${r.status}`).toBe(`${m.name}: ${allowed ? 200 : 403}`);
   }
-  for (const [what, token] of [['no token', undefined], ['expired', issuer.token({ sub: 'ana', groups: ['team-a'], expiresInS: -120 })], ['forged', issuer.forged({ sub: 'ana', groups: ['team-a'] })]] as const) {
+  const refused = [
+    ['no token', undefined],
+    ['expired', issuer.token({ sub: 'ana', groups: ['team-a'], expiresInS: -120 })],
+    ['forged', issuer.forged({ sub: 'ana', groups: ['team-a'] })],
+    // A token the issuer minted for another application (platform.jwt.audiences, issue 29 Medium 9).
+    ['other audience', issuer.token({ sub: 'ana', groups: ['team-a'], aud: 'another-app' })],
+  ] as const;
+  for (const [what, token] of refused) {
     const r = await gatewayRequest(internal, 'POST', '/v1/chat/completions', { token, body: chat('alpha-model') });
     expect(`${what}: ${r.status}`).toBe(`${what}: 401`);
   }
@@ -340,7 +355,7 @@ test('a revoked key is refused within a second, and the other models\' keys keep
     expect(`${m.name}: ${r.status}`).toBe(`${m.name}: 200`);
   }
   // A new key works at once: the time from `nls keys mint` returning to its first 200.
-  const minted = mintedKey((await nls(['keys', 'mint', '--model', 'alpha', '--kind', 'PassthroughModel', '-n', NAMESPACE, '-o', 'json'])).output);
+  const minted = await mint('alpha', 'PassthroughModel');
   keys.alpha = minted;
   const mintedAt = Date.now();
   await waitFor('the new key accepted', async () => (await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: minted.key, body: chat('alpha-model') })).status === 200, { timeoutMs: 30000, intervalMs: 100 });
@@ -348,7 +363,7 @@ test('a revoked key is refused within a second, and the other models\' keys keep
 });
 
 test('an expired key is refused once its expiry passes, without anyone revoking it', async () => {
-  const expiring = mintedKey((await nls(['keys', 'mint', '--model', 'alpha', '--kind', 'PassthroughModel', '--expires-in', '20s', '-n', NAMESPACE, '-o', 'json'])).output);
+  const expiring = await mint('alpha', 'PassthroughModel', '--expires-in', '20s');
   const expiresAt = Date.now() + 20000;
   await waitFor('the expiring key accepted', async () => (await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: expiring.key, body: chat('alpha-model') })).status === 200, { timeoutMs: 15000, intervalMs: 100 });
   await waitFor('the expired key refused', async () => (await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: expiring.key, body: chat('alpha-model') })).status === 401, { timeoutMs: 60000, intervalMs: 100 });
@@ -366,7 +381,7 @@ test('a quota tier turned on by helm upgrade answers 429 to its keys only, once 
     '--set', 'quotas.tiers[0].name=standard', '--set', 'quotas.tiers[0].tokens=1000000', '--set', 'quotas.tiers[0].unit=Day',
     '--set', 'quotas.tiers[1].name=tiny', '--set', 'quotas.tiers[1].tokens=6', '--set', 'quotas.tiers[1].unit=Hour',
   ]);
-  const tiny = mintedKey((await nls(['keys', 'mint', '--model', 'alpha', '--kind', 'PassthroughModel', '--tier', 'tiny', '-n', NAMESPACE, '-o', 'json'])).output);
+  const tiny = await mint('alpha', 'PassthroughModel', '--tier', 'tiny');
   const started = Date.now();
   const statuses: number[] = [];
   let answered = 0;
@@ -393,7 +408,7 @@ test('re-creating the oldest model keeps every other model\'s keys working', asy
   await waitFor('gamma gone', async () => !(await admin().get(objectRef(GROUP, gamma.kind, gamma.name, NAMESPACE))), { timeoutMs: 120000 });
   await admin().create(modelObject(gamma));
   await waitForObject<KubeObject>(GROUP, gamma.kind, gamma.name, readyAtGeneration);
-  const minted = mintedKey((await nls(['keys', 'mint', '--model', 'gamma', '--kind', 'PassthroughModel', '-n', NAMESPACE, '-o', 'json'])).output);
+  const minted = await mint('gamma', 'PassthroughModel');
   keys.gamma = minted;
   await waitFor('every model answering its own key after the re-creation', async () => {
     if (!(await proxiesServing(EXTERNAL.name))) return false;
@@ -427,7 +442,7 @@ test('a provider whose certificate does not verify gets no request', async () =>
   const model = { apiVersion: GROUP, kind: 'PassthroughModel', metadata: { name: 'untrusted', namespace: NAMESPACE }, spec: { provider: { hostname: UNTRUSTED_HOST, credential: { secretRef: { name: 'provider-credentials' } } }, models: { declared: ['untrusted-model'] }, access: { groups: ['team-a'] }, endpoints: { internal: { enabled: false } } } } as KubeObject;
   await admin().create(model);
   await waitForObject<KubeObject>(GROUP, 'PassthroughModel', 'untrusted', readyAtGeneration);
-  const key = mintedKey((await nls(['keys', 'mint', '--model', 'untrusted', '--kind', 'PassthroughModel', '-n', NAMESPACE, '-o', 'json'])).output);
+  const key = await mint('untrusted', 'PassthroughModel');
   let last = { status: 0, body: '' };
   // Once its route is in Envoy (no more 401/404 while the proxies roll), the answer is Envoy's
   // upstream TLS failure, and the stand-in saw no HTTP request for the model.

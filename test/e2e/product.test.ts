@@ -244,6 +244,8 @@ test('the key portal, enabled on the release, logs users in through a real OpenI
     'upgrade', RELEASE, chartRef, '--version', state.version, '-n', NAMESPACE, '--reuse-values', '--wait', '--timeout', '5m',
     '--set', 'portal.enabled=true',
     '--set', `platform.jwt.issuer=${issuer.url}`,
+    // Required with the issuer (issue 29, Medium 9); no model here enables the internal endpoint.
+    '--set', 'platform.jwt.audiences={nebari-llm}',
     '--set', 'portal.oidc.clientId=nls-portal',
     '--set', 'portal.oidc.clientSecret.name=portal-oidc',
     '--set', 'portal.oidc.caConfigMap.name=portal-issuer-ca',

@@ -15,6 +15,7 @@ import { plainObjects } from '../../src/chart/render';
 import { ChartValues, defaultValues } from '../../src/chart/values-schema';
 import { chartDir, repoRoot } from './chart-support';
 import { PORTAL_REQUIRED } from '../../constructs/portal';
+import { JWT_AUDIENCES_REQUIRED } from '../../constructs/helpers';
 
 
 /** The upstream CRDs the chart's optional objects need (cert-manager, Prometheus Operator, gateway stack). */
@@ -189,8 +190,35 @@ describe('bad values are rejected by values.schema.json, naming the key', () => 
   });
 });
 
+describe('the internal endpoint\'s token audiences (issue 29, Medium 9)', () => {
+  const issuer = ['--set', 'platform.baseDomain=example.com', '--set', 'platform.jwt.issuer=https://id.example.com/realms/nebari'];
+  const gatewayContext = (stdout: string) => {
+    const operator = docs(stdout).find((o) => o.kind === 'Deployment' && o.metadata.name.endsWith('-operator')) as unknown as { spec: { template: { spec: { containers: Array<{ env: Array<{ name: string; value?: string }> }> } } } };
+    return JSON.parse(operator.spec.template.spec.containers[0].env.find((e) => e.name === 'NLS_GATEWAY_CONTEXT')!.value!);
+  };
+
+  test('helm with platform.jwt.issuer but no platform.jwt.audiences fails, naming the value and the opt-out', async () => {
+    for (const version of [3, 4] as const) {
+      const r = await helm(version, ['template', `aud-${version}`, chartDir, '--kube-version', kubeVersion, ...issuer]);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(JWT_AUDIENCES_REQUIRED);
+    }
+  });
+
+  test('audiences, or the explicit allowAnyAudience, reach the operator', async () => {
+    for (const version of [3, 4] as const) {
+      const set = await helm(version, ['template', `aud-${version}`, chartDir, '--kube-version', kubeVersion, ...issuer, '--set', 'platform.jwt.audiences={nebari-llm,cli}']);
+      expect(set.code).toBe(0);
+      expect(gatewayContext(set.stdout).jwt).toEqual({ issuer: 'https://id.example.com/realms/nebari', audiences: ['nebari-llm', 'cli'], groupsClaim: 'groups' });
+      const any = await helm(version, ['template', `aud-${version}`, chartDir, '--kube-version', kubeVersion, ...issuer, '--set', 'platform.jwt.allowAnyAudience=true']);
+      expect(any.code).toBe(0);
+      expect(gatewayContext(any.stdout).jwt).toEqual({ issuer: 'https://id.example.com/realms/nebari', allowAnyAudience: true, groupsClaim: 'groups' });
+    }
+  });
+});
+
 describe('the key portal', () => {
-  const portalSet = ['--set', 'portal.enabled=true', '--set', 'platform.baseDomain=example.com', '--set', 'platform.jwt.issuer=https://id.example.com/realms/nebari', '--set', 'portal.oidc.clientId=llm-keys'];
+  const portalSet = ['--set', 'portal.enabled=true', '--set', 'platform.baseDomain=example.com', '--set', 'platform.jwt.issuer=https://id.example.com/realms/nebari', '--set', 'platform.jwt.audiences={nebari-llm}', '--set', 'portal.oidc.clientId=llm-keys'];
   const without = (key: string) => {
     const i = portalSet.findIndex((a) => a.startsWith(`${key}=`));
     return [...portalSet.slice(0, i - 1), ...portalSet.slice(i + 1)];

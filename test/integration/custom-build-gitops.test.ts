@@ -28,7 +28,7 @@ import { OperatorProcess, installGatewayCRDs, installOwnCRDs, isReadyAtGeneratio
 const admin = kubeConfig();
 const GITOPS_MANAGER = 'argocd-controller';
 const TRACKING_LABEL = 'app.kubernetes.io/instance';
-const platform = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari' } };
+const platform = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari', audiences: ['nebari-llm'] } };
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-gitops-'));
 let env: WebhookEnvironment;
 let operator: OperatorProcess;

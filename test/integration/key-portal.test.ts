@@ -5,8 +5,9 @@
 // only permitted models, mint (shown once, copied, stored in the model's key Secret), revoke, the
 // admin views and audit log; a user removed from a group loses exactly those keys after a refresh
 // round; requests without a session, for another user's key, with a forged or missing CSRF token
-// or from another Origin are refused; portal and CLI mints at once are each stored once; no key
-// material in logs or Events. Screenshots of each page go to test-artifacts/portal/.
+// or from another Origin are refused; portal and CLI mints at once are each stored once; sessions
+// do not outlive lost authority (issue 29, Medium 5: a refused user's, a demoted admin's and a
+// logged-out user's old cookies); no key material in logs or Events. Screenshots of each page go to test-artifacts/portal/.
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -388,16 +389,22 @@ it('revokes exactly the keys a user\'s groups stop granting after one refresh ro
   await waitFor('the access-revoked audit entry', async () => (await auditRecords()).some(lostAccess), { timeoutMs: 10_000 });
   expect((await auditRecords()).filter(lostAccess)).toHaveLength(1);
 
+  // Her session as it is before the issuer refuses her.
+  await alice.goto(`${portalUrl}/`, { waitUntil: 'load' });
+  const aliceCookie = await sessionCookie(alice);
+  const aliceToken = await csrfToken(alice);
+
   // The account is deleted at the issuer: the refresh is refused, all her portal keys go.
   setAccounts({ bob: ACCOUNTS.bob, root: ACCOUNTS.root });
   const deleted = Date.now();
   await waitFor('alice\'s remaining keys revoked', async () => (await keySecret('team-a-model'))[minted.aliceA.clientId] === undefined, { timeoutMs: 30_000 });
   timings.push(`account deleted -> keys revoked: ${((Date.now() - deleted) / 1000).toFixed(2)} s`);
   await waitFor('alice\'s open-model keys revoked', async () => Object.values(await keyMetadata('open-model')).every((v) => JSON.parse(v).createdBy !== 'alice'), { timeoutMs: 30_000 });
-  // Her session cookie is still valid for hours, but it can no longer mint until she logs in again.
-  await alice.goto(`${portalUrl}/`, { waitUntil: 'load' });
-  const refused = await fetch(`${portalUrl}/api/keys`, { method: 'POST', headers: { cookie: await sessionCookie(alice), origin: portalUrl, 'x-csrf-token': await csrfToken(alice), 'content-type': 'application/json' }, body: JSON.stringify({ model: 'PassthroughModel/open-model', description: 'after deletion', days: 1 }) });
+  // Her session cookie has hours left, but the refusal ended it: it can no longer mint, nor list keys.
+  const refused = await fetch(`${portalUrl}/api/keys`, { method: 'POST', headers: { cookie: aliceCookie, origin: portalUrl, 'x-csrf-token': aliceToken, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'PassthroughModel/open-model', description: 'after deletion', days: 1 }) });
   expect(refused.status).toBe(401);
+  expect((await fetch(`${portalUrl}/api/keys`, { headers: { cookie: aliceCookie } })).status).toBe(401);
+  expect(Object.values(await keyMetadata('open-model')).some((v) => JSON.parse(v).description === 'after deletion')).toBe(false);
   // The CLI's keys are not hers and stay.
   expect(Object.values(await keyMetadata('open-model')).map((v) => JSON.parse(v).createdBy)).toEqual(Array(6).fill('cli-admin'));
   // Each Event is recorded right after its key's removal: wait for both rather than race them.
@@ -406,6 +413,56 @@ it('revokes exactly the keys a user\'s groups stop granting after one refresh ro
     const messages = await revocationEvents();
     return messages.some((m) => m.includes('user-lost-access')) && messages.some((m) => m.includes('user-refresh-refused'));
   }, { timeoutMs: 10_000 });
+});
+
+it('takes everyone\'s keys and the audit log away from a demoted admin\'s old session once the group refresh sees the demotion', async () => {
+  const root = await login('root');
+  const rootCookie = await sessionCookie(root);
+  const rootToken = await csrfToken(root);
+  expect((await fetch(`${portalUrl}/api/keys?all=true`, { headers: { cookie: rootCookie } })).status).toBe(200);
+  await bob.goto(`${portalUrl}/`, { waitUntil: 'load' });
+  const bobKey = await fetch(`${portalUrl}/api/keys`, { method: 'POST', headers: { cookie: await sessionCookie(bob), origin: portalUrl, 'x-csrf-token': await csrfToken(bob), 'content-type': 'application/json' }, body: JSON.stringify({ model: 'PassthroughModel/open-model', description: 'bob after the demotion', days: 1 }) });
+  expect(bobKey.status).toBe(201);
+  const { clientId } = (await bobKey.json()) as { clientId: string };
+
+  // root leaves the admin group at the issuer; the cookie still says platform-admins for hours.
+  setAccounts({ bob: ACCOUNTS.bob, root: { username: 'root', groups: [] } });
+  const demoted = Date.now();
+  await waitFor('the demoted admin refused the list of all keys', async () => (await fetch(`${portalUrl}/api/keys?all=true`, { headers: { cookie: rootCookie } })).status === 403, { timeoutMs: 3 * REFRESH_SECONDS * 1000 + 5000 });
+  timings.push(`admin demoted -> admin views refused: ${((Date.now() - demoted) / 1000).toFixed(2)} s`);
+  for (const page of ['/admin/keys', '/admin/audit']) expect((await fetch(`${portalUrl}${page}`, { headers: { cookie: rootCookie }, redirect: 'manual' })).status).toBe(403);
+  const revoke = await fetch(`${portalUrl}/api/keys/PassthroughModel/open-model/${clientId}`, { method: 'DELETE', headers: { cookie: rootCookie, origin: portalUrl, 'x-csrf-token': rootToken } });
+  expect(revoke.status).toBe(404);
+  const revokeForm = await fetch(`${portalUrl}/keys/revoke`, { method: 'POST', redirect: 'manual', headers: { cookie: rootCookie, origin: portalUrl, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf: rootToken, model: 'PassthroughModel/open-model', clientId }) });
+  expect(revokeForm.status).toBe(404);
+  expect((await keySecret('open-model'))[clientId]).toBeDefined();
+  // Still logged in, as a user without admin rights: their own (empty) key list works.
+  expect((await fetch(`${portalUrl}/api/keys`, { headers: { cookie: rootCookie } })).status).toBe(200);
+});
+
+it('ends every session of a user at logout: a cookie captured before it is refused after it, in every browser', async () => {
+  const laptop = await login('bob');
+  const captured = await sessionCookie(laptop);
+  const token = await csrfToken(laptop);
+  const otherBrowser = await sessionCookie(bob);
+  expect((await fetch(`${portalUrl}/api/keys`, { headers: { cookie: captured } })).status).toBe(200);
+  const logout = await fetch(`${portalUrl}/auth/logout`, { method: 'POST', redirect: 'manual', headers: { cookie: captured, origin: portalUrl, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf: token }) });
+  expect(logout.status).toBe(303);
+  for (const cookie of [captured, otherBrowser]) {
+    const res = await fetch(`${portalUrl}/api/keys`, { headers: { cookie } });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: string }).error).toMatch(/^your session has ended/);
+    expect((await fetch(`${portalUrl}/keys`, { headers: { cookie }, redirect: 'manual' })).status).toBe(302);
+  }
+  expect(logout.headers.get('location')).toBe('/auth/logged-out');
+
+  // Through the page: the button lands on the logged-out page, the cookie is gone, and logging in again gives a live session.
+  const again = await login('bob');
+  await Promise.all([again.waitForNavigation({ waitUntil: 'load' }), again.click('form[action="/auth/logout"] button')]);
+  expect(again.url()).toBe(`${portalUrl}/auth/logged-out`);
+  expect(await again.cookies(portalUrl)).not.toContainEqual(expect.objectContaining({ name: '__Host-nls-portal-session' }));
+  const last = await login('bob');
+  expect((await fetch(`${portalUrl}/api/keys`, { headers: { cookie: await sessionCookie(last) } })).status).toBe(200);
 });
 
 it('writes no key material to the portal\'s or the operator\'s logs, or to Events', async () => {

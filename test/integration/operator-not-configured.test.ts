@@ -1,6 +1,8 @@
 // An operator without a base domain (the chart's default `platform.baseDomain: ""`) must not stop:
 // its webhooks keep answering (they are fail-closed, so a crash would block every write) and
-// each model gets Ready=False with reason OperatorNotConfigured naming the chart value.
+// each model gets Ready=False with reason OperatorNotConfigured naming the chart value. An issuer
+// without token audiences (issue 29, Medium 9) stops the internal endpoint of each model that
+// enables it, naming platform.jwt.audiences, and nothing else.
 import * as https from 'node:https';
 import { applyObject, createNamespace, getObject, kubeconfigPath, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';
@@ -71,4 +73,28 @@ it('keeps serving webhooks and reports OperatorNotConfigured on models', async (
   expect(ready.status).toBe('False');
   expect(ready.message).toContain('platform.baseDomain');
   expect(operator.child.exitCode).toBeNull();
+}, 120_000);
+
+it('refuses to publish an internal endpoint that would accept tokens of any audience, naming platform.jwt.audiences', async () => {
+  const anyAudience = uniqueName('op-aud');
+  await createNamespace(anyAudience);
+  await applyObject(providerCredential(anyAudience));
+  // The issuer (NLS_OIDC_ISSUER_URL of startOperator) without audiences: what the chart now refuses, set by hand.
+  const process = startOperator({ kubeconfigPath: kubeconfigPath(), namespace: anyAudience, name: 'any-audience-0', releaseName: 'nls-aud', env: { NLS_GATEWAY_CONTEXT: '{}' } });
+  try {
+    await applyObject(passthroughModel(anyAudience, 'internal'));
+    await applyObject(passthroughModel(anyAudience, 'external-only', { internal: false }));
+    const ref = (name: string) => ({ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'PassthroughModel', metadata: { name, namespace: anyAudience } });
+    await waitFor('the internal endpoint refused', async () => condition(await getObject(ref('internal')), 'InternalEndpointReady')?.reason === 'BuildFailed');
+    const internal = condition(await getObject(ref('internal')), 'InternalEndpointReady')!;
+    expect(internal.status).toBe('False');
+    expect(internal.message).toContain('platform.jwt.audiences: is empty, so the internal endpoint would accept a token the issuer minted for any of its clients');
+    expect(internal.message).toContain('platform.jwt.allowAnyAudience=true');
+    expect((await getObject(ref('internal')))?.status).toMatchObject({ phase: 'Error' });
+    // A model on the external endpoint only takes no OIDC tokens: the setting does not concern it.
+    await waitFor('the external-only model reconciled', async () => condition(await getObject(ref('external-only')), 'InternalEndpointReady')?.reason === 'EndpointDisabled');
+    expect(JSON.stringify((await getObject(ref('external-only')))?.status)).not.toContain('platform.jwt.audiences');
+  } finally {
+    await process.kill();
+  }
 }, 120_000);

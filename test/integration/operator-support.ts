@@ -93,6 +93,8 @@ export function startOperator(opts: OperatorOptions): OperatorProcess {
       NLS_BIND_ADDRESS: '127.0.0.1',
       NLS_BASE_DOMAIN: 'example.com',
       NLS_OIDC_ISSUER_URL: 'https://keycloak.example.com/realms/nebari',
+      // As the chart requires alongside the issuer (issue 29, Medium 9); the base domain and issuer above override.
+      NLS_GATEWAY_CONTEXT: JSON.stringify({ jwt: { audiences: ['nebari-llm'] } }),
       NLS_LOG_LEVEL: 'info',
       TS_NODE_PROJECT: path.join(repoRoot, 'tsconfig.json'),
       ...opts.env,

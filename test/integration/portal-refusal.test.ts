@@ -13,7 +13,7 @@ import { CLEANUP_FINALIZER } from '../../src/api/common';
 import { refreshRound } from '../../src/portal/group-refresh';
 import { MintRefusedError, mintPortalKey } from '../../src/portal/keys';
 import { RefreshRefusedError } from '../../src/portal/oidc';
-import { isRefused, saveRefreshToken } from '../../src/portal/user-tokens';
+import { endSessions, isRefused, readUserState, recordLogin, saveRefreshToken } from '../../src/portal/user-tokens';
 import { EventRecorder } from '../../src/runtime/events';
 import { createLogger } from '../../src/runtime/log';
 import { DEFAULT_KEY_LIMITS } from '../../src/translate/keys/limits';
@@ -92,4 +92,36 @@ it('takes back a key whose write finished after the refusal was recorded, and te
   // The portal's pre-check ran before the refusal (the session looked fine); the write lands after it.
   await expect(mintPortalKey(client, model, { ...bob, description: 'too late', grant, expiresAt: expiresAt(), limits: DEFAULT_KEY_LIMITS })).rejects.toThrow(MintRefusedError);
   expect((await listKeys(client, model)).filter((k) => k.subject === bob.sub)).toEqual([]);
+});
+
+it('keeps each user\'s session generation and current groups server-side: a login keeps it, logout and a refusal replace it, the round stores the groups it read', async () => {
+  // Issue 29, Medium 5: what every request of a session is checked against.
+  const carol = { sub: 'carol-subject', username: 'carol@example.com' };
+  const first = await recordLogin(client, ns, sessionKey, { ...carol, groups: ['ml-team', 'platform-admins'], refreshToken: 'carol-refresh-token' });
+  expect(await readUserState(client, ns, carol.sub)).toEqual({ refused: false, generation: first, groups: ['ml-team', 'platform-admins'] });
+  // A login elsewhere does not end her other sessions.
+  expect(await recordLogin(client, ns, sessionKey, { ...carol, groups: ['ml-team', 'platform-admins'], refreshToken: 'carol-refresh-token' })).toBe(first);
+
+  // The issuer now says she is no admin: the round stores that, the generation stays.
+  await refreshRound(deps(async (_token, sub) => {
+    if (sub === carol.sub) return { sub, username: carol.username, groups: ['ml-team'] } as never;
+    throw new RefreshRefusedError('invalid_grant');
+  }));
+  expect(await readUserState(client, ns, carol.sub)).toEqual({ refused: false, generation: first, groups: ['ml-team'] });
+
+  await endSessions(client, ns, carol.sub);
+  const afterLogout = (await readUserState(client, ns, carol.sub))!.generation;
+  expect(afterLogout).toBeDefined();
+  expect(afterLogout).not.toBe(first);
+  const second = await recordLogin(client, ns, sessionKey, { ...carol, groups: ['ml-team'], refreshToken: 'carol-refresh-token' });
+  expect(second).toBe(afterLogout);
+
+  await refreshRound(deps(async () => {
+    throw new RefreshRefusedError('invalid_grant');
+  }));
+  const refused = (await readUserState(client, ns, carol.sub))!;
+  expect(refused.refused).toBe(true);
+  expect(refused.generation).not.toBe(second);
+  // Logging out a user the portal stores nothing for is not an error.
+  await expect(endSessions(client, ns, 'nobody-subject')).resolves.toBeUndefined();
 });

@@ -23,8 +23,12 @@
 {{- end -}}
 {{- end -}}
 
-{{/* The operator's gateway context as JSON: empty settings left out (sectionName kept: empty means every listener); host names lower-cased, one trailing root dot removed. */}}
+{{/* The operator's gateway context as JSON: empty settings left out (sectionName kept: empty means every listener); host names lower-cased, one trailing root dot removed. Fails when the issuer is set without audiences or allowAnyAudience. */}}
 {{- define "nebari-llm-serving.gatewayContext" -}}
+{{- $jwt := .Values.platform.jwt -}}
+{{- if and $jwt.issuer (not $jwt.audiences) (not $jwt.allowAnyAudience) -}}
+{{- fail "platform.jwt.issuer is set but platform.jwt.audiences is empty: the internal endpoint would accept a token the issuer minted for any of its clients, so another application's token could be replayed against the models; set the chart value platform.jwt.audiences to the client IDs whose tokens may call models (e.g. --set 'platform.jwt.audiences={nebari-llm}'), or accept the replay risk with platform.jwt.allowAnyAudience=true (docs/security.md)" -}}
+{{- end -}}
 {{- $out := dict -}}
 {{- range $k, $v := .Values.platform -}}
 {{- if kindIs "map" $v -}}

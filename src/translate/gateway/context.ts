@@ -31,8 +31,13 @@ export interface JWTSettings {
   readonly jwksUri?: string;
   /** Claim holding the caller's groups (a string array). @default `groups` */
   readonly groupsClaim?: string;
-  /** Accepted `aud` values; empty accepts any audience. @default [] */
+  /**
+   * Accepted `aud` values. Required (or `allowAnyAudience`) while a model enables its internal
+   * endpoint: empty accepts a token minted for any client of the issuer. @default []
+   */
   readonly audiences?: readonly string[];
+  /** Accept tokens of any audience with `audiences` empty, knowingly (the replay risk of docs/security.md). @default false */
+  readonly allowAnyAudience?: boolean;
 }
 
 /** The serving pods an LLMModel's InferencePool selects (supplied by the provider translation). */
@@ -99,7 +104,7 @@ export interface ResolvedEndpoint {
 
 export interface ResolvedGatewayContext {
   readonly endpoints: Readonly<Record<EndpointName, ResolvedEndpoint>>;
-  readonly jwt: { readonly issuer?: string; readonly jwksUri?: string; readonly groupsClaim: string; readonly audiences: readonly string[] };
+  readonly jwt: { readonly issuer?: string; readonly jwksUri?: string; readonly groupsClaim: string; readonly audiences: readonly string[]; readonly allowAnyAudience: boolean };
   readonly passthroughRequestTimeout: string;
   readonly llmModelRequestTimeout: string;
   readonly clientIDHeader: string;
@@ -117,6 +122,9 @@ export const DEFAULT_PASSTHROUGH_REQUEST_TIMEOUT = '120s';
 export const DEFAULT_LLMMODEL_REQUEST_TIMEOUT = '600s';
 export const DEFAULT_CLIENT_ID_HEADER = 'x-llm-client-id';
 export const DEFAULT_GROUPS_CLAIM = 'groups';
+/** How to fix an internal endpoint that would accept tokens of any audience (chart, custom builds, operator). */
+export const AUDIENCES_FIX =
+  "set the chart value platform.jwt.audiences to the client IDs whose tokens may call models (e.g. --set 'platform.jwt.audiences={nebari-llm}'), or accept the replay risk with platform.jwt.allowAnyAudience=true (docs/security.md)";
 
 /** Gateway API Duration, as the route `timeouts` fields accept it. */
 export const DURATION_PATTERN = /^([0-9]{1,5}(h|m|s|ms)){1,4}$/;
@@ -171,7 +179,7 @@ export function resolveGatewayContext(context: GatewayContext): { context: Resol
   return {
     context: {
       endpoints,
-      jwt: { issuer, jwksUri, groupsClaim: context.jwt?.groupsClaim ?? DEFAULT_GROUPS_CLAIM, audiences: context.jwt?.audiences ?? [] },
+      jwt: { issuer, jwksUri, groupsClaim: context.jwt?.groupsClaim ?? DEFAULT_GROUPS_CLAIM, audiences: context.jwt?.audiences ?? [], allowAnyAudience: context.jwt?.allowAnyAudience === true },
       passthroughRequestTimeout: context.passthroughRequestTimeout ?? DEFAULT_PASSTHROUGH_REQUEST_TIMEOUT,
       llmModelRequestTimeout: context.llmModelRequestTimeout ?? DEFAULT_LLMMODEL_REQUEST_TIMEOUT,
       clientIDHeader: context.clientIDHeader ?? DEFAULT_CLIENT_ID_HEADER,

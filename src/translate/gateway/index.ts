@@ -1,7 +1,7 @@
 // Gateway translation: a PassthroughModel or LLMModel in, the Envoy AI Gateway / Envoy Gateway /
 // Gateway API objects that publish it out. Pure and deterministic (same input, same objects, same
 // key order), so the operator and the cdk8s constructs render byte-identical objects.
-import { GatewayContext, resolveGatewayContext, ResolvedGatewayContext, DURATION_PATTERN } from './context';
+import { AUDIENCES_FIX, GatewayContext, resolveGatewayContext, ResolvedGatewayContext, DURATION_PATTERN } from './context';
 import { DeletionStep, disabledEndpointDeletions, quotaPolicyDeletion } from './deletions';
 import { TranslationError, translationError } from './errors';
 import { ModelIdentity } from './labels';
@@ -75,6 +75,10 @@ function checkEndpoints(enabled: readonly EndpointName[], access: ModelAccess, c
         'the internal endpoint checks OIDC tokens, but the platform has no issuer configured; set the chart value platform.jwt.issuer to the OIDC issuer URL (e.g. https://keycloak.example.com/realms/nebari) or set spec.endpoints.internal.enabled: false',
       ),
     );
+  }
+  // Issue 29, Medium 9: without audiences, a token the issuer minted for any other client is accepted.
+  if (enabled.includes('internal') && context.jwt.issuer && context.jwt.audiences.length === 0 && !context.jwt.allowAnyAudience) {
+    errors.push(translationError('platform.jwt.audiences', `is empty, so the internal endpoint would accept a token the issuer minted for any of its clients (another application's token could be replayed against the model); ${AUDIENCES_FIX}, or set spec.endpoints.internal.enabled: false`));
   }
   return errors;
 }

@@ -16,7 +16,7 @@ const anthropic = {
     access: { groups: ['llm-users'] },
   },
 };
-const platform = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari' } };
+const platform = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari', audiences: ['nebari-llm'] } };
 
 async function problems(config: unknown): Promise<string[]> {
   try {
@@ -124,6 +124,14 @@ describe('custom build config', () => {
   test('a model the translation refuses is reported with its index, kind and field', async () => {
     const build = await resolveCustomBuild({ values: { platform: { baseDomain: 'example.com' } }, models: [anthropic] });
     expect(() => customBuildFiles(build)).toThrow(/models\[0\] \(PassthroughModel nebari-llm-serving-system\/anthropic\): spec\.endpoints\.internal\.enabled: .*set the chart value platform\.jwt\.issuer/);
+  });
+
+  test('an issuer without audiences fails the build, naming platform.jwt.audiences and the opt-out (issue 29, Medium 9)', async () => {
+    const issuerOnly = { baseDomain: 'example.com', jwt: { issuer: platform.jwt.issuer } };
+    const build = await resolveCustomBuild({ values: { platform: issuerOnly }, models: [anthropic] });
+    expect(() => customBuildFiles(build)).toThrow(/^platform\.jwt\.issuer is set but platform\.jwt\.audiences is empty: .*platform\.jwt\.allowAnyAudience=true/);
+    const accepted = await resolveCustomBuild({ values: { platform: { ...issuerOnly, jwt: { ...issuerOnly.jwt, allowAnyAudience: true } } }, models: [anthropic] });
+    expect(Object.keys(customBuildFiles(accepted)).length).toBeGreaterThan(0);
   });
 });
 

@@ -41,7 +41,7 @@ describe('StaticModels', () => {
   test('every external policy of a build authenticates the keys of all the build\'s models on the external endpoint, as the operator renders them', () => {
     const named = (name: string, endpoints?: object) => ({ ...model, metadata: { name, namespace: 'llm' }, spec: { ...(model as unknown as { spec: object }).spec, ...(endpoints ? { endpoints } : {}) } }) as unknown as GatewayModel;
     const models = [named('c'), named('a'), named('b'), named('internal-only', { external: { enabled: false } })];
-    const gatewayContext = { ...context, jwt: { issuer: 'https://id.example.com/realms/r' } };
+    const gatewayContext = { ...context, jwt: { issuer: 'https://id.example.com/realms/r', audiences: ['nebari-llm'] } };
     const chart = new Chart(new App(), 'c');
     new StaticModels(chart, 'models', { models, gatewayContext, includeModels: false, includeDerivedObjects: true });
     const policies = chart.toJson().filter((o) => o.kind === 'SecurityPolicy' && o.spec.apiKeyAuth);

@@ -93,6 +93,20 @@ describe('operator Deployment', () => {
     expect(ctx.jwt).toEqual({ groupsClaim: 'groups' });
   });
 
+  test('an issuer without platform.jwt.audiences fails the build, naming the value and the opt-out (issue 29, Medium 9)', () => {
+    const withIssuer = (v: Parameters<Parameters<typeof render>[0] & object>[0]) => {
+      v.platform.baseDomain = 'example.com';
+      v.platform.jwt.issuer = 'https://id.example.com/realms/nebari';
+    };
+    expect(() => render(withIssuer)).toThrow(
+      "platform.jwt.issuer is set but platform.jwt.audiences is empty: the internal endpoint would accept a token the issuer minted for any of its clients, so another application's token could be replayed against the models; set the chart value platform.jwt.audiences to the client IDs whose tokens may call models (e.g. --set 'platform.jwt.audiences={nebari-llm}'), or accept the replay risk with platform.jwt.allowAnyAudience=true (docs/security.md)",
+    );
+    const audiences = JSON.parse(env(find(render((v) => { withIssuer(v); v.platform.jwt.audiences = ['nebari-llm']; }), 'Deployment')).NLS_GATEWAY_CONTEXT);
+    expect(audiences.jwt).toEqual({ issuer: 'https://id.example.com/realms/nebari', audiences: ['nebari-llm'], groupsClaim: 'groups' });
+    const any = JSON.parse(env(find(render((v) => { withIssuer(v); v.platform.jwt.allowAnyAudience = true; }), 'Deployment')).NLS_GATEWAY_CONTEXT);
+    expect(any.jwt).toEqual({ issuer: 'https://id.example.com/realms/nebari', allowAnyAudience: true, groupsClaim: 'groups' });
+  });
+
   test('host names in the gateway settings are lower-cased with one trailing root dot removed', () => {
     const ctx = JSON.parse(env(find(render((v) => { v.platform.baseDomain = 'Example.COM.'; v.platform.external.hostname = 'API.Example.com.'; v.platform.internal.hostname = 'Internal.Example.com'; }), 'Deployment')).NLS_GATEWAY_CONTEXT);
     expect([ctx.baseDomain, ctx.external.hostname, ctx.internal.hostname]).toEqual(['example.com', 'api.example.com', 'internal.example.com']);

@@ -5,6 +5,7 @@ import { AnyObject, find, render } from './fixtures';
 const enable = (v: ChartValues) => {
   v.platform.baseDomain = 'Example.COM.';
   v.platform.jwt.issuer = 'https://id.example.com/realms/nebari';
+  v.platform.jwt.audiences = ['nebari-llm'];
   v.portal.enabled = true;
   v.portal.oidc.clientId = 'llm-keys';
 };

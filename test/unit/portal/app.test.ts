@@ -1,21 +1,44 @@
 // The portal's HTTP rules that hold before any Kubernetes call: probes, security headers, no
-// session (redirect for pages, 401 for the API), tampered cookies, CSRF refusals. The client points
-// at a closed loopback port, so a request that reached the API server would fail the test.
+// session (redirect for pages, 401 for the API), tampered cookies, CSRF refusals, and the
+// server-side session state (issue 29, Medium 5: logout, refusal and demotion end what a cookie
+// may do), here kept in memory. The client points at a closed loopback port, so a request that
+// reached the API server would fail the test.
 import { randomBytes } from 'node:crypto';
-import { createPortalApp } from '../../../src/portal/app';
+import { PortalUsers, createPortalApp } from '../../../src/portal/app';
 import { portalConfigFromEnv } from '../../../src/portal/config';
 import { SESSION_COOKIE, newSession, seal } from '../../../src/portal/session';
 import { KubeRest } from '../../../src/kube/rest';
 import { StaticConnection } from '../../../src/kube/connection';
 import { createLogger } from '../../../src/runtime/log';
+import { UserState } from '../../../src/portal/user-tokens';
 
 const key = randomBytes(32);
 const config = portalConfigFromEnv({ NLS_PORTAL_NAMESPACE: 'llm', NLS_PORTAL_URL: 'https://keys.example.com', NLS_PORTAL_OIDC_ISSUER: 'https://sso.example.com', NLS_PORTAL_OIDC_CLIENT_ID: 'p', NLS_PORTAL_ADMIN_GROUPS: 'admins' });
 const logs: string[] = [];
 const client = new KubeRest(new StaticConnection({ server: 'https://127.0.0.1:1' }));
-const app = createPortalApp({ config, client, sessionKey: key, login: () => undefined, ready: () => false, log: createLogger({ write: (l) => logs.push(l) }) });
-const session = newSession({ sub: 'u1', username: 'alice', groups: ['team-a'] });
+/** What the per-user Secrets hold, by subject. */
+const states = new Map<string, UserState>();
+const users: PortalUsers = {
+  recordLogin: async () => {
+    throw new Error('no logins in this test');
+  },
+  state: async (sub) => states.get(sub),
+  endSessions: async (sub) => {
+    states.set(sub, { ...states.get(sub)!, generation: randomBytes(6).toString('hex') });
+  },
+};
+const app = createPortalApp({ config, client, sessionKey: key, login: () => undefined, ready: () => false, log: createLogger({ write: (l) => logs.push(l) }), users });
+const session = newSession({ sub: 'u1', username: 'alice', groups: ['team-a'], generation: 'g-alice' });
 const cookie = `${SESSION_COOKIE}=${seal(key, 'session', session)}`;
+states.set('u1', { refused: false, generation: 'g-alice', groups: ['team-a'] });
+
+/** A fresh logged-in user: their state and a cookie of their session. */
+function loggedIn(sub: string, groups: string[]) {
+  const s = newSession({ sub, username: sub, groups, generation: `g-${sub}` });
+  states.set(sub, { refused: false, generation: s.generation, groups });
+  return { session: s, cookie: `${SESSION_COOKIE}=${seal(key, 'session', s)}` };
+}
+const sameOrigin = (s: { csrf: string }) => ({ origin: 'https://keys.example.com', 'x-csrf-token': s.csrf });
 
 afterAll(() => client.close());
 
@@ -69,6 +92,52 @@ describe('portal app', () => {
     const res = await app.request('/admin/audit', { headers: { cookie } });
     expect(res.status).toBe(403);
     expect(await res.text()).toContain('only members of the admin groups');
+  });
+
+  it('ends every session of a user at logout: a cookie captured before it is refused after it', async () => {
+    const bob = loggedIn('bob', ['team-a']);
+    const copied = bob.cookie;
+    const logout = await app.request('/auth/logout', { method: 'POST', headers: { cookie: bob.cookie, 'content-type': 'application/x-www-form-urlencoded', origin: 'https://keys.example.com' }, body: new URLSearchParams({ csrf: bob.session.csrf }).toString() });
+    expect(logout.status).toBe(303);
+    expect(logout.headers.get('location')).toBe('/auth/logged-out');
+    expect(await (await app.request('/auth/logged-out')).text()).toContain('You are logged out');
+    const api = await app.request('/api/keys', { headers: { cookie: copied } });
+    expect(api.status).toBe(401);
+    expect(((await api.json()) as { error: string }).error).toMatch(/^your session has ended \(logged out/);
+    expect(api.headers.get('set-cookie')).toMatch(/^__Host-nls-portal-session=;/);
+    const pageRes = await app.request('/keys', { headers: { cookie: copied } });
+    expect(pageRes.status).toBe(302);
+    expect(pageRes.headers.get('location')).toBe('/auth/login?returnTo=%2Fkeys');
+    expect((await app.request('/api/keys/PassthroughModel/a/x', { method: 'DELETE', headers: { cookie: copied, ...sameOrigin(bob.session) } })).status).toBe(401);
+  });
+
+  it('takes the admin views away from a demoted admin at their next request, whatever the cookie says', async () => {
+    const root = loggedIn('root', ['admins', 'team-a']);
+    // The group refresh stored root's current groups: no admin group any more.
+    states.set('root', { ...states.get('root')!, groups: ['team-a'] });
+    for (const path of ['/admin/keys', '/admin/audit', '/api/keys?all=true']) {
+      const res = await app.request(path, { headers: { cookie: root.cookie } });
+      expect(res.status).toBe(403);
+    }
+  });
+
+  it('refuses every request of a session whose user the issuer refused, minting first', async () => {
+    const carol = loggedIn('carol', ['team-a']);
+    states.set('carol', { ...states.get('carol')!, refused: true });
+    const mint = await app.request('/api/keys', { method: 'POST', headers: { cookie: carol.cookie, ...sameOrigin(carol.session), 'content-type': 'application/json' }, body: JSON.stringify({ model: 'PassthroughModel/a', description: 'x', days: 1 }) });
+    expect(mint.status).toBe(401);
+    expect(((await mint.json()) as { error: string }).error).toBe('your session has ended (the identity provider refused the login); log in again');
+    expect((await app.request('/api/keys', { headers: { cookie: carol.cookie } })).status).toBe(401);
+  });
+
+  it('refuses a session the portal has no record of, and one sealed before session generations existed', async () => {
+    const dave = loggedIn('dave', ['team-a']);
+    states.delete('dave');
+    expect((await app.request('/api/keys', { headers: { cookie: dave.cookie } })).status).toBe(401);
+    const { generation: _dropped, ...old } = newSession({ sub: 'u1', username: 'alice', groups: ['team-a'], generation: 'g-alice' });
+    states.set('u1', { refused: false, groups: ['team-a'] });
+    expect((await app.request('/api/keys', { headers: { cookie: `${SESSION_COOKIE}=${seal(key, 'session', old)}` } })).status).toBe(401);
+    states.set('u1', { refused: false, generation: 'g-alice', groups: ['team-a'] });
   });
 
   it('serves the copy script, the only script', async () => {

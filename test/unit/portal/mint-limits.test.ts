@@ -4,7 +4,8 @@
 // groups is refused (403, naming the tier and its groups) to users outside them and left out of
 // their mint form; a tier without groups stays open to everyone.
 import { randomBytes } from 'node:crypto';
-import { createPortalApp } from '../../../src/portal/app';
+import { PortalUsers, createPortalApp } from '../../../src/portal/app';
+import { UserState } from '../../../src/portal/user-tokens';
 import { portalConfigFromEnv } from '../../../src/portal/config';
 import { SESSION_COOKIE, newSession, seal } from '../../../src/portal/session';
 import { CSRF_HEADER } from '../../../src/portal/csrf';
@@ -33,9 +34,19 @@ async function portal(limits: { keys: number; mints: number }) {
     NLS_PORTAL_KEYS_PER_USER_PER_MODEL: String(limits.keys),
     NLS_PORTAL_MINTS_PER_USER_PER_HOUR: String(limits.mints),
   });
-  const app = createPortalApp({ config, client: kube, sessionKey: key, login: () => undefined, ready: () => true, log: createLogger({ write: () => undefined }) });
+  // The users' server-side session state (issue 29, Medium 5), kept in memory: logged in, not refused.
+  const states = new Map<string, UserState>();
+  const users: PortalUsers = {
+    recordLogin: async () => {
+      throw new Error('no logins in this test');
+    },
+    state: async (sub) => states.get(sub),
+    endSessions: async () => undefined,
+  };
+  const app = createPortalApp({ config, client: kube, sessionKey: key, login: () => undefined, ready: () => true, log: createLogger({ write: () => undefined }), users });
   const as = (username: string, groups: string[]) => {
-    const session = newSession({ sub: `sub-${username}`, username, groups });
+    const session = newSession({ sub: `sub-${username}`, username, groups, generation: `g-${username}` });
+    states.set(session.sub, { refused: false, generation: session.generation, groups });
     const cookie = `${SESSION_COOKIE}=${seal(key, 'session', session)}`;
     return {
       mint: async (body: Record<string, unknown>) => {

@@ -4,15 +4,15 @@ import { SESSION_MAX_SECONDS, newSession, seal, unseal } from '../../../src/port
 const key = randomBytes(32);
 
 describe('sealed cookies', () => {
-  const session = newSession({ sub: 'u-1', username: 'alice', groups: ['team-a'] }, 1_000_000);
+  const session = newSession({ sub: 'u-1', username: 'alice', groups: ['team-a'], generation: 'g-1' }, 1_000_000);
 
   it('round-trips a session, which lasts at most 8 hours and carries a random CSRF token', () => {
     const sealed = seal(key, 'session', session);
     expect(unseal(key, 'session', sealed, 1_000_000)).toEqual(session);
     expect(session.exp).toBe(1_000_000 + SESSION_MAX_SECONDS);
     expect(session.csrf).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect(newSession({ sub: 'u-1', username: 'alice', groups: [] }, 0, 99 * 3600).exp).toBe(SESSION_MAX_SECONDS);
-    expect(newSession({ sub: 'u-1', username: 'alice', groups: [] }).csrf).not.toBe(session.csrf);
+    expect(newSession({ sub: 'u-1', username: 'alice', groups: [], generation: 'g-1' }, 0, 99 * 3600).exp).toBe(SESSION_MAX_SECONDS);
+    expect(newSession({ sub: 'u-1', username: 'alice', groups: [], generation: 'g-1' }).csrf).not.toBe(session.csrf);
   });
 
   it('does not reveal the payload', () => {

@@ -8,7 +8,7 @@ test('defaults: endpoint hosts from the base domain, upstream gateway names and 
       external: { name: 'external', hostname: 'llm.example.com', gatewayName: 'nebari-gateway', gatewayNamespace: 'envoy-gateway-system', sectionName: 'llm-https' },
       internal: { name: 'internal', hostname: 'llm-internal.example.com', gatewayName: 'nebari-internal-gateway', gatewayNamespace: 'envoy-gateway-system', sectionName: 'llm-internal-https' },
     },
-    jwt: { issuer: undefined, jwksUri: undefined, groupsClaim: 'groups', audiences: [] },
+    jwt: { issuer: undefined, jwksUri: undefined, groupsClaim: 'groups', audiences: [], allowAnyAudience: false },
     passthroughRequestTimeout: '120s',
     llmModelRequestTimeout: '600s',
     clientIDHeader: 'x-llm-client-id',
@@ -33,7 +33,7 @@ test('every setting can be overridden', () => {
   expect(errors).toEqual([]);
   expect(context.endpoints.external).toEqual({ name: 'external', hostname: 'api.ai.example.org', gatewayName: 'public', gatewayNamespace: 'gw', sectionName: '' });
   expect(context.endpoints.internal.hostname).toBe('ai.corp.example.org');
-  expect(context.jwt).toEqual({ issuer: 'https://id.example.org', jwksUri: 'https://id.example.org/protocol/openid-connect/certs', groupsClaim: 'roles', audiences: ['a'] });
+  expect(context.jwt).toEqual({ issuer: 'https://id.example.org', jwksUri: 'https://id.example.org/protocol/openid-connect/certs', groupsClaim: 'roles', audiences: ['a'], allowAnyAudience: false });
   expect([context.passthroughRequestTimeout, context.llmModelRequestTimeout]).toEqual(['5m', '1h']);
 });
 

@@ -1,7 +1,7 @@
 import { desiredGatewayObjects, gatewayTeardown } from '../../../../src/translate/gateway';
 import { llmModel, matrixContext, modelMatrix, passthroughModel } from './model-matrix';
 
-const context = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari' } };
+const context = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari', audiences: ['nebari-llm'] } };
 /** With quotas off, every translation removes a per-key quota policy left from when they were on. */
 const staleQuotaPolicy = (model: string) => ({
   action: 'delete',
@@ -247,7 +247,8 @@ describe('errors are values: no objects, no deletions, every message names its f
     ['bad timeout', llmModel('l', { endpoints: { requestTimeout: '10 minutes' } }), context, ['spec.endpoints.requestTimeout']],
     ['no models', passthroughModel('p', { provider: { hostname: 'api.openai.com', credential: { secretRef: { name: 'k' } } }, models: {} }), context, ['spec.models']],
     ['bad base domain', llmModel('l'), { ...context, baseDomain: 'Example_Domain' }, ['platform.baseDomain', 'platform.baseDomain']],
-    ['bad issuer', llmModel('l'), { baseDomain: 'example.com', jwt: { issuer: 'http://insecure' } }, ['platform.jwt.issuer', 'platform.jwt.jwksUri']],
+    ['bad issuer', llmModel('l'), { baseDomain: 'example.com', jwt: { issuer: 'http://insecure', audiences: ['nebari-llm'] } }, ['platform.jwt.issuer', 'platform.jwt.jwksUri']],
+    ['internal endpoint accepting tokens of any audience', llmModel('l'), { baseDomain: 'example.com', jwt: { issuer: 'https://id.example.com' } }, ['platform.jwt.audiences']],
     ['no namespace', { ...llmModel('l'), metadata: { name: 'l' } }, context, ['metadata.namespace']],
   ] as const)('%s', (_why, model, ctx, fields) => {
     const result = desiredGatewayObjects(model, ctx);
@@ -255,6 +256,17 @@ describe('errors are values: no objects, no deletions, every message names its f
     expect(result.deletions).toEqual([]);
     expect(result.errors.map((e) => e.field)).toEqual(fields);
     for (const e of result.errors) expect(e.message.startsWith(`${e.field}: `)).toBe(true);
+  });
+
+  test('an internal endpoint needs platform.jwt.audiences or the explicit allowAnyAudience (issue 29, Medium 9)', () => {
+    const issuerOnly = { baseDomain: 'example.com', jwt: { issuer: 'https://id.example.com' } };
+    const [error] = desiredGatewayObjects(llmModel('l'), issuerOnly).errors;
+    expect(error.message).toBe(
+      "platform.jwt.audiences: is empty, so the internal endpoint would accept a token the issuer minted for any of its clients (another application's token could be replayed against the model); set the chart value platform.jwt.audiences to the client IDs whose tokens may call models (e.g. --set 'platform.jwt.audiences={nebari-llm}'), or accept the replay risk with platform.jwt.allowAnyAudience=true (docs/security.md), or set spec.endpoints.internal.enabled: false",
+    );
+    expect(desiredGatewayObjects(llmModel('l'), { ...issuerOnly, jwt: { ...issuerOnly.jwt, allowAnyAudience: true } }).errors).toEqual([]);
+    // A model only on the external endpoint takes no OIDC tokens.
+    expect(desiredGatewayObjects(llmModel('l', { endpoints: { internal: { enabled: false } } }), issuerOnly).errors).toEqual([]);
   });
 
   test('the stored spec is not rewritten', () => {

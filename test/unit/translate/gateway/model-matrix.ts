@@ -11,7 +11,7 @@ export const MATRIX_NAMESPACE = 'models';
 /** The cluster settings used with the matrix (an internal endpoint needs an issuer). */
 export const matrixContext: GatewayContext = {
   baseDomain: 'example.com',
-  jwt: { issuer: 'https://keycloak.example.com/realms/nebari' },
+  jwt: { issuer: 'https://keycloak.example.com/realms/nebari', audiences: ['nebari-llm'] },
   apiKeyClientIDs: ['user-alice-1', 'user-bob-1'],
   // Quotas on, so every external route carries costs and gets its per-key policy (bob has a larger tier).
   quotas: {

@@ -12,7 +12,7 @@ const quotas: QuotaSettings = {
 };
 const context: GatewayContext = {
   baseDomain: 'example.com',
-  jwt: { issuer: 'https://id.example.com/realms/nebari' },
+  jwt: { issuer: 'https://id.example.com/realms/nebari', audiences: ['nebari-llm'] },
   apiKeyClientIDs: ['llama-bob-2', 'llama-alice-1', 'llama-carol-3'],
   quotas,
   apiKeyTiers: { 'llama-bob-2': 'large', 'llama-carol-3': 'retired-tier' },
