@@ -219,14 +219,19 @@ test('requests without a key, with a wrong key or for an unknown model are refus
   expect(noKey.status).toBe(401);
   const wrong = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: 'nls-not-a-key-0123456789abcdef', body: chat('alpha-model') });
   expect(wrong.status).toBe(401);
-  // An unknown model falls to the not-found rule of the oldest route (gamma's, created first),
-  // whose authorization then runs: 404 for gamma's keys, 403 for every other key
-  // (docs/compatibility-gateway.md, Known limitations).
-  const unknown = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys.gamma.key, body: chat('no-such-model') });
-  expect(unknown.status).toBe(404);
-  expect(unknown.body).toMatch(/model/i);
-  const unknownOtherKey = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys.alpha.key, body: chat('no-such-model') });
-  expect(unknownOtherKey.status).toBe(403);
+  // An unknown model falls to the not-found rule of the oldest generated HTTPRoute, whose
+  // authorization then runs: 404 for that model's keys, 403 for every other key
+  // (docs/compatibility-gateway.md, Known limitations). Which route is oldest is the AI Gateway
+  // controller's creation order, not the models'. Either way nothing reaches a provider.
+  const before = providers.requests.length;
+  const unknown: Record<string, number> = {};
+  for (const m of MODELS) {
+    const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys[m.name].key, body: chat('no-such-model') });
+    unknown[m.name] = r.status;
+    if (r.status === 404) expect(r.body).toMatch(/model|route/i);
+  }
+  expect(Object.values(unknown).sort()).toEqual([403, 403, 403, 404]);
+  expect(providers.requests.length).toBe(before);
   const catalogNoKey = await gatewayRequest(external, 'GET', '/v1/models');
   expect(catalogNoKey.status).toBe(401);
 });
@@ -330,13 +335,15 @@ test('the internal endpoint takes the issuer\'s tokens and checks groups per mod
     ['no token', undefined],
     ['expired', issuer.token({ sub: 'ana', groups: ['team-a'], expiresInS: -120 })],
     ['forged', issuer.forged({ sub: 'ana', groups: ['team-a'] })],
-    // A token the issuer minted for another application (platform.jwt.audiences, issue 29 Medium 9).
-    ['other audience', issuer.token({ sub: 'ana', groups: ['team-a'], aud: 'another-app' })],
   ] as const;
   for (const [what, token] of refused) {
     const r = await gatewayRequest(internal, 'POST', '/v1/chat/completions', { token, body: chat('alpha-model') });
     expect(`${what}: ${r.status}`).toBe(`${what}: 401`);
   }
+  // A valid token the issuer minted for another application (platform.jwt.audiences, issue 29
+  // Medium 9): Envoy's JWT filter answers 403 "Audiences in Jwt are not allowed".
+  const otherAudience = await gatewayRequest(internal, 'POST', '/v1/chat/completions', { token: issuer.token({ sub: 'ana', groups: ['team-a'], aud: 'another-app' }), body: chat('alpha-model') });
+  expect(`${otherAudience.status} ${otherAudience.body}`).toMatch(/^403 .*audience/i);
   // An API key is not a token on the internal endpoint.
   const key = await gatewayRequest(internal, 'POST', '/v1/chat/completions', { token: keys.alpha.key, body: chat('alpha-model') });
   expect(key.status).toBe(401);
@@ -373,28 +380,40 @@ test('an expired key is refused once its expiry passes, without anyone revoking 
   expect((await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys.alpha.key, body: chat('alpha-model') })).status).toBe(200);
 });
 
-test('a quota tier turned on by helm upgrade answers 429 to its keys only, once their tokens are used', async () => {
-  // Each stand-in answer reports 4 tokens: a key in the 6-token tier gets two answers, then 429.
+test('a quota tier turned on by helm upgrade answers 429 to its keys only, once their requests are used', async () => {
+  // The tier allows 2 requests a minute (counted when a request arrives). Token counts are not
+  // charged for PassthroughModels (docs/key-quotas.md, Limits of the mechanism), so the tier's
+  // token budget is left large here.
   await helmOk(4, [
     'upgrade', RELEASE, `${state.chartRepo}/${CHART}`, '--version', state.version, '-n', NAMESPACE, '--reuse-values', '--wait', '--timeout', '5m',
     '--set', `quotas.rateLimitBackend=redis://${redis.url}`, '--set', 'quotas.defaultTier=standard',
     '--set', 'quotas.tiers[0].name=standard', '--set', 'quotas.tiers[0].tokens=1000000', '--set', 'quotas.tiers[0].unit=Day',
-    '--set', 'quotas.tiers[1].name=tiny', '--set', 'quotas.tiers[1].tokens=6', '--set', 'quotas.tiers[1].unit=Hour',
+    '--set', 'quotas.tiers[1].name=tiny', '--set', 'quotas.tiers[1].tokens=1000000', '--set', 'quotas.tiers[1].unit=Day', '--set', 'quotas.tiers[1].requestsPerMinute=2',
   ]);
   const tiny = await mint('alpha', 'PassthroughModel', '--tier', 'tiny');
   const started = Date.now();
   const statuses: number[] = [];
   let answered = 0;
-  // Until the key's rule reaches Envoy its answers are not counted; once it has, two more at most.
-  await waitFor('the tiny tier answering 429', async () => {
-    const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: tiny.key, body: chat('alpha-model') }).catch(() => ({ status: 0 }));
-    statuses.push(r.status);
-    if (r.status === 200) answered++;
-    return r.status === 429;
-  }, { timeoutMs: 240000, intervalMs: 500 });
+  // Until the key's rules reach Envoy its requests are not counted; once they have, two a minute.
+  try {
+    await waitFor('the tiny tier answering 429', async () => {
+      const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: tiny.key, body: chat('alpha-model') }).catch(() => ({ status: 0 }));
+      statuses.push(r.status);
+      if (r.status === 200) answered++;
+      return r.status === 429;
+    }, { timeoutMs: 180000, intervalMs: 500 });
+  } catch (err) {
+    const policy = await admin().get(objectRef('gateway.envoyproxy.io/v1alpha1', 'BackendTrafficPolicy', 'alpha-external-quota', NAMESPACE)).catch((e: Error) => e.message);
+    const counters = await redis.keys().catch((e: Error) => e.message);
+    throw new Error(`${(err as Error).message}; statuses ${JSON.stringify(statuses.slice(-20))} (${statuses.length} requests)\nBackendTrafficPolicy: ${JSON.stringify(policy)}\nredis keys: ${counters}\n${await podLogs('app.kubernetes.io/component=ratelimit', EG_NAMESPACE).catch(() => '')}`);
+  }
   figures.quota429After = `${seconds(started)}, ${answered} answers first`;
-  expect(statuses.filter((s) => s !== 200 && s !== 429 && s !== 0 && s !== 503)).toEqual([]);
-  // Limited stays limited; the same model's key in the large tier and other models' keys go on.
+  // 403 only until the operator has added the new key to the model's authorization, before any answer.
+  const afterFirstAnswer = statuses.slice(statuses.indexOf(200));
+  expect(statuses.indexOf(200)).toBeGreaterThanOrEqual(0);
+  expect(afterFirstAnswer.filter((s) => s !== 200 && s !== 429 && s !== 0 && s !== 503)).toEqual([]);
+  expect(answered).toBeGreaterThanOrEqual(2);
+  // Limited stays limited; the same model's key in the standard tier and other models' keys go on.
   expect((await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: tiny.key, body: chat('alpha-model') })).status).toBe(429);
   for (const m of MODELS) {
     const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys[m.name].key, body: chat(m.answersAs) });
@@ -450,7 +469,8 @@ test('a provider whose certificate does not verify gets no request', async () =>
     last = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: key.key, body: chat('untrusted-model') }).catch(() => ({ status: 0, body: '' }));
     return last.status === 503;
   }, { timeoutMs: 180000, intervalMs: 1000 });
-  expect(last.body).toMatch(/CERTIFICATE_VERIFY_FAILED|TLS/i);
+  // Envoy refused the stand-in's certificate during the handshake (the stand-in saw it abort).
+  expect(providers.tlsFailures.filter((f) => f.servername === UNTRUSTED_HOST).length).toBeGreaterThan(0);
   expect(providers.to('untrusted-model')).toEqual([]);
   expect(providers.requests.filter((r) => r.host.startsWith(UNTRUSTED_HOST))).toEqual([]);
 });

@@ -5,7 +5,7 @@
 // address as its backend), and the Gateways the models attach to. Every program is the real one, built by
 // scripts/build-tools.sh, in images this file assembles with crane and pushes to the suite's
 // registry. Addresses live only inside the run's network namespace.
-import { execFileSync } from 'child_process';
+import { execFile, execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -221,7 +221,7 @@ export const REDIS_HOST = 'redis.e2e.test';
  * Debian's redis-server on the node address, the counters' store of the rate-limit service (what
  * a platform team points `rateLimit.backend` at); nothing saved to disk. Returns `host:port`.
  */
-export async function startRedis(logDir: string): Promise<{ url: string; process: ManagedProcess }> {
+export async function startRedis(logDir: string): Promise<{ url: string; process: ManagedProcess; keys: () => Promise<string> }> {
   const redis = startProcess('redis-server', 'redis-server', [
     '--bind', NODE_ADDRESS, '--port', String(REDIS_PORT), '--protected-mode', 'no', '--save', '', '--appendonly', 'no', '--dir', logDir,
   ], { logDir });
@@ -229,7 +229,9 @@ export async function startRedis(logDir: string): Promise<{ url: string; process
     if (redis.child.exitCode !== null) throw new Error(`redis-server exited: ${redis.logTail()}`);
     return redis.logTail().includes('Ready to accept connections');
   }, { timeoutMs: 30000, intervalMs: 200 });
-  return { url: `${REDIS_HOST}:${REDIS_PORT}`, process: redis };
+  // The counters the rate-limit service keeps, for a failing test's message.
+  const keys = () => new Promise<string>((resolve, reject) => execFile('redis-cli', ['-h', NODE_ADDRESS, '-p', String(REDIS_PORT), '--scan'], { encoding: 'utf8' }, (err, out) => (err ? reject(err) : resolve(out.trim()))));
+  return { url: `${REDIS_HOST}:${REDIS_PORT}`, process: redis, keys };
 }
 
 /** The AI Gateway's unpacked source (scripts/build-tools.sh), which holds its Helm chart. */

@@ -23,6 +23,8 @@ export interface UpstreamRequest {
 
 export interface StandInProviders {
   readonly requests: UpstreamRequest[];
+  /** Handshakes a client aborted (e.g. because it did not trust the certificate), by SNI name. */
+  readonly tlsFailures: { servername: string; message: string }[];
   /** Requests whose `model` is `model`, in arrival order. */
   to(model: string): UpstreamRequest[];
   stop(): Promise<void>;
@@ -94,9 +96,12 @@ export async function startStandInProviders(ca: KeyPair, hostnames: string[], un
       json(404, { error: { message: `stand-in provider: no handler for ${req.method} ${url}` } });
     });
   });
+  const tlsFailures: { servername: string; message: string }[] = [];
+  server.on('tlsClientError', (err, socket) => tlsFailures.push({ servername: (socket as tls.TLSSocket).servername || '', message: err.message }));
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, NODE_ADDRESS, () => resolve()));
   return {
     requests,
+    tlsFailures,
     to: (model) => requests.filter((r) => r.model === model),
     stop: async () => {
       server.closeAllConnections();
