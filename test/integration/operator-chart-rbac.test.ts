@@ -29,7 +29,10 @@ const rbacKinds = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding'
 // One more namespace where AgentDeployments are reconciled, and one the operator has no rights in.
 const agentNs = `${ns}-agents`;
 const unwatchedNs = `${ns}-other`;
-const chart = plainObjects({ ...defaultValues(), watchNamespaces: [agentNs] }, { releaseName: release, namespace: ns }) as KubeObject[];
+const defaults = defaultValues();
+// The operator's test environment names an issuer (operator-support.ts), so the chart carries the
+// audiences that must go with it (issue 29, Medium 9).
+const chart = plainObjects({ ...defaults, watchNamespaces: [agentNs], platform: { ...defaults.platform, jwt: { ...defaults.platform.jwt, audiences: ['nebari-llm'] } } }, { releaseName: release, namespace: ns }) as KubeObject[];
 const named = (kind: string) => chart.find((o) => o.kind === kind)!;
 let operator: OperatorProcess | undefined;
 let saKubeConfig: k8s.KubeConfig;

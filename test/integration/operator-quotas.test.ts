@@ -22,6 +22,9 @@ const ns = uniqueName('op-quota');
 const release = uniqueName('quota');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-quota-'));
 const values = defaultValues();
+// The operator's test environment names an issuer (operator-support.ts), so the chart carries the
+// audiences that must go with it (issue 29, Medium 9).
+values.platform.jwt.audiences = ['nebari-llm'];
 values.quotas = {
   rateLimitBackend: 'redis://redis.envoy-gateway-system:6379',
   costType: 'OutputToken',
@@ -110,7 +113,9 @@ test('quotas on: costs on the external route; a policy with each key at its tier
   await operator.waitForLine(/"msg":"informers listed and watching".*"kind":"PassthroughModel"/, 60_000);
   await applyObject(passthroughModel(ns, 'quota-model'), { kubeConfig: admin });
   const modelRef = { apiVersion: 'llm.nebari.dev/v1beta1', kind: 'PassthroughModel', metadata: { name: 'quota-model', namespace: ns } };
-  await waitFor('quota-model Ready', async () => isReadyAtGeneration(await getObject(modelRef, admin)), { timeoutMs: 60_000 });
+  await waitFor('quota-model Ready', async () => isReadyAtGeneration(await getObject(modelRef, admin)), { timeoutMs: 60_000 }).catch(async (err: Error) => {
+    throw new Error(`${err.message}\nstatus: ${JSON.stringify((await getObject(modelRef, admin))?.status)}\noperator:\n${operator?.lines.slice(-15).join('\n')}`);
+  });
   expect(await costsOf()).toEqual([{ metadataKey: 'llm_quota_tokens', type: 'OutputToken' }]);
   // No keys yet: nobody passes the SecurityPolicy, so there is nothing to limit.
   expect(await getObject(policyRef, admin)).toBeUndefined();
