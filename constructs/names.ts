@@ -25,6 +25,8 @@ export function objectNames(ctx: RenderContext) {
     role: `${f}-operator`,
     /** The operator's Role in each other namespace of `watchNamespaces`. */
     agentRole: `${f}-operator-agents`,
+    /** The operator's read-only Role in each Gateway's namespace (proxy Deployments, for Programmed). */
+    proxyStatusRole: `${f}-operator-proxies`,
     networkPolicy: `${f}-operator`,
     podDisruptionBudget: `${f}-operator`,
     serviceMonitor: `${f}-operator`,

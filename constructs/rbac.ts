@@ -77,8 +77,9 @@ export function namespaceRules() {
     { apiGroups: ['aigateway.envoyproxy.io'], resources: ['aigatewayroutes', 'aiservicebackends', 'backendsecuritypolicies'], verbs: APPLY },
     { apiGroups: ['gateway.envoyproxy.io'], resources: ['backends', 'securitypolicies', 'backendtrafficpolicies'], verbs: APPLY },
     { apiGroups: ['gateway.networking.k8s.io'], resources: ['backendtlspolicies'], verbs: APPLY },
-    // The AI Gateway controller generates HTTPRoutes; the operator only waits for them to go.
-    { apiGroups: ['gateway.networking.k8s.io'], resources: ['httproutes'], verbs: ['get'] },
+    // The AI Gateway controller generates HTTPRoutes; the operator waits for them to go, and
+    // watches their acceptance for the Programmed condition.
+    { apiGroups: ['gateway.networking.k8s.io'], resources: ['httproutes'], verbs: READ },
     { apiGroups: ['inference.networking.k8s.io'], resources: ['inferencepools'], verbs: APPLY },
     // Only to grant it to the endpoint picker's Role: EPP v1.0.2 watches InferenceObjectives.
     { apiGroups: ['inference.networking.x-k8s.io'], resources: ['inferenceobjectives'], verbs: READ },
@@ -166,6 +167,32 @@ export class AgentNamespaceRbac extends Construct {
     kubeObject(k8s.KubeRoleBinding, this, 'RoleBinding', {
       metadata: meta,
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: names.agentRole },
+      subjects: [{ kind: 'ServiceAccount', name: serviceAccountName(ctx), namespace: ctx.namespace }],
+    });
+  }
+}
+
+/** What the Programmed condition reads in a Gateway's namespace: Envoy Gateway's proxy Deployments. */
+export function gatewayNamespaceRules() {
+  return [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['list', 'watch'] }];
+}
+
+export interface GatewayNamespaceRbacProps extends OperatorRbacProps {
+  /** The namespace of a Gateway the models attach to (a template variable in the chart). */
+  readonly namespace: string;
+}
+
+/** The operator's read-only Role and RoleBinding in a Gateway's namespace (`platform.proxyStatus`). */
+export class GatewayNamespaceRbac extends Construct {
+  constructor(scope: Construct, id: string, props: GatewayNamespaceRbacProps) {
+    super(scope, id);
+    const ctx = props.context;
+    const names = objectNames(ctx);
+    const meta = { ...namespacedMeta(ctx, names.proxyStatusRole, OPERATOR_COMPONENT), namespace: props.namespace };
+    kubeObject(k8s.KubeRole, this, 'Role', { metadata: meta, rules: gatewayNamespaceRules() });
+    kubeObject(k8s.KubeRoleBinding, this, 'RoleBinding', {
+      metadata: meta,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: names.proxyStatusRole },
       subjects: [{ kind: 'ServiceAccount', name: serviceAccountName(ctx), namespace: ctx.namespace }],
     });
   }

@@ -40,6 +40,13 @@ export const READY_COLUMN: PrinterColumn = {
   jsonPath: '.status.conditions[?(@.type=="Ready")].status',
   description: 'Status of the Ready condition.',
 };
+/** Models: whether a request would reach the model now (its routes accepted, the gateway's proxies rolled out). */
+export const PROGRAMMED_COLUMN: PrinterColumn = {
+  name: 'Programmed',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.type=="Programmed")].status',
+  description: 'Status of the Programmed condition: the gateway serves the model.',
+};
 export const AGE_COLUMN: PrinterColumn = {
   name: 'Age',
   type: 'date',

@@ -27,7 +27,7 @@ import {
   valueRule,
 } from './common';
 import type { CelRule, KubeList } from './common';
-import { AGE_COLUMN, PHASE_COLUMN, READY_COLUMN } from './crd';
+import { AGE_COLUMN, PHASE_COLUMN, PROGRAMMED_COLUMN } from './crd';
 import type { KindDefinition } from './crd';
 
 // Group and version live in common.ts; re-exported so each kind file holds all its constants.
@@ -468,7 +468,7 @@ export const LLMMODEL_DEFINITION: KindDefinition = {
     PHASE_COLUMN,
     { name: 'Model', type: 'string', jsonPath: '.spec.model.name', description: 'Model identifier.' },
     { name: 'Provider', type: 'string', jsonPath: '.status.provider.name', description: 'Provider serving the model.' },
-    READY_COLUMN,
+    PROGRAMMED_COLUMN,
     { name: 'Replicas', type: 'integer', jsonPath: '.status.replicas.ready', description: 'Ready serving replicas.', priority: 1 },
     AGE_COLUMN,
   ],

@@ -20,7 +20,7 @@ import {
   valueRule,
 } from './common';
 import type { CelRule, KubeList } from './common';
-import { AGE_COLUMN, PHASE_COLUMN, READY_COLUMN } from './crd';
+import { AGE_COLUMN, PHASE_COLUMN, PROGRAMMED_COLUMN } from './crd';
 import type { KindDefinition } from './crd';
 
 // Group and version live in common.ts; re-exported so each kind file holds all its constants.
@@ -361,7 +361,7 @@ export const PASSTHROUGHMODEL_DEFINITION: KindDefinition = {
     PHASE_COLUMN,
     { name: 'Backend', type: 'string', jsonPath: '.status.provider.backendType', description: 'Upstream API type.' },
     { name: 'Provider', type: 'string', jsonPath: '.status.provider.hostname', description: 'Effective provider host name.' },
-    READY_COLUMN,
+    PROGRAMMED_COLUMN,
     AGE_COLUMN,
   ],
 };

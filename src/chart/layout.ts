@@ -5,6 +5,7 @@ import { Construct } from 'constructs';
 import {
   AgentDeploymentUpgradeGuard,
   AgentNamespaceRbac,
+  GatewayNamespaceRbac,
   AIGatewayConfig,
   certManagerMode,
   cond,
@@ -52,10 +53,11 @@ export interface TemplateFile {
   /** Helm hooks only: plain renderings (deploy/ bundles, custom builds) have no hook runner. */
   readonly helmOnly?: boolean;
   /**
-   * Rendered once per namespace of `watchNamespaces` other than the release namespace (a `range`
-   * in the chart); `build` then gets that namespace.
+   * Rendered once per namespace of a list (a `range` in the chart); `build` then gets that
+   * namespace. `watched`: `watchNamespaces` other than the release namespace. `gateway`: the
+   * namespaces of the external and internal endpoints' Gateways.
    */
-  readonly perWatchedNamespace?: boolean;
+  readonly perNamespace?: 'watched' | 'gateway';
   /** Adds the file's constructs. */
   readonly build: (scope: Construct, context: RenderContext, namespace?: string) => void;
 }
@@ -64,7 +66,13 @@ export const TEMPLATE_FILES: readonly TemplateFile[] = [
   { file: 'namespace.yaml', condition: cond.truthy('namespace.create'), build: (s, context) => new ReleaseNamespace(s, 'namespace', { context }) },
   { file: 'serviceaccount.yaml', condition: cond.truthy('serviceAccount.create'), build: (s, context) => new OperatorServiceAccount(s, 'sa', { context }) },
   { file: 'rbac.yaml', build: (s, context) => new OperatorRbac(s, 'rbac', { context }) },
-  { file: 'rbac-agent-namespaces.yaml', perWatchedNamespace: true, build: (s, context, namespace) => new AgentNamespaceRbac(s, 'rbac-agents', { context, namespace: namespace! }) },
+  { file: 'rbac-agent-namespaces.yaml', perNamespace: 'watched', build: (s, context, namespace) => new AgentNamespaceRbac(s, 'rbac-agents', { context, namespace: namespace! }) },
+  {
+    file: 'rbac-gateway-namespaces.yaml',
+    condition: cond.truthy('platform.proxyStatus'),
+    perNamespace: 'gateway',
+    build: (s, context, namespace) => new GatewayNamespaceRbac(s, 'rbac-gateways', { context, namespace: namespace! }),
+  },
   { file: 'user-roles.yaml', condition: cond.truthy('rbac.userFacingRoles'), build: (s, context) => new UserFacingRoles(s, 'user-roles', { context }) },
   { file: 'deployment.yaml', build: (s, context) => new OperatorDeployment(s, 'deployment', { context }) },
   { file: 'poddisruptionbudget.yaml', condition: multipleReplicas, build: (s, context) => new OperatorPodDisruptionBudget(s, 'pdb', { context }) },

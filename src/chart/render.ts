@@ -13,12 +13,14 @@ export function helmTemplates(): Record<string, string> {
   const ctx = new HelmRenderContext(CHART_NAME);
   const out: Record<string, string> = {};
   for (const t of TEMPLATE_FILES) {
-    if (t.perWatchedNamespace) {
+    if (t.perNamespace) {
       // Inside `range` the dot is the list item, so every expression of the file uses the root `$`.
       const objects = synthesizeTemplate(t, ctx, ctx.expression(`$${RANGE_VARIABLE}`) as string);
       const body = templateText(objects, ctx.placeholders.map(rootScoped));
-      out[t.file] =
-        `{{- range $${RANGE_VARIABLE} := .Values.watchNamespaces | uniq }}\n{{- if ne $${RANGE_VARIABLE} $.Release.Namespace }}\n${body}{{- end }}\n{{- end }}\n`;
+      const ranged = t.perNamespace === 'watched'
+        ? `{{- range $${RANGE_VARIABLE} := .Values.watchNamespaces | uniq }}\n{{- if ne $${RANGE_VARIABLE} $.Release.Namespace }}\n${body}{{- end }}\n{{- end }}\n`
+        : `{{- range $${RANGE_VARIABLE} := list .Values.platform.external.gatewayNamespace .Values.platform.internal.gatewayNamespace | uniq }}\n${body}{{- end }}\n`;
+      out[t.file] = t.condition ? `{{- if ${conditionExpression(t.condition)} }}\n${ranged}{{- end }}\n` : ranged;
       continue;
     }
     const objects = synthesizeTemplate(t, ctx);
@@ -40,6 +42,11 @@ export function otherWatchedNamespaces(values: ChartValues, releaseNamespace: st
   return [...new Set(values.watchNamespaces)].filter((ns) => ns !== releaseNamespace);
 }
 
+/** The namespaces of the endpoints' Gateways, each once. */
+export function gatewayNamespaces(values: ChartValues): string[] {
+  return [...new Set([values.platform.external.gatewayNamespace, values.platform.internal.gatewayNamespace])];
+}
+
 export interface PlainRelease {
   /** Release name. @default nebari-llm-serving */
   readonly releaseName?: string;
@@ -57,8 +64,9 @@ export function plainObjectsByFile(values: ChartValues, release: PlainRelease = 
   const out: Record<string, Record<string, unknown>[]> = {};
   for (const t of TEMPLATE_FILES) {
     if ((t.helmOnly && !withHooks) || (t.condition && !evaluateCondition(t.condition, values))) continue;
-    if (t.perWatchedNamespace) {
-      const objects = otherWatchedNamespaces(values, ctx.namespace).flatMap((ns) => synthesizeTemplate(t, ctx, ns));
+    if (t.perNamespace) {
+      const namespaces = t.perNamespace === 'watched' ? otherWatchedNamespaces(values, ctx.namespace) : gatewayNamespaces(values);
+      const objects = namespaces.flatMap((ns) => synthesizeTemplate(t, ctx, ns));
       if (objects.length > 0) out[t.file] = objects;
       continue;
     }

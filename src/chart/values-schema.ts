@@ -137,6 +137,11 @@ export const ValuesSchema = closed(
         llmModelRequestTimeout: Type.String({ default: '600s', pattern: '^([0-9]{1,5}(h|m|s|ms)){1,4}$', description: 'Request timeout of LLMModel routes whose spec sets none.' }),
         clientIDHeader: Type.String({ default: 'x-llm-client-id', pattern: '^[a-z0-9-]+$', description: 'Header that carries the API-key client ID upstream.' }),
         modelsOwnedBy: Type.String({ default: 'nebari-llm-serving', minLength: 1, description: '`owned_by` of LLMModel entries in `/v1/models`.' }),
+        proxyStatus: Type.Boolean({
+          default: true,
+          description:
+            "Report each model's `Programmed` condition: True once its routes are accepted by the Gateway and the Gateway's Envoy proxies have rolled out with the AI Gateway sidecar, so a request would reach it. Grants the operator read access to Deployments in each Gateway's namespace (`platform.external.gatewayNamespace`, `platform.internal.gatewayNamespace`), which must exist at install time. False: no such Role, and Programmed is Unknown.",
+        }),
       },
       'Where models are served: the shared gateway endpoints the operator attaches model routes to (passed to the operator as NLS_GATEWAY_CONTEXT).',
     ),

@@ -18,6 +18,8 @@ export interface SmokeModel {
   readonly endpoints: readonly EndpointName[];
   /** The request that asks the model for an answer: the API its provider speaks through the gateway. */
   readonly answerCheck: AnswerCheck;
+  /** Why the gateway does not serve the model yet (its Programmed condition, when not True). */
+  readonly notProgrammed?: string;
 }
 
 export function smokeModel(obj: LLMModelV1beta1 | PassthroughModelV1beta1): SmokeModel {
@@ -25,7 +27,16 @@ export function smokeModel(obj: LLMModelV1beta1 | PassthroughModelV1beta1): Smok
   // AI Gateway 1.1.0 has no OpenAI chat translation for an Anthropic backend: Anthropic models
   // answer Anthropic's Messages API under /anthropic (docs/compatibility-gateway.md).
   const anthropic = obj.kind === 'PassthroughModel' && obj.spec.provider.backend?.type === 'Anthropic';
-  return { kind: obj.kind, name: obj.metadata.name ?? '', modelIds, endpoints: enabledEndpoints(obj.spec.endpoints), answerCheck: anthropic ? 'POST /anthropic/v1/messages' : 'POST /v1/chat/completions' };
+  const programmed = (obj.status?.conditions ?? []).find((c) => c.type === 'Programmed');
+  const notProgrammed = programmed && programmed.status !== 'True' ? `Programmed=${programmed.status} (${programmed.reason}): ${programmed.message}` : undefined;
+  return {
+    kind: obj.kind,
+    name: obj.metadata.name ?? '',
+    modelIds,
+    endpoints: enabledEndpoints(obj.spec.endpoints),
+    answerCheck: anthropic ? 'POST /anthropic/v1/messages' : 'POST /v1/chat/completions',
+    ...(notProgrammed ? { notProgrammed } : {}),
+  };
 }
 
 /**
@@ -128,7 +139,10 @@ export interface SmokeRow {
 
 const TLS_TRUST_CODES = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'CERT_UNTRUSTED']);
 
-function rowOf(planned: PlannedCheck, result: SmokeResult, status: string, detail: string, latencyMs?: number, fix?: string): SmokeRow {
+function rowOf(planned: PlannedCheck, result: SmokeResult, status: string, detail: string, latencyMs?: number, fixed?: string): SmokeRow {
+  // A failure of a model the gateway does not serve yet: that is the likelier cause.
+  const notServed = result === 'fail' && planned.model.notProgrammed;
+  const fix = notServed ? `the gateway does not serve the model yet, ${planned.model.notProgrammed}; wait for it (kubectl wait --for=condition=Programmed) and run again${fixed ? `; else: ${fixed}` : ''}` : fixed;
   return {
     model: planned.model.name,
     kind: planned.model.kind,

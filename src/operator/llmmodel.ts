@@ -9,8 +9,9 @@ import { gatewayObjectKinds } from '../translate/gateway/objects';
 import { ProviderVersions, describeMissing } from './provider-versions';
 import { apiKeySecretWatch } from './api-key-objects';
 import { ExternalEndpointPeers } from './endpoint-peers';
+import { ProxyStatus } from './proxy-status';
 import { deleteIfControlled, describeErrors, unservedKinds } from './generated-objects';
-import { finalizeModel, generatedObjectWatches, publishModel } from './model-shared';
+import { finalizeModel, generatedObjectWatches, publishModel, type PublishWatches } from './model-shared';
 import { DEFAULT_CLEANUP_BLOCKED_AFTER_MS, cleanupBlockedCondition, inspectBlockedWait } from './cleanup-blocked';
 import { ReconcileDeps, recordTransitions, reportNotConfigured, requeue, writeStatus } from './reconcile-context';
 import { applyEach, describeFailures, failureReason } from './runtime/apply';
@@ -65,7 +66,7 @@ async function observeWorkload(deps: ReconcileDeps, model: LLMModelObject, workl
   };
 }
 
-export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileRequest, log: Logger, peers?: ExternalEndpointPeers): Promise<ReconcileResult> {
+export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileRequest, log: Logger, watches: PublishWatches = {}): Promise<ReconcileResult> {
   const ref = objectRef(API_GROUP_VERSION_V1BETA1, LLMMODEL_KIND, req.name, req.namespace);
   // The informer's copy when it has one (no GET per pass); a miss is asked of the server.
   let model = (req.cached as LLMModelObject | undefined) ?? (await deps.client.get<LLMModelObject>(ref));
@@ -125,7 +126,7 @@ export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileReques
 
   const observed = providerOk ? await observeWorkload(d, model, translation.workload, translation.servingPool.selector) : { pods: [] };
   const servingPhase = providerOk ? provider.phase(model, observed) : undefined;
-  const published = await publishModel(d, model, { servingPool: translation.servingPool }, peers);
+  const published = await publishModel(d, model, { servingPool: translation.servingPool }, watches);
   conditions.push(
     published.ok
       ? { type: 'InferencePoolReady', status: true, reason: 'Applied', message: 'InferencePool applied' }
@@ -200,15 +201,18 @@ export function llmModelController(deps: LLMModelDeps, namespace: string): Contr
   // Models live in the operator namespace only (the webhook admits them nowhere else): list and
   // watch there, with the namespaced rights the chart grants.
   const peers = new ExternalEndpointPeers(LLMMODEL_KIND);
+  const proxyStatus = new ProxyStatus(deps.client, LLMMODEL_KIND, deps.gateway);
   return {
     apiVersion: API_GROUP_VERSION_V1BETA1,
     kind: LLMMODEL_KIND,
     namespace,
-    reconcile: (req, log) => reconcileLLMModel(deps, req, log, peers),
+    reconcile: (req, log) => reconcileLLMModel(deps, req, log, { peers, proxyStatus }),
     secondary: [
       apiKeySecretWatch(LLMMODEL_KIND, namespace),
       // The models on the external endpoint, whose keys this kind's external policies accept.
       ...peers.watches(namespace),
+      // The generated HTTPRoutes and the Gateways' proxies, for Programmed.
+      ...proxyStatus.watches(namespace),
       { apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: 'app.kubernetes.io/managed-by=nebari-llm-serving,llm.nebari.dev/role=serving', map: (obj: KubeObject) => controllerOwnerKey(obj, LLMMODEL_KIND) },
       ...generatedObjectWatches(LLMMODEL_KIND, gatewayObjectKinds('AIGatewayRoute', 'SecurityPolicy', 'InferencePool', 'BackendTrafficPolicy')),
     ],

@@ -8,11 +8,12 @@ import { desiredGatewayObjects, enabledEndpoints, gatewayTeardown, keyTiersFromM
 import type { ObjectReference } from '../translate/gateway/objects';
 import { deleteApiKeyObjects, ensureApiKeyObjects } from './api-key-objects';
 import { ExternalEndpointPeers } from './endpoint-peers';
+import { PROGRAMMED_CONDITION, ProxyStatus, programmedCondition } from './proxy-status';
 import { revokeDueKeys } from './key-revocation';
 import { describeErrors, runDeletions, syncGatewayObjects } from './generated-objects';
 import { DEFAULT_CLEANUP_BLOCKED_AFTER_MS, cleanupBlockedCondition, inspectBlockedWait } from './cleanup-blocked';
 import { ReconcileDeps, recordTransitions, requeue, writeStatus } from './reconcile-context';
-import { ConditionInput } from './runtime/conditions';
+import { Condition, ConditionInput } from './runtime/conditions';
 import { removeFinalizer } from './runtime/finalizer';
 import { describeFailures, failureReason } from './runtime/apply';
 import { KubeObject } from '../kube/rest';
@@ -74,12 +75,22 @@ export interface PublishOutcome {
   summary: { reason: string; message: string };
 }
 
+/** The controller's watches a model's publication reads (without them, the server is asked and Programmed is left out). */
+export interface PublishWatches {
+  /** The models on the external endpoint, whose key Secrets every external policy accepts. */
+  peers?: ExternalEndpointPeers;
+  /** Generated HTTPRoutes and proxy Deployments, for the Programmed condition. */
+  proxyStatus?: ProxyStatus;
+}
+
 /**
  * Ensures the key objects exist, removes the keys that expired or lost access (requeueing at the
  * next expiry), and publishes the model through the gateway with the remaining keys; its external
- * policy accepts the keys of every model on the endpoint (`peers`, the controller's watch).
+ * policy accepts the keys of every model on the endpoint (`peers`, the controller's watch). Then
+ * says whether a request would reach it now (Programmed).
  */
-export async function publishModel(deps: ReconcileDeps, model: ModelObject, extra: Partial<GatewayContext> = {}, peers?: ExternalEndpointPeers): Promise<PublishOutcome> {
+export async function publishModel(deps: ReconcileDeps, model: ModelObject, extra: Partial<GatewayContext> = {}, watches: PublishWatches = {}): Promise<PublishOutcome> {
+  const { peers, proxyStatus } = watches;
   const { secret: keysSecret, metadata: keysMetadata } = await ensureApiKeyObjects(deps.client, modelRef(model));
   const keys = await revokeDueKeys(deps, model, modelRef(model), keysSecret.data, keysMetadata.data);
   // The key Secrets of every model on the external endpoint (without a watch, listed from the server).
@@ -94,8 +105,22 @@ export async function publishModel(deps: ReconcileDeps, model: ModelObject, extr
     // Each key's quota tier, from its metadata record (read only while quotas are on).
     ...(deps.gateway.quotas ? { apiKeyTiers: keyTiersFromMetadata(keysMetadata.data) } : {}),
   });
-  const waits = [outcome.requeueAfterMs, keys.requeueAfterMs].filter((n): n is number => n !== undefined);
+  const programmed = proxyStatus ? await programmedOutcome(proxyStatus, model, outcome) : undefined;
+  if (programmed) outcome.conditions.push(programmed.condition);
+  const waits = [outcome.requeueAfterMs, keys.requeueAfterMs, programmed?.requeueAfterMs].filter((n): n is number => n !== undefined);
   return waits.length ? { ...outcome, requeueAfterMs: Math.min(...waits) } : outcome;
+}
+
+async function programmedOutcome(proxyStatus: ProxyStatus, model: ModelObject, published: PublishOutcome): Promise<{ condition: ConditionInput; requeueAfterMs?: number }> {
+  if (!proxyStatus.enabled) {
+    return { condition: { type: PROGRAMMED_CONDITION, status: 'Unknown', reason: 'ProxyStatusOff', message: 'the operator does not watch the gateway proxies (chart value platform.proxyStatus is false)' } };
+  }
+  if (!published.ok) {
+    return { condition: { type: PROGRAMMED_CONDITION, status: false, reason: 'NotApplied', message: `the model's gateway objects are not applied: ${published.summary.message}` } };
+  }
+  const enabled = enabledEndpoints(model.spec.endpoints);
+  const previous = ((model.status as { conditions?: Condition[] } | undefined)?.conditions ?? []).find((c) => c.type === PROGRAMMED_CONDITION);
+  return programmedCondition(await proxyStatus.endpoints(model.metadata.name, model.metadata.namespace!, enabled), previous);
 }
 
 async function publishTranslation(deps: ReconcileDeps, model: ModelObject, keys: Partial<GatewayContext>): Promise<PublishOutcome> {

@@ -9,8 +9,9 @@ import { gatewayObjectKinds } from '../translate/gateway/objects';
 import { apiKeySecretWatch } from './api-key-objects';
 import { CredentialSecrets, secretEntries } from './credential-secrets';
 import { ExternalEndpointPeers } from './endpoint-peers';
+import { ProxyStatus } from './proxy-status';
 import { objectKey } from './runtime/object-key';
-import { finalizeModel, generatedObjectWatches, publishModel } from './model-shared';
+import { finalizeModel, generatedObjectWatches, publishModel, type PublishWatches } from './model-shared';
 import { ReconcileDeps, recordTransitions, reportNotConfigured, requeue, writeStatus } from './reconcile-context';
 import { ConditionInput } from './runtime/conditions';
 import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/controller';
@@ -50,7 +51,7 @@ async function credentialCondition(deps: ReconcileDeps, model: PassthroughModelO
 }
 
 /** `credentials`: the controller's credential Secret watch (without it, the Secret is read from the server). */
-export async function reconcilePassthroughModel(deps: ReconcileDeps, req: ReconcileRequest, log: Logger, credentials?: CredentialSecrets, peers?: ExternalEndpointPeers): Promise<ReconcileResult> {
+export async function reconcilePassthroughModel(deps: ReconcileDeps, req: ReconcileRequest, log: Logger, credentials?: CredentialSecrets, watches: PublishWatches = {}): Promise<ReconcileResult> {
   const ref = objectRef(API_GROUP_VERSION_V1BETA1, PASSTHROUGHMODEL_KIND, req.name, req.namespace);
   // The informer's copy when it has one (no GET per pass); a miss is asked of the server.
   let model = (req.cached as PassthroughModelObject | undefined) ?? (await deps.client.get<PassthroughModelObject>(ref));
@@ -71,7 +72,7 @@ export async function reconcilePassthroughModel(deps: ReconcileDeps, req: Reconc
   model = await addFinalizer(deps.client, model);
 
   const credential = await credentialCondition(d, model, credentials);
-  const published = await publishModel(d, model, {}, peers);
+  const published = await publishModel(d, model, {}, watches);
   const provider = resolvePassthroughProvider(model.spec);
   const backend: ConditionInput = published.ok
     ? { type: 'BackendConfigured', status: true, reason: 'Applied', message: `backend ${provider.ok ? `${provider.value.hostname}:${provider.value.port}` : ''} configured; ${published.summary.message}` }
@@ -102,15 +103,17 @@ export function passthroughModelController(deps: ReconcileDeps, namespace: strin
   // watch there, with the namespaced rights the chart grants.
   const credentials = new CredentialSecrets();
   const peers = new ExternalEndpointPeers(PASSTHROUGHMODEL_KIND);
+  const proxyStatus = new ProxyStatus(deps.client, PASSTHROUGHMODEL_KIND, deps.gateway);
   return {
     apiVersion: API_GROUP_VERSION_V1BETA1,
     kind: PASSTHROUGHMODEL_KIND,
     namespace,
-    reconcile: (req, log) => reconcilePassthroughModel(deps, req, log, credentials, peers),
+    reconcile: (req, log) => reconcilePassthroughModel(deps, req, log, credentials, { peers, proxyStatus }),
     secondary: [
       apiKeySecretWatch(PASSTHROUGHMODEL_KIND, namespace),
       credentials.watch(namespace),
       ...peers.watches(namespace),
+      ...proxyStatus.watches(namespace),
       ...generatedObjectWatches(
         PASSTHROUGHMODEL_KIND,
         gatewayObjectKinds('AIGatewayRoute', 'SecurityPolicy', 'AIServiceBackend', 'BackendSecurityPolicy', 'Backend', 'BackendTLSPolicy', 'BackendTrafficPolicy'),

@@ -95,6 +95,12 @@ function modelObject(m: (typeof MODELS)[number]): KubeObject {
   return { apiVersion: GROUP, kind: 'PassthroughModel', metadata: { name: m.name, namespace: NAMESPACE }, spec: { provider, models: { declared: [m.answersAs] }, access } } as KubeObject;
 }
 
+/** The model's Programmed condition is True for its current generation. */
+function programmed(obj: KubeObject): boolean {
+  const conditions = ((obj.status as { conditions?: { type: string; status: string; observedGeneration?: number }[] } | undefined)?.conditions ?? []);
+  return conditions.some((c) => c.type === 'Programmed' && c.status === 'True' && c.observedGeneration === obj.metadata.generation);
+}
+
 /** Every proxy pod of the Gateway Ready and carrying the extproc sidecar, and no other pod left. */
 async function proxiesServing(gateway: string): Promise<boolean> {
   const list = await proxyPods(gateway);
@@ -154,7 +160,7 @@ afterAll(async () => {
   await redis?.process.stop();
 });
 
-test('models created out of order are Ready, and the proxies serve them once rolled', async () => {
+test('models created out of order are Ready, then Programmed once a request would reach them: the proxies rolled with the sidecar and the gateway answers at once', async () => {
   const started = Date.now();
   for (const m of MODELS) {
     await admin().create(modelObject(m));
@@ -164,18 +170,18 @@ test('models created out of order are Ready, and the proxies serve them once rol
   for (const m of MODELS) await waitForObject<KubeObject>(GROUP, m.kind, m.name, readyAtGeneration, 300000);
   figures.modelsReady = seconds(started);
   try {
-    for (const g of [EXTERNAL, INTERNAL]) await waitFor(`${g.name} proxies with the extproc sidecar`, () => proxiesServing(g.name), { timeoutMs: 240000, intervalMs: 1000 });
+    for (const m of MODELS) await waitForObject<KubeObject>(GROUP, m.kind, m.name, programmed, 300000);
   } catch (err) {
     throw new Error(`${(err as Error).message}\n${await dataPlaneLogs()}`);
   }
-  figures.proxiesServing = seconds(started);
+  figures.modelsProgrammed = seconds(started);
+  // Programmed means servable: every proxy pod already carries the sidecar, and the first
+  // request (no retry) is answered by the routes, not by a pod without the extproc.
+  for (const g of [EXTERNAL, INTERNAL]) expect(`${g.name}: ${await proxiesServing(g.name)}`).toBe(`${g.name}: true`);
   external = { address: await proxyAddress(EXTERNAL.name), hostname: EXTERNAL.hostname, ca: ca.certPem };
   internal = { address: await proxyAddress(INTERNAL.name), hostname: INTERNAL.hostname, ca: ca.certPem };
-  // Until the gateway answers 401 for a key-less request, the routes are not in Envoy yet.
-  await waitFor('the external endpoint refusing a request without a key', async () => {
-    const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { body: chat('alpha-model') }).catch(() => undefined);
-    return r?.status === 401;
-  }, { timeoutMs: 120000, intervalMs: 1000 });
+  const first = await gatewayRequest(external, 'POST', '/v1/chat/completions', { body: chat('alpha-model') });
+  expect(first.status).toBe(401);
   figures.modelsCreatedToFirstAnswer = seconds(started);
 });
 
@@ -427,6 +433,9 @@ test('re-creating the oldest model keeps every other model\'s keys working', asy
   await waitFor('gamma gone', async () => !(await admin().get(objectRef(GROUP, gamma.kind, gamma.name, NAMESPACE))), { timeoutMs: 120000 });
   await admin().create(modelObject(gamma));
   await waitForObject<KubeObject>(GROUP, gamma.kind, gamma.name, readyAtGeneration);
+  // The re-creation rolled the proxies again; Programmed waits for that roll.
+  await waitForObject<KubeObject>(GROUP, gamma.kind, gamma.name, programmed, 240000);
+  expect(await proxiesServing(EXTERNAL.name)).toBe(true);
   const minted = await mint('gamma', 'PassthroughModel');
   keys.gamma = minted;
   await waitFor('every model answering its own key after the re-creation', async () => {

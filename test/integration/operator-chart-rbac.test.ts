@@ -136,6 +136,54 @@ it('starts the webhook server, leads and reconciles with the chart RBAC only, wi
   }
 }, 180_000);
 
+it('reports Programmed from the generated HTTPRoutes and the Gateways\' proxy Deployments, read with the chart RBAC (issue 28, defect 4)', async () => {
+  const gatewayNs = defaults.platform.external.gatewayNamespace;
+  const model = { apiVersion: 'llm.nebari.dev/v1beta1', kind: 'PassthroughModel', metadata: { name: 'rbac-model', namespace: ns } };
+  const programmed = async () => condition(await getObject(model, admin), 'Programmed');
+  const client = rest(admin);
+  // Applied and Ready, but no AI Gateway controller has generated its HTTPRoutes: not servable.
+  await waitFor('Programmed=False RoutePending', async () => (await programmed())?.reason === 'RoutePending', { timeoutMs: 30_000 });
+  expect((await programmed())?.status).toBe('False');
+
+  // What the AI Gateway controller and Envoy Gateway would write: the HTTPRoute named after each
+  // AIGatewayRoute, accepted by its endpoint's Gateway.
+  const endpoints = [
+    { route: 'rbac-model-external', gateway: defaults.platform.external.gatewayName },
+    { route: 'rbac-model-internal', gateway: defaults.platform.internal.gatewayName },
+  ];
+  for (const e of endpoints) {
+    const parentRef = { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: e.gateway, namespace: gatewayNs };
+    const route = await client.create<KubeObject>({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: e.route, namespace: ns }, spec: { parentRefs: [parentRef], rules: [{ backendRefs: [{ name: 'x', port: 80 }] }] } } as KubeObject);
+    const conditions = ['Accepted', 'ResolvedRefs'].map((type) => ({ type, status: 'True', reason: type, message: '', observedGeneration: route.metadata.generation, lastTransitionTime: new Date().toISOString() }));
+    await client.mergePatch(route, { status: { parents: [{ parentRef, controllerName: 'gateway.envoyproxy.io/gatewayclass-controller', conditions }] } }, { subresource: 'status' });
+  }
+  await waitFor('Programmed=False ProxyMissing', async () => (await programmed())?.reason === 'ProxyMissing', { timeoutMs: 30_000 });
+
+  // Envoy Gateway's proxy Deployment per Gateway, rolled out with the AI Gateway's sidecar.
+  const proxies: KubeObject[] = [];
+  for (const e of endpoints) {
+    const labels = { 'app.kubernetes.io/managed-by': 'envoy-gateway', 'app.kubernetes.io/component': 'proxy', 'app.kubernetes.io/name': 'envoy', 'gateway.envoyproxy.io/owning-gateway-name': e.gateway, 'gateway.envoyproxy.io/owning-gateway-namespace': gatewayNs };
+    const deployment = await client.create<KubeObject>({
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: `envoy-${e.gateway}`, namespace: gatewayNs, labels },
+      spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels, annotations: { 'aigateway.envoyproxy.io/extproc-config-hash': 'abc123' } }, spec: { containers: [{ name: 'envoy', image: 'example.com/envoy:1' }] } } },
+    } as KubeObject);
+    proxies.push(await client.mergePatch(deployment, { status: { observedGeneration: deployment.metadata.generation, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1 } }, { subresource: 'status' }));
+  }
+  const started = Date.now();
+  await waitFor('Programmed=True', async () => (await programmed())?.status === 'True', { timeoutMs: 30_000 });
+  // Through Settling: one more look a few seconds later, so a roll that starts meanwhile is seen.
+  expect(Date.now() - started).toBeGreaterThanOrEqual(2_500);
+  expect((await programmed())?.message).toContain(`HTTPRoute rbac-model-external on Gateway ${gatewayNs}/${endpoints[0].gateway}`);
+
+  // A later roll keeps it True; a proxy with no available pod turns it False.
+  await client.mergePatch(proxies[0], { status: { replicas: 2, updatedReplicas: 1 } }, { subresource: 'status' });
+  await new Promise((r) => setTimeout(r, 2_000));
+  expect((await programmed())?.status).toBe('True');
+  await client.mergePatch(proxies[0], { status: { availableReplicas: 0, readyReplicas: 0 } }, { subresource: 'status' });
+  await waitFor('Programmed=False ProxyUnavailable', async () => (await programmed())?.reason === 'ProxyUnavailable', { timeoutMs: 30_000 });
+  expect(operator!.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
+}, 120_000);
+
 it('reconciles AgentDeployments in a watched namespace with the agent Role only, and never touches an unwatched one', async () => {
   const agent = (namespace: string) => ({
     apiVersion: 'llm.nebari.dev/v1beta1',

@@ -15,6 +15,7 @@ import { NODE_ADDRESS, NODE_NAME, RealNode, setUpNodeNetwork, startRealNode } fr
 import { freePort, ManagedProcess, startProcess, waitFor } from './processes';
 import { type ConversionWiring, startConversionWiring } from './conversion-wiring';
 import { toolPaths } from './tools';
+import { DEFAULT_GATEWAY_NAMESPACE as GATEWAY_NAMESPACE } from '../../src/translate/gateway/context';
 
 export type ControlPlaneMode = 'apiserver' | 'cluster' | 'node';
 
@@ -209,6 +210,9 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     await waitFor('kube-apiserver /readyz', readyz, { process: apiserver, timeoutMs: 120000 });
     const core = kubeConfig().makeApiClient(k8s.CoreV1Api);
     await waitFor('namespace default', async () => !!(await core.readNamespace({ name: 'default' })), { timeoutMs: 60000 });
+    // The Gateways' namespace exists before the chart, as after installing Envoy Gateway (the
+    // chart's proxy Role goes there: platform.proxyStatus, docs/installation.md).
+    await core.createNamespace({ body: { metadata: { name: GATEWAY_NAMESPACE } } });
 
     let node: RealNode | undefined;
     if (options.mode === 'cluster' || realNode) {

@@ -92,6 +92,12 @@ export interface GatewayContext {
   readonly servingPool?: ServingPoolSettings;
   /** `owned_by` of LLMModel entries in `/v1/models` (PassthroughModels use the provider host). @default `nebari-llm-serving` */
   readonly modelsOwnedBy?: string;
+  /**
+   * The operator watches the generated HTTPRoutes and the Gateways' Envoy proxy Deployments to
+   * report Programmed (chart value `platform.proxyStatus`, true by default; the chart then grants
+   * the read in each Gateway's namespace). @default false
+   */
+  readonly proxyStatus?: boolean;
 }
 
 export interface ResolvedEndpoint {

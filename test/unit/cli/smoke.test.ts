@@ -89,6 +89,27 @@ describe('planning', () => {
   });
 });
 
+describe('a model the gateway does not serve yet', () => {
+  test('its Programmed condition is read from the stored object, and a failure names it first, with the other likely cause after', () => {
+    const stored = {
+      apiVersion: 'llm.nebari.dev/v1beta1', kind: 'PassthroughModel', metadata: { name: 'openai', namespace: 'ns' },
+      spec: { provider: { hostname: 'api.openai.com' }, models: { declared: ['gpt-4o'] }, endpoints: { internal: { enabled: false } } },
+      status: { conditions: [{ type: 'Programmed', status: 'False', reason: 'ProxyRollingOut', message: 'external endpoint: proxy Deployment envoy-x is rolling out' }] },
+    };
+    const model = smokeModel(stored as unknown as PassthroughModelV1beta1);
+    expect(model.notProgrammed).toBe('Programmed=False (ProxyRollingOut): external endpoint: proxy Deployment envoy-x is rolling out');
+    const [, chat] = planChecks([model], targets, { hasToken: false });
+    const row = classify(chat, { latencyMs: 3, status: 500, body: '' });
+    expect(row.fix).toBe(
+      'the gateway does not serve the model yet, Programmed=False (ProxyRollingOut): external endpoint: proxy Deployment envoy-x is rolling out; wait for it (kubectl wait --for=condition=Programmed) and run again; else: data plane not ready: the upstream or the AI Gateway ext_proc failed (proxy pods rolling, model pods not ready, provider down); wait and run again, check the model\'s status and pods',
+    );
+    // A pass is a pass, and a Programmed model's failure keeps its own fix.
+    expect(classify(chat, { latencyMs: 3, status: 200, body: '{"choices":[{}]}' }).fix).toBeUndefined();
+    const served = smokeModel({ ...stored, status: { conditions: [{ ...stored.status.conditions[0], status: 'True', reason: 'Serving' }] } } as unknown as PassthroughModelV1beta1);
+    expect(served.notProgrammed).toBeUndefined();
+  });
+});
+
 describe('what a response means', () => {
   const [models, chat] = planChecks([gpt], targets, { hasToken: true });
   const internalChat = planChecks([gpt], targets, { hasToken: true }).find((p) => p.endpoint === 'internal' && p.check === 'POST /v1/chat/completions')!;

@@ -32,15 +32,32 @@ describe('operator RBAC', () => {
 
   test('everything namespaced is granted in the release namespace only, with no escalation', () => {
     expect(role.metadata.namespace).toBe('ns1');
-    expect(objects.filter((o) => o.kind === 'Role').map((o) => o.metadata.namespace)).toEqual(['ns1']);
+    // Besides the read-only proxy Role in the Gateways' namespace (next test).
+    expect(objects.filter((o) => o.kind === 'Role').map((o) => `${o.metadata.namespace}/${o.metadata.name}`)).toEqual(['ns1/r1-nebari-llm-serving-operator', 'envoy-gateway-system/r1-nebari-llm-serving-operator-proxies']);
     const rbacRule = role.rules.find((r: Rule) => r.apiGroups.includes('rbac.authorization.k8s.io'));
     expect(rbacRule.verbs).not.toContain('escalate');
     expect(rbacRule.verbs).not.toContain('bind');
   });
 
+  test('each Gateway namespace gets a Role to list and watch Deployments only (Programmed), once per namespace, and none with platform.proxyStatus false', () => {
+    const proxies = (o: { metadata?: { name?: string } }) => o.metadata?.name?.endsWith('-operator-proxies') === true;
+    const [gatewayRole] = objects.filter((o) => o.kind === 'Role' && proxies(o));
+    expect(gatewayRole.rules).toEqual([{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['list', 'watch'] }]);
+    const binding = objects.find((o) => o.kind === 'RoleBinding' && proxies(o))!;
+    expect(binding.metadata.namespace).toBe('envoy-gateway-system');
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'r1-nebari-llm-serving', namespace: 'ns1' }]);
+    // HTTPRoutes in the release namespace are watched for their acceptance.
+    expect(grants(role.rules, 'gateway.networking.k8s.io', 'httproutes', 'watch')).toBe(true);
+    expect(grants(role.rules, 'gateway.networking.k8s.io', 'httproutes', 'patch')).toBe(false);
+    const split = render((v) => (v.platform.internal.gatewayNamespace = 'gw-internal'), { releaseName: 'r1', namespace: 'ns1' });
+    expect(split.filter((o) => o.kind === 'Role' && proxies(o)).map((o) => o.metadata.namespace)).toEqual(['envoy-gateway-system', 'gw-internal']);
+    const off = render((v) => (v.platform.proxyStatus = false), { releaseName: 'r1', namespace: 'ns1' });
+    expect(off.filter(proxies)).toEqual([]);
+  });
+
   test('each other namespace of watchNamespaces gets the agent Role and a binding to the release ServiceAccount; the release namespace and repeats are skipped', () => {
     const watched = render((v) => (v.watchNamespaces = ['team-a', 'ns1', 'team-b', 'team-a']), { releaseName: 'r1', namespace: 'ns1' });
-    const roles = watched.filter((o) => o.kind === 'Role');
+    const roles = watched.filter((o) => o.kind === 'Role' && !o.metadata.name.endsWith('-operator-proxies'));
     expect(roles.map((r) => `${r.metadata.namespace}/${r.metadata.name}`)).toEqual(['ns1/r1-nebari-llm-serving-operator', 'team-a/r1-nebari-llm-serving-operator-agents', 'team-b/r1-nebari-llm-serving-operator-agents']);
     const agentRole = roles[1];
     // Agents and their workloads; no models' generated kinds, no Secret listing, no RBAC writes.

@@ -15,7 +15,10 @@ describe('release name and namespace', () => {
   test('every namespaced object goes to the release namespace', () => {
     const objects = render(undefined, { releaseName: 'r', namespace: 'team-llm' });
     const cluster = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration', 'GatewayClass', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
-    for (const o of objects.filter((x) => !cluster.has(x.kind))) expect(o.metadata.namespace).toBe('team-llm');
+    // The proxy Role and its binding go to the Gateways' namespace (platform.proxyStatus).
+    const inGatewayNamespace = (x: { metadata?: { name?: string } }) => x.metadata?.name === 'r-nebari-llm-serving-operator-proxies';
+    for (const o of objects.filter((x) => !cluster.has(x.kind) && !inGatewayNamespace(x))) expect(o.metadata.namespace).toBe('team-llm');
+    expect(objects.filter(inGatewayNamespace).map((o) => o.metadata.namespace)).toEqual(['envoy-gateway-system', 'envoy-gateway-system']);
     // helm --create-namespace makes the namespace; the chart only does with namespace.create.
     expect(objects.some((o) => o.kind === 'Namespace')).toBe(false);
     const created = render((v) => { v.namespace.create = true; }, { releaseName: 'r', namespace: 'team-llm' });
