@@ -1,7 +1,8 @@
 // Cluster state for offline admission: the models an AgentDeployment references and the names a
 // new model may not share are looked up among the other objects of the same input (a GitOps
-// repository's manifests, a custom build's models). Secret access cannot be reviewed without a
-// cluster, so it is granted; the API server still reviews it when the object is applied.
+// repository's manifests, a custom build's models). Secret access and the right to bind a model
+// cannot be reviewed without a cluster, so they are granted; the API server still reviews them
+// when the object is applied.
 import type { ClusterLookups } from '../webhook/lookups';
 import type { KubernetesObject } from '../webhook/review';
 
@@ -12,6 +13,9 @@ export function offlineLookups(objects: readonly KubernetesObject[]): ClusterLoo
       return objects.find((o) => o.kind === kind && o.metadata?.name === name && o.metadata?.namespace === namespace);
     },
     async userMayGet() {
+      return { allowed: true, reason: 'not reviewed offline' };
+    },
+    async userMayBindModel() {
       return { allowed: true, reason: 'not reviewed offline' };
     },
   };

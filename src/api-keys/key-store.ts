@@ -14,6 +14,7 @@ import {
   ApiKeyRecord,
   GrantedBy,
   KeySource,
+  KeyAgent,
   ModelRef,
   apiKeyMetadataConfigMapName,
   apiKeysSecretName,
@@ -125,6 +126,8 @@ export interface MintOptions {
   expiresAt?: Date;
   tier?: string;
   source?: KeySource;
+  /** The AgentDeployment the operator mints this key for. */
+  agent?: KeyAgent;
   /** Who minted, for the audit log (default: `user`). */
   actor?: string;
   /** Per-user limits to enforce (the portal always passes them; `nls keys mint` unless --over-limit). */
@@ -148,7 +151,7 @@ async function checkLimits(client: KubeRest, model: ModelRef, owner: KeyOwner, m
 
 export async function mintKey(client: KubeRest, model: ModelRef, user: string, description?: string, opts: MintOptions = {}): Promise<MintedKey> {
   const deadline = Date.now() + (opts.waitMs ?? 60_000);
-  const grant = { subject: opts.subject, groups: opts.groups, grantedBy: opts.grantedBy, expiresAt: opts.expiresAt, tier: opts.tier, source: opts.source };
+  const grant = { subject: opts.subject, groups: opts.groups, grantedBy: opts.grantedBy, expiresAt: opts.expiresAt, tier: opts.tier, source: opts.source, agent: opts.agent };
   const now = new Date();
   // Checked before any write: a bad expiry must not leave objects behind.
   if (opts.expiresAt) checkKeyExpiry(opts.expiresAt, now);

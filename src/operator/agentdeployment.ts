@@ -1,60 +1,38 @@
-// AgentDeployment reconciler (container backend): fetch → (finalize on delete: revoke the key
-// minted for the agent) → resolve the model binding (modelRef: mint or reuse the agent's key on
-// the bound model; externalAPI: check credentialsRef) → Deployment or Job, Service, ConfigMap →
-// phase from the workload → status (modelBinding, runtime, replicas, conditions).
+// AgentDeployment reconciler (container backend): fetch → (finalize on delete: revoke the keys
+// minted for the agent) → resolve the model binding (modelRef: mint, keep or rotate the agent's
+// key on the bound model, revoking it on the model it was bound to before (src/operator/agent-key.ts);
+// externalAPI: check credentialsRef) → Deployment or Job, Service, ConfigMap → phase from the
+// workload → status (modelBinding, runtime, replicas, conditions).
 import { controllerOwnerKey } from './runtime/object-key';
-import { createHash, randomBytes } from 'node:crypto';
 import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { AGENTDEPLOYMENT_DEFAULTS, AGENTDEPLOYMENT_KIND } from '../api/agentdeployment';
 import { agentObjectNames, desiredAgentObjects, ResolvedModelBinding } from '../translate/agents/container';
-import { apiKeyMetadataConfigMapName, apiKeysSecretName, clientIdFor, formatApiKey, ModelRef } from '../translate/keys/api-keys';
-import { keysFieldManager, SecretObject } from '../api-keys/key-store';
+import { apiKeysSecretName, ModelRef } from '../translate/keys/api-keys';
+import { AGENT_KEY_ENTRY, agentKeyOwner } from '../translate/agents/agent-key';
+import { SecretObject } from '../api-keys/key-store';
+import { ensureAgentKey, keyAgentOf, releaseAgentKeys } from './agent-key';
 import { describeErrors } from './generated-objects';
 import { ReconcileDeps, recordTransitions, requeue, writeStatus } from './reconcile-context';
-import { applyEach, describeFailures, failureReason, ownerReferenceTo } from './runtime/apply';
+import { applyEach, describeFailures, failureReason } from './runtime/apply';
 import { ConditionInput } from './runtime/conditions';
 import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/controller';
 import { addFinalizer, hasFinalizer, isBeingDeleted, removeFinalizer } from './runtime/finalizer';
-import { KubeObject, isConflict, isNotFound, objectRef } from '../kube/rest';
+import { KubeObject, objectRef } from '../kube/rest';
 import { Logger } from '../runtime/log';
 import type { AgentDeploymentV1beta1 } from '../api/v1beta1';
 
 type AgentObject = AgentDeploymentV1beta1 & KubeObject;
 
-const API_KEY_ENTRY = 'apiKey';
-
-/** The client ID of the key minted for `agent` on `model`: deterministic, so a restart reuses it. */
-export function agentClientId(model: ModelRef, agent: { namespace: string; name: string }): string {
-  return clientIdFor(model, `agent-${agent.name}-${createHash('sha256').update(`${agent.namespace}/${agent.name}`).digest('hex').slice(0, 8)}`, 0);
-}
+/** Look at a key due for rotation no later than this (timers this long drift; a resync would catch it too). */
+const MAX_ROTATION_WAIT_MS = 60 * 60_000;
 
 function boundModel(agent: AgentObject): ModelRef | undefined {
   const ref = agent.spec.model.modelRef;
   return ref ? { kind: ref.kind, name: ref.name, namespace: agent.metadata.namespace! } : undefined;
 }
 
-type Binding = { ok: true; binding: ResolvedModelBinding } | { ok: false; condition: ConditionInput; requeueAfterMs?: number };
-
-/** The agent's own key Secret (owned by the agent): created once with a fresh key, then reused. */
-async function agentKey(deps: ReconcileDeps, agent: AgentObject): Promise<string> {
-  const name = agentObjectNames(agent.metadata.name).modelCredentials;
-  const ref = objectRef('v1', 'Secret', name, agent.metadata.namespace);
-  const existing = await deps.client.get<SecretObject>(ref);
-  const stored = existing?.data?.[API_KEY_ENTRY];
-  if (stored) return Buffer.from(stored, 'base64').toString('utf8');
-  const key = formatApiKey(randomBytes(32));
-  try {
-    await deps.client.create(
-      { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: agent.metadata.namespace, ownerReferences: [ownerReferenceTo(agent)], labels: { 'app.kubernetes.io/managed-by': 'nebari-llm-serving' } }, type: 'Opaque', data: { [API_KEY_ENTRY]: Buffer.from(key).toString('base64') } } as KubeObject,
-      { fieldManager: keysFieldManager },
-    );
-    return key;
-  } catch (err) {
-    if (!isConflict(err)) throw err;
-    const again = await deps.client.get<SecretObject>(ref);
-    return Buffer.from(again?.data?.[API_KEY_ENTRY] ?? '', 'base64').toString('utf8');
-  }
-}
+/** `requeueAfterMs` on success: when the agent's key is due for rotation. */
+type Binding = { ok: true; binding: ResolvedModelBinding; requeueAfterMs?: number } | { ok: false; condition: ConditionInput; requeueAfterMs?: number };
 
 async function resolveModelRef(deps: ReconcileDeps, agent: AgentObject, model: ModelRef): Promise<Binding> {
   const modelObj = await deps.client.get<KubeObject & { spec: { model?: { name?: string } }; status?: { endpoints?: { external?: string } } }>(objectRef(API_GROUP_VERSION_V1BETA1, model.kind, model.name, model.namespace)).catch((err) => {
@@ -72,23 +50,8 @@ async function resolveModelRef(deps: ReconcileDeps, agent: AgentObject, model: M
   if (!keysSecret) {
     return { ok: false, condition: { type: 'ModelBound', status: false, reason: 'WaitingForModel', message: `${model.kind} ${model.name} has no API-key Secret yet; waiting for the operator to create it` }, requeueAfterMs: requeue.dependencyMissing };
   }
-  const key = await agentKey(deps, agent);
-  const clientId = agentClientId(model, { namespace: agent.metadata.namespace!, name: agent.metadata.name });
-  const encoded = Buffer.from(key).toString('base64');
-  if (keysSecret.data?.[clientId] !== encoded) {
-    await deps.client.request('PATCH', `/api/v1/namespaces/${model.namespace}/configmaps/${apiKeyMetadataConfigMapName(model.name)}`, {
-      query: { fieldManager: keysFieldManager },
-      body: { data: { [clientId]: JSON.stringify({ createdBy: `AgentDeployment ${agent.metadata.namespace}/${agent.metadata.name}`, createdAt: new Date().toISOString(), description: 'minted by the operator for an AgentDeployment' }) } },
-      contentType: 'application/merge-patch+json',
-    }).catch((err) => {
-      if (!isNotFound(err)) throw err;
-    });
-    await deps.client.request('PATCH', `/api/v1/namespaces/${model.namespace}/secrets/${keysSecret.metadata.name}`, {
-      query: { fieldManager: keysFieldManager },
-      body: { data: { [clientId]: encoded } },
-      contentType: 'application/merge-patch+json',
-    });
-  }
+  const key = await ensureAgentKey(deps, agent, model, keysSecret);
+  if (!key.ok) return { ok: false, condition: key.condition, requeueAfterMs: requeue.conflict };
   const baseURL = modelObj.status?.endpoints?.external ?? `https://${deps.gateway.external?.hostname ?? `llm.${deps.gateway.baseDomain}`}/v1`;
   return {
     ok: true,
@@ -97,9 +60,11 @@ async function resolveModelRef(deps: ReconcileDeps, agent: AgentObject, model: M
       apiType: 'openai',
       baseURL,
       modelName,
-      credentialsRef: { name: agentObjectNames(agent.metadata.name).modelCredentials, key: API_KEY_ENTRY },
+      credentialsRef: { name: agentObjectNames(agent.metadata.name).modelCredentials, key: AGENT_KEY_ENTRY },
+      credentialsVersion: key.clientId,
       observedResourceUID: modelObj.metadata.uid,
     },
+    requeueAfterMs: Math.max(1_000, Math.min(MAX_ROTATION_WAIT_MS, key.rotateAt.getTime() - Date.now())),
   };
 }
 
@@ -113,20 +78,6 @@ async function resolveExternalAPI(deps: ReconcileDeps, agent: AgentObject): Prom
     if (!secret.data?.[ref.key]) return { ok: false, condition: { type: 'ModelBound', status: false, reason: 'CredentialKeyNotFound', message: `spec.model.externalAPI.credentialsRef: Secret ${ref.name} has no "${ref.key}" entry; add the API key under that key` }, requeueAfterMs: requeue.dependencyMissing };
   }
   return { ok: true, binding: { bindingMode: 'externalAPI', apiType: ext.type, baseURL: ext.baseURL, modelName: ext.modelName, ...(ref ? { credentialsRef: ref } : {}) } };
-}
-
-/** Revoke the key minted for the agent (finalizer). */
-async function revokeAgentKey(deps: ReconcileDeps, agent: AgentObject): Promise<void> {
-  const model = boundModel(agent);
-  if (!model) return;
-  const clientId = agentClientId(model, { namespace: agent.metadata.namespace!, name: agent.metadata.name });
-  for (const [kind, name] of [['secrets', apiKeysSecretName(model.name)], ['configmaps', apiKeyMetadataConfigMapName(model.name)]] as const) {
-    await deps.client
-      .request('PATCH', `/api/v1/namespaces/${model.namespace}/${kind}/${name}`, { query: { fieldManager: keysFieldManager }, body: { data: { [clientId]: null } }, contentType: 'application/merge-patch+json' })
-      .catch((err) => {
-        if (!isNotFound(err)) throw err;
-      });
-  }
 }
 
 interface WorkloadStatus {
@@ -146,13 +97,15 @@ export async function reconcileAgentDeployment(deps: ReconcileDeps, req: Reconci
   agent = { ...agent, apiVersion: API_GROUP_VERSION_V1BETA1, kind: AGENTDEPLOYMENT_KIND };
   if (isBeingDeleted(agent)) {
     if (!hasFinalizer(agent)) return {};
-    await revokeAgentKey({ ...deps, log }, agent);
+    await releaseAgentKeys({ ...deps, log }, agent, boundModel(agent), `${agentKeyOwner(keyAgentOf(agent))} was deleted`);
     await removeFinalizer(deps.client, agent);
     return {};
   }
   agent = await addFinalizer(deps.client, agent);
 
   const model = boundModel(agent);
+  // An agent switched to externalAPI keeps no key on the model it used before.
+  if (!model) await releaseAgentKeys({ ...deps, log }, agent, undefined, `${agentKeyOwner(keyAgentOf(agent))} now uses spec.model.externalAPI`, { deleteSecret: true });
   const binding = model ? await resolveModelRef(deps, agent, model) : await resolveExternalAPI(deps, agent);
   if (!binding.ok) {
     const changed = await writeStatus(deps.client, agent, { phase: 'Pending', conditions: [binding.condition, { type: 'Ready', status: false, reason: 'ModelNotBound', message: binding.condition.message }] });
@@ -204,7 +157,8 @@ export async function reconcileAgentDeployment(deps: ReconcileDeps, req: Reconci
     },
   });
   await recordTransitions(deps.events, agent, changed);
-  return running ? {} : { requeueAfterMs: requeue.podsProgressing };
+  const waits = [running ? undefined : requeue.podsProgressing, binding.requeueAfterMs].filter((n): n is number => n !== undefined);
+  return waits.length ? { requeueAfterMs: Math.min(...waits) } : {};
 }
 
 export function agentDeploymentController(deps: ReconcileDeps, namespace: string): ControllerOptions {

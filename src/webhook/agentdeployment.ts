@@ -1,18 +1,20 @@
 // Admission rules for AgentDeployment that the CRD schema and its CEL rules cannot express: the
 // referenced model exists, URLs are usable, provider overrides stay inside their allow-list, and
 // the confused-deputy guard: the operator reads Secrets with its own, wide permissions, so every
-// Secret an AgentDeployment names must be one the *requesting user* may `get` themselves.
+// Secret an AgentDeployment names must be one the *requesting user* may `get` themselves; and
+// binding to a restricted model needs the RBAC verb `bind` on it (checkModelBinding).
 import { AGENTDEPLOYMENT_DEFAULTS, AGENTDEPLOYMENT_KIND, AGENTDEPLOYMENT_LIMITS } from '../api/agentdeployment';
-import { resourceListProblems } from '../api/common';
-import { LLMMODEL_KIND } from '../api/llmmodel';
+import { API_GROUP, resourceListProblems } from '../api/common';
+import { LLMMODEL_KIND, LLMMODEL_PLURAL } from '../api/llmmodel';
+import { PASSTHROUGHMODEL_PLURAL } from '../api/passthroughmodel';
 import type { AdmissionContext, KindAdmission } from './admission';
 import { agentOverrideProblems } from './agent-overrides';
 import { httpURLProblem } from './http-url';
 import { imageProblem } from './image-policy';
 import { jsonEqual } from './json-patch';
-import type { ClusterLookups, ModelKind } from './lookups';
+import { BIND_MODEL_VERB, type ClusterLookups, type ModelKind } from './lookups';
 import { envReview } from './pod-references';
-import { type AdmissionRequest, isRecord } from './review';
+import { type AdmissionRequest, type UserInfo, isRecord } from './review';
 import { type SecretReference, checkSecretAccess } from './secret-access';
 import { Findings, type Verdict, lookupFailed } from './verdict';
 import type { AgentDeploymentV1beta1 } from '../api/v1beta1';
@@ -70,9 +72,37 @@ export function agentDeploymentFieldFindings(agent: AgentDeploymentV1beta1, find
   }
 }
 
+/**
+ * Who may bind an agent to a model: the operator mints the agent a key whose value its author can
+ * read (the agent's key Secret is in their namespace), so binding is a way to get a key. A public
+ * model grants keys to every authenticated user anyway. A restricted one (not `spec.access.public`)
+ * grants them to its groups, which the portal checks; here the requesting user must hold the RBAC
+ * verb `bind` on that model, checked by a SubjectAccessReview as that user. Fail closed.
+ */
+async function checkModelBinding(kind: ModelKind, name: string, namespace: string, user: UserInfo, lookups: ClusterLookups, findings: Findings): Promise<void> {
+  const resource = kind === LLMMODEL_KIND ? LLMMODEL_PLURAL : PASSTHROUGHMODEL_PLURAL;
+  const who = user.username ? `user "${user.username}"` : 'the requesting user';
+  const fix =
+    `ask an administrator for the verb "${BIND_MODEL_VERB}" on it (a Role in namespace "${namespace}" with apiGroups [${API_GROUP}], ` +
+    `resources [${resource}], resourceNames [${name}], verbs [${BIND_MODEL_VERB}]), or bind a public model`;
+  if (!user.username) {
+    findings.deny(`spec.model.modelRef.name: ${kind} "${name}" is restricted (not spec.access.public) and the request carries no user identity, so the right to bind an agent to it cannot be verified`, 403);
+    return;
+  }
+  try {
+    const review = await lookups.userMayBindModel(user, namespace, kind, name);
+    if (!review.allowed) {
+      findings.deny(`spec.model.modelRef.name: ${kind} "${name}" is restricted (not spec.access.public) and ${who} may not bind agents to it, since the agent gets an API key for it; ${fix}`, 403);
+    }
+  } catch (error) {
+    findings.deny(lookupFailed(`whether ${who} may bind agents to ${kind} "${name}"`, error), 403);
+  }
+}
+
 async function checkModelReference(
   agent: AgentDeploymentV1beta1,
   namespace: string,
+  user: UserInfo,
   lookups: ClusterLookups,
   findings: Findings,
 ): Promise<void> {
@@ -91,7 +121,8 @@ async function checkModelReference(
     );
     return;
   }
-  const spec = model.spec as { model?: { name?: string }; models?: { declared?: string[]; catchAll?: boolean } } | undefined;
+  const spec = model.spec as { model?: { name?: string }; models?: { declared?: string[]; catchAll?: boolean }; access?: { public?: boolean } } | undefined;
+  if (spec?.access?.public !== true) await checkModelBinding(ref.kind as ModelKind, ref.name, namespace, user, lookups, findings);
   if (ref.kind === LLMMODEL_KIND && ref.modelName !== undefined && spec?.model?.name && ref.modelName !== spec.model.name) {
     findings.warn(
       `spec.model.modelRef.modelName: "${ref.modelName}" differs from the id LLMModel "${ref.name}" serves ("${spec.model.name}"); requests for it will not be routed`,
@@ -130,7 +161,7 @@ export async function validateAgentDeployment(request: AdmissionRequest<AgentDep
   const previousRef = oldAgent?.spec?.model?.modelRef;
   const modelRefChanged = request.operation === 'CREATE' || !jsonEqual(previousRef, agent.spec.model.modelRef);
   await Promise.all([
-    modelRefChanged ? checkModelReference(agent, namespace, context.lookups, findings) : Promise.resolve(),
+    modelRefChanged ? checkModelReference(agent, namespace, request.userInfo, context.lookups, findings) : Promise.resolve(),
     // Every CREATE and UPDATE, even when unchanged: whoever writes the object now vouches for it.
     checkSecretAccess(referencedSecrets(agent), { user: request.userInfo, namespace, kind: 'agent' }, context.lookups, findings),
   ]);

@@ -2,9 +2,9 @@
 // they stay plain functions; `kubernetesLookups` is the real implementation over the API server.
 // Every read is uncached (admission must see the latest state) and bounded in time, because the
 // API server gives the whole webhook call 10 s by default.
-import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
-import { LLMMODEL_KIND } from '../api/llmmodel';
-import { PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
+import { API_GROUP, API_GROUP_VERSION_V1BETA1 } from '../api/common';
+import { LLMMODEL_KIND, LLMMODEL_PLURAL } from '../api/llmmodel';
+import { PASSTHROUGHMODEL_KIND, PASSTHROUGHMODEL_PLURAL } from '../api/passthroughmodel';
 import { KubeApiError, type KubeObject, type KubeRest, objectRef } from '../kube/rest';
 import type { KubernetesObject, UserInfo } from './review';
 
@@ -25,7 +25,16 @@ export interface ClusterLookups {
   getModel(kind: ModelKind, namespace: string, name: string): Promise<KubernetesObject | undefined>;
   /** A SubjectAccessReview: may `user` `get` the Secret (or ConfigMap) `namespace/name`? Throws when the review cannot be made. */
   userMayGet(user: UserInfo, namespace: string, resource: ReadableResource, name: string): Promise<AccessReviewResult>;
+  /**
+   * A SubjectAccessReview: may `user` bind an agent to the model (verb `bind` on `llmmodels` or
+   * `passthroughmodels` of llm.nebari.dev, by name)? Throws when the review cannot be made.
+   */
+  userMayBindModel(user: UserInfo, namespace: string, kind: ModelKind, name: string): Promise<AccessReviewResult>;
 }
+
+/** The RBAC verb that lets a user bind an AgentDeployment to a restricted model (src/webhook/agentdeployment.ts). */
+export const BIND_MODEL_VERB = 'bind';
+const MODEL_RESOURCES: Record<ModelKind, string> = { [LLMMODEL_KIND]: LLMMODEL_PLURAL, [PASSTHROUGHMODEL_KIND]: PASSTHROUGHMODEL_PLURAL };
 
 function statusCode(error: unknown): number | undefined {
   return error instanceof KubeApiError ? error.code : undefined;
@@ -72,27 +81,30 @@ export function kubernetesLookups(rest: KubeRest, options: { timeoutMs?: number 
       }
     },
 
-    async userMayGet(user, namespace, resource, name) {
-      const body = {
-        apiVersion: 'authorization.k8s.io/v1',
-        kind: 'SubjectAccessReview',
-        metadata: {},
-        spec: {
-          user: user.username,
-          uid: user.uid,
-          groups: user.groups ? [...user.groups] : undefined,
-          extra: user.extra ? Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]])) : undefined,
-          resourceAttributes: { namespace, verb: 'get', group: '', version: 'v1', resource, name },
-        },
-      };
-      const review = await bounded(
-        'SubjectAccessReview',
-        rest.create<KubeObject & { status?: { allowed?: boolean; reason?: string } }>(body),
-        timeoutMs,
-      ).catch((error: unknown) => {
-        throw new Error(`SubjectAccessReview failed: ${describeApiError(error)}`);
-      });
-      return { allowed: review.status?.allowed === true, reason: review.status?.reason || undefined };
-    },
+    userMayGet: (user, namespace, resource, name) => review(user, { namespace, verb: 'get', group: '', version: 'v1', resource, name }),
+    userMayBindModel: (user, namespace, kind, name) => review(user, { namespace, verb: BIND_MODEL_VERB, group: API_GROUP, resource: MODEL_RESOURCES[kind], name }),
   };
+
+  async function review(user: UserInfo, resourceAttributes: Record<string, string>): Promise<AccessReviewResult> {
+    const body = {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      metadata: {},
+      spec: {
+        user: user.username,
+        uid: user.uid,
+        groups: user.groups ? [...user.groups] : undefined,
+        extra: user.extra ? Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]])) : undefined,
+        resourceAttributes,
+      },
+    };
+    const answer = await bounded(
+      'SubjectAccessReview',
+      rest.create<KubeObject & { status?: { allowed?: boolean; reason?: string } }>(body),
+      timeoutMs,
+    ).catch((error: unknown) => {
+      throw new Error(`SubjectAccessReview failed: ${describeApiError(error)}`);
+    });
+    return { allowed: answer.status?.allowed === true, reason: answer.status?.reason || undefined };
+  }
 }

@@ -70,6 +70,7 @@ function recordingLookups(base: ClusterLookups, who: string, log: LookupLog): Cl
       return base.getModel(kind, namespace, name);
     },
     userMayGet: (user, namespace, resource, name) => base.userMayGet(user, namespace, resource, name),
+    userMayBindModel: (user, namespace, kind, name) => base.userMayBindModel(user, namespace, kind, name),
   };
 }
 

@@ -263,3 +263,73 @@ describe('LLMModel authors and the Secrets of the release namespace', () => {
     expect(await kubeRequest(admin, 'POST', llmModels(), served('pinned-image', { serving: { image: 'registry.example.com/vllm:1' } }))).toMatchObject({ status: 201 });
   });
 });
+
+// Issue 29, Medium 4: the operator mints an agent bound by modelRef a key its author can read, so
+// binding an agent to a restricted model (not spec.access.public) needs the RBAC verb `bind` on that
+// model, reviewed as the requesting user; a public model needs nothing more than the agent itself.
+describe('binding an AgentDeployment to a restricted model', () => {
+  const grace = 'grace@example.com';
+  const heidi = 'heidi@example.com';
+  const agents = () => collectionPath(env.operatorNamespace, 'agentdeployments');
+  const passthrough = (name: string, access: Record<string, unknown>) => ({
+    apiVersion: 'llm.nebari.dev/v1alpha1',
+    kind: 'PassthroughModel',
+    metadata: { name },
+    spec: { provider: { hostname: 'api.openai.com', credentialSecretName: 'bind-provider-key' }, models: { declared: ['gpt-4o'] }, access },
+  });
+  const bound = (name: string, model: string) => ({
+    apiVersion: 'llm.nebari.dev/v1alpha1',
+    kind: 'AgentDeployment',
+    metadata: { name },
+    spec: { image: 'registry.example.com/agent:1.0', model: { modelRef: { kind: 'PassthroughModel', name: model, modelName: 'gpt-4o' } } },
+  });
+
+  beforeAll(async () => {
+    const ns = env.operatorNamespace;
+    const core = admin.makeApiClient(k8s.CoreV1Api);
+    const rbac = admin.makeApiClient(k8s.RbacAuthorizationV1Api);
+    await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'bind-provider-key' }, stringData: { apiKey: 'sk-provider' } } });
+    for (const model of [passthrough('bind-restricted', { groups: ['ml-team'] }), passthrough('bind-public', { public: true })]) {
+      expect(await kubeRequest(admin, 'POST', collectionPath(ns, 'passthroughmodels'), model)).toMatchObject({ status: 201 });
+    }
+    const subject = (name: string) => ({ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name });
+    await rbac.createNamespacedRole({
+      namespace: ns,
+      body: { metadata: { name: 'bind-agent-writer' }, rules: [{ apiGroups: ['llm.nebari.dev'], resources: ['agentdeployments'], verbs: ['get', 'create', 'update', 'patch'] }] },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace: ns,
+      body: { metadata: { name: 'bind-agent-writers' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'bind-agent-writer' }, subjects: [subject(grace), subject(heidi)] },
+    });
+    // What an administrator grants to let grace bind agents to the restricted model.
+    await rbac.createNamespacedRole({
+      namespace: ns,
+      body: { metadata: { name: 'bind-restricted-model' }, rules: [{ apiGroups: ['llm.nebari.dev'], resources: ['passthroughmodels'], resourceNames: ['bind-restricted'], verbs: ['bind'] }] },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace: ns,
+      body: { metadata: { name: 'bind-restricted-model' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'bind-restricted-model' }, subjects: [subject(grace)] },
+    });
+  });
+
+  it('denies a user who may create agents but not bind the restricted model, naming the verb to grant', async () => {
+    const denied = await kubeRequest(as(heidi), 'POST', agents(), bound('heidis-agent', 'bind-restricted'));
+    expect(denied).toMatchObject({ status: 403 });
+    expect(String(denied.body.message)).toContain(
+      `spec.model.modelRef.name: PassthroughModel "bind-restricted" is restricted (not spec.access.public) and user "${heidi}" may not bind agents to it`,
+    );
+    expect(String(denied.body.message)).toContain('verbs [bind]');
+  });
+
+  it('admits a user granted `bind` on the model, and anyone allowed to create agents for a public model', async () => {
+    expect(await kubeRequest(as(grace), 'POST', agents(), bound('graces-agent', 'bind-restricted'))).toMatchObject({ status: 201 });
+    expect(await kubeRequest(as(heidi), 'POST', agents(), bound('heidis-public-agent', 'bind-public'))).toMatchObject({ status: 201 });
+  });
+
+  it('denies re-pointing an agent to the restricted model without `bind`', async () => {
+    const path = `${agents()}/heidis-public-agent`;
+    const repoint = await kubeRequest(as(heidi), 'PATCH', path, { spec: { model: { modelRef: { name: 'bind-restricted' } } } }, 'application/merge-patch+json');
+    expect(repoint).toMatchObject({ status: 403 });
+    expect(String(repoint.body.message)).toContain(`user "${heidi}" may not bind agents to it`);
+  });
+});

@@ -17,11 +17,15 @@ export interface ResolvedModelBinding {
   readonly modelName: string;
   /** Secret and key holding the API key the agent sends. */
   readonly credentialsRef?: { readonly name: string; readonly key: string };
+  /** Client ID of the key in credentialsRef (modelRef): a new key rolls the Deployment's pods, which read it at start. */
+  readonly credentialsVersion?: string;
   readonly observedResourceUID?: string;
 }
 
 export const AGENT_CONFIG_MOUNT = '/etc/nebari-llm-serving';
 export const AGENT_CONFIG_FILE = 'agent.json';
+/** Pod template annotation of a Deployment agent: the client ID of the key its pods use. */
+export const ANNOTATION_POD_KEY_CLIENT_ID = 'llm.nebari.dev/model-key-client-id';
 
 export function agentObjectNames(agentName: string) {
   return {
@@ -140,7 +144,12 @@ export function desiredAgentObjects(agent: AgentDeploymentV1beta1, binding: Reso
     apiVersion: workload.apiVersion,
     kind: workload.kind,
     metadata: metadata(agent, names.workload),
-    spec: { replicas: spec.replicas ?? AGENTDEPLOYMENT_DEFAULTS.replicas, selector: { matchLabels: podLabels }, template: { metadata: { labels: podLabels }, spec: podSpec } },
+    spec: {
+      replicas: spec.replicas ?? AGENTDEPLOYMENT_DEFAULTS.replicas,
+      selector: { matchLabels: podLabels },
+      // A Job's template cannot change, so only a Deployment rolls to a rotated key.
+      template: { metadata: { labels: podLabels, ...(binding.credentialsVersion ? { annotations: { [ANNOTATION_POD_KEY_CLIENT_ID]: binding.credentialsVersion } } : {}) }, spec: podSpec },
+    },
   });
   objects.push({ apiVersion: 'v1', kind: 'Service', metadata: metadata(agent, names.service), spec: { selector: podLabels, ports: [{ name: 'http', port, targetPort: port, protocol: 'TCP' }] } });
   return { objects, workload, address: `http://${names.service}.${agent.metadata.namespace}.svc:${port}`, errors: [] };

@@ -37,8 +37,15 @@ export interface ModelRef {
 
 /** How a key's owner was entitled to the model at mint: CLI mints are 'admin' (or unrecorded). */
 export type GrantedBy = 'public' | 'groups' | 'admin';
-/** Which tool minted a key. */
-export type KeySource = 'cli' | 'portal';
+/** Which tool minted a key: `agent` is the operator, for an AgentDeployment bound by modelRef. */
+export type KeySource = 'cli' | 'portal' | 'agent';
+
+/** The AgentDeployment a key was minted for (its uid tells a re-created agent of the same name apart). */
+export interface KeyAgent {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+}
 
 /**
  * Metadata stored for each key (never the key). Records written before expiry and ownership
@@ -60,6 +67,8 @@ export interface ApiKeyRecord {
   /** Quota tier name. */
   readonly tier?: string;
   readonly source?: KeySource;
+  /** Set on keys the operator minted for an AgentDeployment (source `agent`). */
+  readonly agent?: KeyAgent;
 }
 
 /** The optional ownership, expiry and quota fields of a record, as minting takes them. */
@@ -70,6 +79,7 @@ export interface KeyGrant {
   readonly expiresAt?: Date;
   readonly tier?: string;
   readonly source?: KeySource;
+  readonly agent?: KeyAgent;
 }
 
 export function apiKeyMetadataConfigMapName(modelName: string): string {
@@ -172,7 +182,7 @@ export function clientIdsOf(secretData: Record<string, string> | undefined): str
 }
 
 const GRANTED_BY: readonly GrantedBy[] = ['public', 'groups', 'admin'];
-const SOURCES: readonly KeySource[] = ['cli', 'portal'];
+const SOURCES: readonly KeySource[] = ['cli', 'portal', 'agent'];
 
 /**
  * Parse one metadata entry; a damaged entry still yields a record so the key stays listed.
@@ -192,6 +202,7 @@ export function parseApiKeyRecord(clientId: string, json: string | undefined): A
   const groups = Array.isArray(v.groups) ? v.groups.filter((g): g is string => typeof g === 'string' && g !== '') : undefined;
   const grantedBy = GRANTED_BY.find((g) => g === v.grantedBy);
   const source = SOURCES.find((s) => s === v.source);
+  const agent = parseKeyAgent(v.agent);
   return {
     clientId,
     createdBy: String(v.createdBy ?? 'unknown'),
@@ -203,7 +214,14 @@ export function parseApiKeyRecord(clientId: string, json: string | undefined): A
     ...(v.expiresAt !== undefined && v.expiresAt !== null ? { expiresAt: String(v.expiresAt) } : {}),
     ...(str(v.tier) ? { tier: str(v.tier) } : {}),
     ...(source ? { source } : {}),
+    ...(agent ? { agent } : {}),
   };
+}
+
+function parseKeyAgent(v: unknown): KeyAgent | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  const { namespace, name, uid } = v as Record<string, unknown>;
+  return typeof namespace === 'string' && typeof name === 'string' && typeof uid === 'string' && uid !== '' ? { namespace, name, uid } : undefined;
 }
 
 /** Throws (naming the fix) unless `expiresAt` is a valid time after `now`. */
@@ -226,6 +244,7 @@ export function newApiKeyRecord(clientId: string, user: string, now: Date, descr
     ...(grant.expiresAt ? { expiresAt: grant.expiresAt.toISOString() } : {}),
     ...(grant.tier ? { tier: grant.tier } : {}),
     ...(grant.source ? { source: grant.source } : {}),
+    ...(grant.agent ? { agent: { namespace: grant.agent.namespace, name: grant.agent.name, uid: grant.agent.uid } } : {}),
   };
 }
 

@@ -82,9 +82,46 @@ describe('AgentDeployment admission', () => {
 
   const withModels = clusterState({
     models: [
-      { kind: 'LLMModel', namespace: 'team', name: 'qwen', spec: { model: { name: 'Qwen/Qwen3-0.6B' } } },
-      { kind: 'PassthroughModel', namespace: 'team', name: 'openai', spec: { models: { declared: ['gpt-4o'] } } },
+      { kind: 'LLMModel', namespace: 'team', name: 'qwen', spec: { model: { name: 'Qwen/Qwen3-0.6B' }, access: { public: true } } },
+      { kind: 'PassthroughModel', namespace: 'team', name: 'openai', spec: { models: { declared: ['gpt-4o'] }, access: { public: true } } },
+      { kind: 'PassthroughModel', namespace: 'team', name: 'restricted', spec: { models: { declared: ['gpt-4o'] }, access: { groups: ['ml-team'] } } },
     ],
+    bindableModels: ['alice/team/PassthroughModel/restricted'],
+  });
+
+  // The operator mints the agent a key its author can read: binding a restricted model needs RBAC verb `bind` on it.
+  describe('binding a restricted model (issue 29, Medium 4)', () => {
+    const toRestricted = agentDeployment({ model: { modelRef: { kind: 'PassthroughModel', name: 'restricted', modelName: 'gpt-4o' } } });
+
+    it('allows a user who may bind the model, asking the reviewer as that user', async () => {
+      const ctx = context(withModels);
+      expect((await agentDeploymentAdmission.validate(request(toRestricted), ctx)).denials).toEqual([]);
+      expect(ctx.lookups.reviews).toContain('bind:alice/team/PassthroughModel/restricted');
+    });
+
+    it('denies with 403 a user who may create the agent but not bind the model, naming the verb to grant', async () => {
+      const verdict = await agentDeploymentAdmission.validate(request(toRestricted, { user: 'mallory' }), context(withModels));
+      expect(verdict.code).toBe(403);
+      expect(verdict.denials).toEqual([
+        'spec.model.modelRef.name: PassthroughModel "restricted" is restricted (not spec.access.public) and user "mallory" may not bind agents to it, since the agent gets an API key for it; ' +
+          'ask an administrator for the verb "bind" on it (a Role in namespace "team" with apiGroups [llm.nebari.dev], resources [passthroughmodels], resourceNames [restricted], verbs [bind]), or bind a public model',
+      ]);
+    });
+
+    it('denies when re-pointing an existing agent to the restricted model, and fails closed when the review fails', async () => {
+      const before = agentDeployment({ model: { modelRef: { kind: 'PassthroughModel', name: 'openai', modelName: 'gpt-4o' } } });
+      const repoint = await agentDeploymentAdmission.validate(request(toRestricted, { user: 'mallory', operation: 'UPDATE', oldObject: before }), context(withModels));
+      expect(repoint.denials).toEqual([expect.stringContaining('user "mallory" may not bind agents to it')]);
+      const failing = await agentDeploymentAdmission.validate(request(toRestricted), context({ ...withModels, failing: { userMayBindModel: new Error('boom') } }));
+      expect(failing.code).toBe(403);
+      expect(failing.denials).toEqual([expect.stringContaining('whether user "alice" may bind agents to PassthroughModel "restricted"')]);
+    });
+
+    it('does not review public models', async () => {
+      const ctx = context(withModels);
+      await agentDeploymentAdmission.validate(request(agentDeployment({ model: { modelRef: { kind: 'LLMModel', name: 'qwen' } } }), { user: 'mallory' }), ctx);
+      expect(ctx.lookups.reviews.filter((r) => r.startsWith('bind:'))).toEqual([]);
+    });
   });
 
   it('allows a reference to an existing model and warns about ids it does not serve', async () => {

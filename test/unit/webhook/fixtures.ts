@@ -14,6 +14,8 @@ export interface ClusterState {
   models: { kind: ModelKind; namespace: string; name: string; spec: unknown }[];
   /** `user/namespace/secret` triples that may be read (`user/namespace/configmap:name` for ConfigMaps). */
   readableSecrets: string[];
+  /** `user/namespace/Kind/name` of models the user may bind agents to (RBAC verb `bind`). */
+  bindableModels?: string[];
   failing?: Partial<Record<keyof ClusterLookups, Error>>;
 }
 
@@ -41,6 +43,12 @@ export function memoryLookups(state: ClusterState): ClusterLookups & { reviews: 
       reviews.push(key);
       if (state.failing?.userMayGet) throw state.failing.userMayGet;
       return { allowed: state.readableSecrets.includes(key) };
+    },
+    async userMayBindModel(user: UserInfo, namespace, kind, name) {
+      const key = `${user.username}/${namespace}/${kind}/${name}`;
+      reviews.push(`bind:${key}`);
+      if (state.failing?.userMayBindModel) throw state.failing.userMayBindModel;
+      return { allowed: (state.bindableModels ?? []).includes(key) };
     },
   };
 }

@@ -62,3 +62,17 @@ describe('desiredAgentObjects', () => {
     expect(t.errors[0].message).toBe('spec.framework.name: framework "kagent" is not registered with this operator; set spec.container.image to run the agent container directly');
   });
 });
+
+// A rotated agent key reaches running pods only when they restart: the key's client ID on the pod
+// template rolls a Deployment; a Job's template is immutable and gets none (issue 29, Medium 4).
+describe('the agent key on the pod template', () => {
+  const template = (o: { spec?: { template?: { metadata?: { annotations?: Record<string, string> } } } }) => o.spec?.template?.metadata?.annotations;
+  it('annotates a Deployment with the client ID of its key, and not a Job', () => {
+    const rotated = { ...gatewayBinding, credentialsVersion: 'user-agentdeployment-team-helper-qwen-0123' };
+    const deployment = desiredAgentObjects(agent({}), rotated).objects.find((o) => o.kind === 'Deployment')!;
+    expect(template(deployment as never)).toEqual({ 'llm.nebari.dev/model-key-client-id': 'user-agentdeployment-team-helper-qwen-0123' });
+    const job = desiredAgentObjects(agent({ lifecycle: 'job' }), rotated).objects.find((o) => o.kind === 'Job')!;
+    expect(template(job as never)).toBeUndefined();
+    expect(template(desiredAgentObjects(agent({}), gatewayBinding).objects.find((o) => o.kind === 'Deployment') as never)).toBeUndefined();
+  });
+});
