@@ -220,7 +220,12 @@ export class UserFacingRoles extends Construct {
     });
     kubeObject(k8s.KubeClusterRole, this, 'Edit', {
       metadata: meta('edit', aggregateTo('edit', 'admin')),
-      rules: [{ apiGroups: [API_GROUP], resources: OUR_KINDS, verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }],
+      rules: [
+        { apiGroups: [API_GROUP], resources: OUR_KINDS, verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] },
+        // Binding an AgentDeployment to a restricted model (docs/api-keys.md): whoever may edit a
+        // model may already make it public, so `bind` gives editors of the models' namespace nothing more.
+        { apiGroups: [API_GROUP], resources: ['llmmodels', 'passthroughmodels'], verbs: ['bind'] },
+      ],
     });
   }
 }

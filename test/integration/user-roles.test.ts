@@ -57,6 +57,11 @@ test.each(['llmmodels', 'passthroughmodels', 'agentdeployments'])('%s: view read
     expect(['editor', verb, await may('editor', verb, resource)]).toEqual(['editor', verb, true]);
     expect(['owner', verb, await may('owner', verb, resource)]).toEqual(['owner', verb, true]);
   }
+  // Binding an agent to a restricted model: editors of the models' namespace, who may make it public anyway.
+  if (resource !== 'agentdeployments') {
+    expect(await may('viewer', 'bind', resource)).toBe(false);
+    for (const user of ['editor', 'owner']) expect([user, 'bind', await may(user, 'bind', resource)]).toEqual([user, 'bind', true]);
+  }
   // Status is what the operator reports; people do not write it.
   for (const user of ['editor', 'owner']) expect([user, await may(user, 'patch', resource, 'status')]).toEqual([user, false]);
   // Nothing outside the namespace of the binding.

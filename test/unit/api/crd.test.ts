@@ -69,9 +69,9 @@ describe.each(KIND_DEFINITIONS.flatMap((d) => [0, 1].map((index) => [d.kind, ind
     expect(crd.spec.versions[index].subresources).toEqual({ status: {} });
   });
 
-  it('prints Phase, Ready and Age columns', () => {
+  it('prints Phase, Ready (models: Programmed, whether the gateway serves them) and Age columns', () => {
     const columns = crd.spec.versions[index].additionalPrinterColumns.map((c: { name: string }) => c.name);
-    expect(columns).toEqual(expect.arrayContaining(['Phase', 'Ready', 'Age']));
+    expect(columns).toEqual(expect.arrayContaining(['Phase', kind === 'AgentDeployment' ? 'Ready' : 'Programmed', 'Age']));
     expect(columns[0]).toBe('Phase');
     expect(columns[columns.length - 1]).toBe('Age');
   });
