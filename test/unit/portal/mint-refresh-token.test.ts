@@ -19,7 +19,7 @@ const newKey = randomBytes(32);
 const droppedKey = randomBytes(32);
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-async function setup() {
+async function setup(sessionKey: Buffer | Buffer[] = [oldKey, newKey]) {
   const kube = new MemoryKube();
   await kube.put({
     apiVersion: 'llm.nebari.dev/v1beta1',
@@ -36,8 +36,8 @@ async function setup() {
     state: async (sub) => states.get(sub),
     endSessions: async () => undefined,
   };
-  // The ring after a rotation: the old key still opens, the new one seals.
-  const app = createPortalApp({ config, client: kube, sessionKey: [oldKey, newKey], login: () => undefined, ready: () => true, log: createLogger({ write: () => undefined }), users });
+  // By default the ring after a rotation: the old key still opens, the new one seals.
+  const app = createPortalApp({ config, client: kube, sessionKey, login: () => undefined, ready: () => true, log: createLogger({ write: () => undefined }), users });
   /** A logged-in user whose Secret holds `refreshToken` (sealed, or absent). */
   const as = async (username: string, refreshToken: string | undefined) => {
     const session = newSession({ sub: `sub-${username}`, username, groups: ['team-a'], generation: `g-${username}` });
@@ -62,7 +62,7 @@ const token = (key: Buffer) => seal(key, 'refresh-token', { token: 'rt', exp: Da
 
 describe('minting needs a refresh token the group refresh can use', () => {
   it('refuses a user without a stored refresh token with 403, naming why and the fix, and writes nothing', async () => {
-    const { kube, as } = await setup();
+    const { kube, as } = await setup(newKey);
     const refused = await as('alice', undefined);
     expect(refused.status).toBe(403);
     expect(refused.body.error).toMatch(/^the identity provider gave the portal no refresh token at your login, so your keys could not be revoked when you lose access;/);
@@ -71,7 +71,7 @@ describe('minting needs a refresh token the group refresh can use', () => {
   });
 
   it('refuses a user whose stored refresh token no session key opens (log in again)', async () => {
-    const { as } = await setup();
+    const { as } = await setup(newKey);
     const refused = await as('bob', token(droppedKey));
     expect(refused).toEqual({ status: 403, body: { error: "the refresh token stored at your login can no longer be read (the portal's session key was replaced); log out and log in again" } });
   });
