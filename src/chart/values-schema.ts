@@ -309,7 +309,7 @@ export const ValuesSchema = closed(
     ),
     serviceMonitor: closed(
       {
-        enabled: Type.Boolean({ default: false, description: 'Create a Prometheus Operator ServiceMonitor for the operator metrics.' }),
+        enabled: Type.Boolean({ default: false, description: 'Create Prometheus Operator ServiceMonitors for the operator metrics and, with `portal.enabled`, the portal metrics.' }),
         interval: Type.String({ default: '30s', pattern: '^[0-9]+(ms|s|m|h)$', description: 'Scrape interval.' }),
         labels: labelMap('Extra labels on the ServiceMonitor (to match a Prometheus selector).'),
       },

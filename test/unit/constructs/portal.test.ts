@@ -32,6 +32,19 @@ describe('key portal', () => {
     expect(objects.some((o) => o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding')).toBe(false);
   });
 
+  test('has its metrics scraped by a ServiceMonitor of its own when serviceMonitor.enabled', () => {
+    const withMonitor = (v: ChartValues) => {
+      enable(v);
+      v.serviceMonitor.enabled = true;
+      v.serviceMonitor.labels = { release: 'prometheus' };
+    };
+    expect(portalObjects(render(enable)).map((o) => o.kind)).not.toContain('ServiceMonitor');
+    const sm = find(render(withMonitor), 'ServiceMonitor', '-portal');
+    expect(sm.metadata.labels.release).toBe('prometheus');
+    expect(sm.spec.selector.matchLabels['app.kubernetes.io/component']).toBe('portal');
+    expect(sm.spec.endpoints).toEqual([{ port: 'metrics', path: '/metrics', interval: '30s' }]);
+  });
+
   test('runs the portal entrypoint of the operator image under the restricted profile', () => {
     const objects = render(enable);
     const portal = find(objects, 'Deployment', '-portal').spec.template.spec;
