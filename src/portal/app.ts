@@ -67,7 +67,7 @@ export function storedUsers(client: KubeRest, namespace: string, sessionKey: Ses
 /** Why a session that opens is still refused, or undefined when it is live. */
 export function sessionEnded(session: Pick<Session, 'generation'>, state: UserState | undefined): string | undefined {
   if (!state) return 'the portal has no record of this login';
-  if (state.refused) return 'the identity provider refused the login';
+  if (state.refused) return state.refusedBy === 'fail-closed' ? 'the identity provider could not confirm your access for too long' : 'the identity provider refused the login';
   if (!session.generation || state.generation !== session.generation) return 'logged out (or ended by the identity provider)';
   return undefined;
 }

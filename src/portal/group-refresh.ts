@@ -93,7 +93,10 @@ export async function refreshRound(deps: RefreshDeps): Promise<RoundResult> {
   const now = deps.now?.() ?? new Date();
   const failClosedMs = (deps.failClosedAfterSeconds ?? DEFAULT_FAIL_CLOSED_SECONDS) * 1000;
   const users = await listStoredUsers(deps.client, deps.namespace, deps.sessionKey);
-  const refused: Array<{ user: StoredUser; reason: string }> = users.filter((u) => u.refused).map((user) => ({ user, reason: REFRESH_REFUSED_REASON }));
+  // A key of a refused user found in a later round is revoked for the reason the user was refused.
+  const refused: Array<{ user: StoredUser; reason: string }> = users
+    .filter((u) => u.refused)
+    .map((user) => ({ user, reason: user.refusedBy === 'fail-closed' ? REFRESH_FAILING_REASON : REFRESH_REFUSED_REASON }));
   const current: Array<{ user: StoredUser; groups: readonly string[] }> = [];
   let failed = 0;
   let failedClosed = 0;

@@ -25,8 +25,10 @@ export interface StoredUser {
   readonly secretName: string;
   readonly sub: string;
   readonly username: string;
-  /** The issuer refused this user's refresh and they have not logged in since. */
+  /** The issuer refused this user's refresh (or it failed closed) and they have not logged in since. */
   readonly refused: boolean;
+  /** Who refused: the issuer (`invalid_grant`) or the portal, failing closed; absent in Secrets marked before it was stored. */
+  readonly refusedBy?: RefusedBy;
   /** Absent once refused, when the issuer gave none, or when no session key opens it. */
   readonly refreshToken?: string;
   /** Whether a refresh token is stored but no session key opens it (the key it was sealed with is gone). */
@@ -43,8 +45,10 @@ export interface StoredUser {
 
 /** What every request of a session is checked against. */
 export interface UserState {
-  /** The issuer refused this user's refresh and they have not logged in since. */
+  /** The issuer refused this user's refresh (or it failed closed) and they have not logged in since. */
   readonly refused: boolean;
+  /** Who refused (see StoredUser.refusedBy). */
+  readonly refusedBy?: RefusedBy;
   /** The generation a session cookie must carry; absent in Secrets written before it existed. */
   readonly generation?: string;
   /** The user's current groups (see StoredUser.groups). */
@@ -81,7 +85,8 @@ function groupsOf(secret: SecretObject): string[] | undefined {
 function stateOf(secret: SecretObject): UserState {
   const generation = unb64(secret.data?.sessionGeneration);
   const groups = groupsOf(secret);
-  return { refused: !!secret.data?.refusedAt, ...(generation ? { generation } : {}), ...(groups ? { groups } : {}) };
+  const refusedBy = secret.data?.refusedAt && secret.data.refusedBy ? (unb64(secret.data.refusedBy) as RefusedBy) : undefined;
+  return { refused: !!secret.data?.refusedAt, ...(refusedBy ? { refusedBy } : {}), ...(generation ? { generation } : {}), ...(groups ? { groups } : {}) };
 }
 
 /**
@@ -106,7 +111,7 @@ export async function recordLogin(client: KubeRest, namespace: string, key: Sess
       if (!isConflict(err)) throw err;
     }
     // Logging in again lifts a refusal, and proves the user to the issuer: the failure count restarts.
-    const patched = await client.mergePatch<SecretObject>(ref, { data: { ...data, refusedAt: null, refusedReason: null, ...CLEAR_FAILURES } }, { fieldManager: FIELD_MANAGER });
+    const patched = await client.mergePatch<SecretObject>(ref, { data: { ...data, refusedAt: null, refusedBy: null, refusedReason: null, ...CLEAR_FAILURES } }, { fieldManager: FIELD_MANAGER });
     const current = stateOf(patched).generation;
     if (current) return current;
     try {
@@ -150,7 +155,7 @@ export async function saveRefreshToken(client: KubeRest, namespace: string, key:
   };
   const name = userSecretName(user.sub);
   // Logging in again lifts a refusal.
-  const patch = { data: { ...data, refusedAt: null, refusedReason: null, ...CLEAR_FAILURES } };
+  const patch = { data: { ...data, refusedAt: null, refusedBy: null, refusedReason: null, ...CLEAR_FAILURES } };
   try {
     await client.create(
       { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace, labels: { [LABEL_PORTAL_USER]: userHash(user.sub), 'app.kubernetes.io/part-of': 'nebari-llm-serving', 'app.kubernetes.io/component': 'key-portal' } }, type: 'Opaque', data } as KubeObject,
@@ -181,6 +186,7 @@ export async function listStoredUsers(client: KubeRest, namespace: string, key: 
       sub,
       username: unb64(s.data?.username),
       refused: !!s.data?.refusedAt,
+      ...(s.data?.refusedBy ? { refusedBy: unb64(s.data.refusedBy) as RefusedBy } : {}),
       ...(opened ? { refreshToken: opened.payload.token } : {}),
       refreshTokenUnreadable: !!sealed && !opened,
       refreshTokenOnOldKey: !!opened && !opened.newest,
@@ -192,14 +198,18 @@ export async function listStoredUsers(client: KubeRest, namespace: string, key: 
   return users;
 }
 
+export type RefusedBy = 'issuer' | 'fail-closed';
+
 /**
- * The issuer refused this user's refresh, or it failed for longer than the portal allows: forget
- * the token, remember the refusal (and why), end their sessions.
+ * The issuer refused this user's refresh, or it failed for longer than the portal allows
+ * (`failedClosed`: why): forget the token, remember the refusal (by whom and why), end their sessions.
  */
-export async function markRefused(client: KubeRest, namespace: string, sub: string, at = new Date(), reason = 'refused by the identity provider'): Promise<void> {
+export async function markRefused(client: KubeRest, namespace: string, sub: string, at = new Date(), failedClosed?: string): Promise<void> {
+  const by: RefusedBy = failedClosed ? 'fail-closed' : 'issuer';
+  const reason = failedClosed ?? 'the identity provider refused the refresh (invalid_grant)';
   await client.mergePatch(
     objectRef('v1', 'Secret', userSecretName(sub), namespace),
-    { data: { refreshToken: null, refusedAt: b64(at.toISOString()), refusedReason: b64(reason), sessionGeneration: b64(newGeneration()), ...CLEAR_FAILURES } },
+    { data: { refreshToken: null, refusedAt: b64(at.toISOString()), refusedBy: b64(by), refusedReason: b64(reason), sessionGeneration: b64(newGeneration()), ...CLEAR_FAILURES } },
     { fieldManager: FIELD_MANAGER },
   );
 }

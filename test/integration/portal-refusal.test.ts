@@ -166,6 +166,11 @@ describe('group revocation fails closed (issue 29, Medium 7)', () => {
     expect(text).toMatch(/^nls_portal_keys_revoked_total\{reason="user-refresh-failing"\} 1$/m);
     expect(text).toMatch(/^nls_portal_users_failed_closed_total 1$/m);
     expect(text).toMatch(/^nls_portal_users_refresh_failing 0$/m);
+    expect((await listStoredUsers(client, ns, sessionKey)).find((u) => u.sub === dave.sub)).toMatchObject({ refused: true, refusedBy: 'fail-closed' });
+    // A key of his found in a later round (written by other means) goes too, for the same reason.
+    const later = await mintKey(client, model, dave.username, 'later', { subject: dave.sub, groups: ['ml-team'], grantedBy: 'groups', source: 'portal', waitMs: 30_000 });
+    expect(await round(hours(25), unreachable)).toMatchObject({ revoked: 1 });
+    expect((await readAuditEntries(client, ns, {})).find((e) => e.clientId === later.clientId && e.action === 'access-revoked')).toMatchObject({ reason: REFRESH_FAILING_REASON });
     // Logging in again (the issuer confirms dave) lifts the mark and restarts the count.
     await recordLogin(client, ns, sessionKey, { ...dave, groups: ['ml-team'], refreshToken: 'dave-refresh-token-2' });
     expect((await listStoredUsers(client, ns, sessionKey)).find((u) => u.sub === dave.sub)).toMatchObject({ refused: false, refreshFailures: 0 });
