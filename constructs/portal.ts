@@ -226,12 +226,17 @@ export class PortalDeployment extends Construct {
                   env(KEY_LIMIT_ENV.keysPerUserPerModel, ctx.text('portal.keyLimits.keysPerUserPerModel')),
                   env(KEY_LIMIT_ENV.mintsPerUserPerHour, ctx.text('portal.keyLimits.mintsPerUserPerHour')),
                   env('NLS_PORTAL_GROUP_REFRESH_SECONDS', ctx.text('portal.groupRefreshSeconds')),
+                  env('NLS_PORTAL_GROUP_REFRESH_FAIL_CLOSED_SECONDS', ctx.text('portal.groupRefreshFailClosedSeconds')),
+                  env('NLS_PORTAL_METRICS_PORT', ctx.text('portal.metricsPort')),
                   env('NLS_PORTAL_SESSION_SECRET', portalSessionSecretName(ctx)),
                   ...ctx.whenItem(cond.or(cond.truthy('platform.external.hostname'), cond.truthy('platform.baseDomain')), env('NLS_PORTAL_EXTERNAL_ENDPOINT', externalEndpointUrl(ctx))),
                   // Tiers only while quotas are on (empty means quotas off, per the contract).
                   ...ctx.whenItem(cond.truthy('quotas.rateLimitBackend'), env('NLS_PORTAL_QUOTA_TIERS', ctx.helper('portalQuotaTiers', (v) => portalQuotaTiersJson((v as PortalValues).quotas)))),
                 ],
-                ports: [{ name: 'http', containerPort: PORTAL_PORT, protocol: 'TCP' }],
+                ports: [
+                  { name: 'http', containerPort: PORTAL_PORT, protocol: 'TCP' },
+                  { name: 'metrics', containerPort: helmValue<number>(ctx.value('portal.metricsPort')), protocol: 'TCP' },
+                ],
                 livenessProbe: { httpGet: { path: '/healthz', port: k8s.IntOrString.fromString('http') }, initialDelaySeconds: 5, periodSeconds: 10, failureThreshold: 3 },
                 readinessProbe: { httpGet: { path: '/readyz', port: k8s.IntOrString.fromString('http') }, periodSeconds: 5, failureThreshold: 3 },
                 ...ctx.block('resources', 'portal.resources'),
@@ -265,7 +270,11 @@ export class PortalService extends Construct {
       spec: {
         type: 'ClusterIP',
         selector: selectorLabels(ctx, PORTAL_COMPONENT),
-        ports: [{ name: 'http', port: PORTAL_PORT, targetPort: k8s.IntOrString.fromString('http'), protocol: 'TCP' }],
+        ports: [
+          { name: 'http', port: PORTAL_PORT, targetPort: k8s.IntOrString.fromString('http'), protocol: 'TCP' },
+          // Not routed: the HTTPRoute names port 8080 only.
+          { name: 'metrics', port: helmValue<number>(ctx.value('portal.metricsPort')), targetPort: k8s.IntOrString.fromString('metrics'), protocol: 'TCP' },
+        ],
       },
     });
   }
@@ -304,7 +313,7 @@ export class PortalHttpRoute extends Construct {
   }
 }
 
-/** Ingress to the portal pods on its port, from the Gateway's namespace unless peers are given. */
+/** Ingress to the portal pods on its port, from the Gateway's namespace unless peers are given; to its metrics port from `networkPolicy.metricsFrom`. */
 export class PortalNetworkPolicy extends Construct {
   constructor(scope: Construct, id: string, props: PortalProps) {
     super(scope, id);
@@ -321,6 +330,8 @@ export class PortalNetworkPolicy extends Construct {
             ...ctx.block('from', 'portal.networkPolicy.from'),
             ...ctx.when(cond.not(cond.truthy('portal.networkPolicy.from')), { from: gatewayNamespacePeer }),
           },
+          // Prometheus, from the same peers as the operator's metrics.
+          { ports: [{ port: k8s.IntOrString.fromNumber(helmValue<number>(ctx.value('portal.metricsPort'))), protocol: 'TCP' }], ...ctx.block('from', 'networkPolicy.metricsFrom') },
         ],
       },
     });

@@ -66,7 +66,7 @@ export const CI_VALUES: readonly CiValues[] = [
   },
   {
     file: 'portal-values.yaml',
-    description: 'The self-service key portal (two replicas, a confidential client, a private CA, admin groups) and per-key token quotas on.',
+    description: 'The self-service key portal (two replicas, a confidential client, a private CA, admin groups, its metrics scraped) and per-key token quotas on.',
     values: {
       platform: { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari', groupsClaim: 'groups', audiences: ['nebari-llm'] } },
       portal: {
@@ -78,6 +78,7 @@ export const CI_VALUES: readonly CiValues[] = [
         keyExpiry: { defaultDays: 14, maxDays: 60 },
         podLabels: { 'example.com/pod': 'portal' },
       },
+      serviceMonitor: { enabled: true },
       quotas: {
         rateLimitBackend: 'redis://redis.envoy-gateway-system:6379',
         costType: 'OutputToken',

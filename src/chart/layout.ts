@@ -33,6 +33,7 @@ import {
   PortalPodDisruptionBudget,
   PortalService,
   PortalServiceAccount,
+  PortalServiceMonitor,
   UserFacingRoles,
   ReleaseNamespace,
   RenderContext,
@@ -100,6 +101,11 @@ export const TEMPLATE_FILES: readonly TemplateFile[] = [
   { file: 'portal-service.yaml', condition: portalEnabled, build: (s, context) => new PortalService(s, 'portal-service', { context }) },
   { file: 'portal-httproute.yaml', condition: portalEnabled, build: (s, context) => new PortalHttpRoute(s, 'portal-route', { context }) },
   { file: 'portal-networkpolicy.yaml', condition: portalNetworkPolicyEnabled, build: (s, context) => new PortalNetworkPolicy(s, 'portal-netpol', { context }) },
+  {
+    file: 'portal-servicemonitor.yaml',
+    condition: cond.and(portalEnabled, cond.truthy('serviceMonitor.enabled')),
+    build: (s, context) => new PortalServiceMonitor(s, 'portal-sm', { context }),
+  },
   { file: 'portal-poddisruptionbudget.yaml', condition: portalMultipleReplicas, build: (s, context) => new PortalPodDisruptionBudget(s, 'portal-pdb', { context }) },
 ];
 

@@ -314,7 +314,7 @@ export const ValuesSchema = closed(
     ),
     serviceMonitor: closed(
       {
-        enabled: Type.Boolean({ default: false, description: 'Create a Prometheus Operator ServiceMonitor for the operator metrics.' }),
+        enabled: Type.Boolean({ default: false, description: 'Create Prometheus Operator ServiceMonitors for the operator metrics and, with `portal.enabled`, the portal metrics.' }),
         interval: Type.String({ default: '30s', pattern: '^[0-9]+(ms|s|m|h)$', description: 'Scrape interval.' }),
         labels: labelMap('Extra labels on the ServiceMonitor (to match a Prometheus selector).'),
       },
@@ -432,7 +432,20 @@ export const ValuesSchema = closed(
           maximum: 86400,
           description: "How often the portal refreshes each user's stored refresh token to learn their groups; keys whose granting groups are gone (or whose refresh is refused) are revoked.",
         }),
-        sessionSecretName: dnsLabelOrEmpty('Secret holding the session encryption key (the portal creates it with a random key if missing); empty means `<fullname>-portal-session`.'),
+        groupRefreshFailClosedSeconds: Type.Integer({
+          default: 86400,
+          minimum: 60,
+          maximum: 2592000,
+          description:
+            "How long a user's group refresh may keep failing for a reason other than a refusal (the issuer unreachable or erring, no readable refresh token) before the portal fails closed: the user is marked refused and all their portal keys are revoked (reason `user-refresh-failing`). At least two `groupRefreshSeconds`. See docs/key-portal.md.",
+        }),
+        metricsPort: Type.Integer({
+          default: 9090,
+          minimum: 1024,
+          maximum: 65535,
+          description: 'Port of the portal\'s Prometheus `/metrics` (users failing refresh, without or with unreadable refresh tokens, keys revoked); on the portal Service as port `metrics`, never routed by its HTTPRoute. Scraping it through a NetworkPolicy needs `networkPolicy.metricsFrom`.',
+        }),
+        sessionSecretName: dnsLabelOrEmpty('Secret holding the session keys (entries `key` and `key-<UTC timestamp>`; the newest seals, all open; the portal creates it with one random key if missing); empty means `<fullname>-portal-session`. Rotate by adding a key, never by deleting the Secret: see docs/key-portal.md.'),
         resources: closed(
           {
             requests: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), { default: { cpu: '20m', memory: '96Mi' }, description: 'Resource requests.' }),

@@ -18,8 +18,8 @@ import { CSRF_FIELD, CSRF_HEADER, checkStateChange, isStateChange } from './csrf
 import { MintRefusedError, ModelKey, listAllKeys, mintPortalKey, modelGrant, ownedBy, readAudit, revokePortalKey } from './keys';
 import { PortalModel, listModels } from './models';
 import { OidcUser } from './oidc';
-import { LOGIN_COOKIE, LOGIN_MAX_SECONDS, PendingLogin, SESSION_COOKIE, Session, newSession, seal, unseal } from './session';
-import { UserState, endSessions, isRefused, readUserState, recordLogin } from './user-tokens';
+import { LOGIN_COOKIE, LOGIN_MAX_SECONDS, PendingLogin, SESSION_COOKIE, Session, SessionKeys, newSession, seal, unseal } from './session';
+import { UserState, endSessions, mintStanding, readUserState, recordLogin } from './user-tokens';
 import { tierRefusal, tiersFor } from './tiers';
 import { KeyLimitError } from '../translate/keys/limits';
 import { STYLE_HASH, Viewer, page } from './pages/layout';
@@ -37,7 +37,8 @@ export interface PortalLogin {
 export interface PortalDeps {
   readonly config: PortalConfig;
   readonly client: KubeRest;
-  readonly sessionKey: Buffer;
+  /** The session keys, oldest first (the newest seals). */
+  readonly sessionKey: SessionKeys;
   /** Undefined until OIDC discovery has succeeded (the portal is not ready before). */
   readonly login: () => PortalLogin | undefined;
   readonly ready: () => boolean;
@@ -55,7 +56,7 @@ export interface PortalUsers {
   endSessions(sub: string): Promise<void>;
 }
 
-export function storedUsers(client: KubeRest, namespace: string, sessionKey: Buffer): PortalUsers {
+export function storedUsers(client: KubeRest, namespace: string, sessionKey: SessionKeys): PortalUsers {
   return {
     recordLogin: (user) => recordLogin(client, namespace, sessionKey, user),
     state: (sub) => readUserState(client, namespace, sub),
@@ -66,7 +67,7 @@ export function storedUsers(client: KubeRest, namespace: string, sessionKey: Buf
 /** Why a session that opens is still refused, or undefined when it is live. */
 export function sessionEnded(session: Pick<Session, 'generation'>, state: UserState | undefined): string | undefined {
   if (!state) return 'the portal has no record of this login';
-  if (state.refused) return 'the identity provider refused the login';
+  if (state.refused) return state.refusedBy === 'fail-closed' ? 'the identity provider could not confirm your access for too long' : 'the identity provider refused the login';
   if (!session.generation || state.generation !== session.generation) return 'logged out (or ended by the identity provider)';
   return undefined;
 }
@@ -95,6 +96,19 @@ export function visibleModels(models: readonly PortalModel[], groups: readonly s
 function parseModelRef(value: string | undefined, namespace: string): ModelRef | undefined {
   const m = /^(LLMModel|PassthroughModel)\/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/.exec(value ?? '');
   return m ? { kind: m[1] as ModelRef['kind'], name: m[2], namespace } : undefined;
+}
+
+/**
+ * Why a user may not mint with this refresh-token state, or undefined. A key is only as revocable
+ * as its owner is checkable: without a readable refresh token the group refresh could never learn
+ * that they left a group or were disabled, so the key would live until its expiry.
+ */
+export function noRefreshTokenRefusal(state: 'readable' | 'missing' | 'unreadable'): string | undefined {
+  if (state === 'missing') {
+    return 'the identity provider gave the portal no refresh token at your login, so your keys could not be revoked when you lose access; keys are minted only for logins with one. Ask the platform team to let the portal\'s OIDC client issue refresh tokens (scope offline_access, NLS_PORTAL_OIDC_SCOPES), then log out and log in again';
+  }
+  if (state === 'unreadable') return 'the refresh token stored at your login can no longer be read (the portal\'s session key was replaced); log out and log in again';
+  return undefined;
 }
 
 export class RequestError extends Error {
@@ -245,8 +259,12 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
 
   /** Validates and performs a mint; throws RequestError with a message naming the field. */
   async function mint(s: Session, input: { model?: string; description?: string; days?: string | number; tier?: string }) {
+    const standing = await mintStanding(client, config.namespace, sessionKey, s.sub);
     // The issuer refused this user's refresh token since they logged in (disabled, deleted, logged out there).
-    if (await isRefused(client, config.namespace, s.sub)) throw new RequestError(401, 'your login is no longer valid at the identity provider; log out and log in again');
+    if (standing.refused) throw new RequestError(401, 'your login is no longer valid at the identity provider; log out and log in again');
+    // Without a refresh token the group refresh cannot take the key back when the user loses access (issue 29, Medium 7).
+    const untracked = noRefreshTokenRefusal(standing.refreshToken);
+    if (untracked) throw new RequestError(403, untracked);
     const ref = parseModelRef(input.model, config.namespace);
     if (!ref) throw new RequestError(400, 'model: pick one of the listed models (Kind/name)');
     const model = (await listModels(client, config.namespace)).find((m) => m.ref.kind === ref.kind && m.ref.name === ref.name);

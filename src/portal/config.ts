@@ -31,6 +31,10 @@ export interface PortalConfig {
   /** Undefined when quotas are off. */
   readonly quotaTiers?: { readonly default: string; readonly tiers: readonly QuotaTier[] };
   readonly groupRefreshSeconds: number;
+  /** How long a user's group refresh may keep failing (not refused) before their keys are revoked. */
+  readonly groupRefreshFailClosedSeconds: number;
+  /** Prometheus `/metrics`, on its own port (not routed by the HTTPRoute); 0 picks a free port (tests). */
+  readonly metricsPort: number;
   readonly sessionSecretName: string;
   readonly podName: string;
   readonly podNamespace: string;
@@ -120,6 +124,13 @@ export function portalConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Porta
   } catch (err) {
     throw new PortalConfigError((err as Error).message);
   }
+  const groupRefreshSeconds = positiveInt(env, 'NLS_PORTAL_GROUP_REFRESH_SECONDS', 300, 86_400);
+  const groupRefreshFailClosedSeconds = positiveInt(env, 'NLS_PORTAL_GROUP_REFRESH_FAIL_CLOSED_SECONDS', 86_400, 30 * 86_400);
+  if (groupRefreshFailClosedSeconds < 2 * groupRefreshSeconds) {
+    throw new PortalConfigError(
+      `NLS_PORTAL_GROUP_REFRESH_FAIL_CLOSED_SECONDS (${groupRefreshFailClosedSeconds}) is shorter than two group refresh rounds (NLS_PORTAL_GROUP_REFRESH_SECONDS ${groupRefreshSeconds}); raise it so one failed round does not revoke everyone's keys`,
+    );
+  }
   const external = env.NLS_PORTAL_EXTERNAL_ENDPOINT?.trim();
   const scopes = env.NLS_PORTAL_OIDC_SCOPES?.trim() || 'openid profile email offline_access';
   if (!scopes.split(/\s+/).includes('openid')) throw new PortalConfigError(`NLS_PORTAL_OIDC_SCOPES: "${scopes}" must include openid`);
@@ -139,7 +150,9 @@ export function portalConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Porta
     keyLimits,
     ...(external ? { externalEndpoint: baseUrl(env, 'NLS_PORTAL_EXTERNAL_ENDPOINT', 'the external model endpoint, e.g. https://llm.example.com', external) } : {}),
     ...(quotaTiers(env) ? { quotaTiers: quotaTiers(env) } : {}),
-    groupRefreshSeconds: positiveInt(env, 'NLS_PORTAL_GROUP_REFRESH_SECONDS', 300, 86_400),
+    groupRefreshSeconds,
+    groupRefreshFailClosedSeconds,
+    metricsPort: positiveInt(env, 'NLS_PORTAL_METRICS_PORT', 9090, 65_535, 0),
     sessionSecretName: env.NLS_PORTAL_SESSION_SECRET?.trim() || 'nls-portal-session',
     podName: env.POD_NAME?.trim() || `portal-${process.pid}`,
     podNamespace: env.POD_NAMESPACE?.trim() || namespace,

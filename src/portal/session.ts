@@ -1,7 +1,11 @@
 // Sessions live in the browser, sealed: AES-256-GCM over a JSON payload with an expiry, so a
 // tampered or expired cookie simply does not open. A sealed cookie alone cannot be taken back, so
 // each carries its user's session generation, which every request compares with the one stored
-// server-side (user-tokens.ts): logout and a refusal at the issuer replace it. The key comes from a Secret every replica reads (created with 32 random bytes if missing).
+// server-side (user-tokens.ts): logout and a refusal at the issuer replace it.
+// The keys come from a Secret every replica reads (created with one random 32-byte key if missing).
+// It may hold several (issue 29, Medium 7): entries `key` and `key-<suffix>`, ordered by name; the
+// last (newest) seals, every one opens. Rotation adds a key and later drops the oldest, so the
+// refresh tokens sealed under the old key stay readable until the group refresh re-seals them.
 // Two cookies, both `__Host-` (Secure, Path=/, no Domain): the session (≤ 8 h) and a short-lived
 // pre-login cookie holding the OIDC state, nonce and PKCE verifier between redirect and callback.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
@@ -36,8 +40,15 @@ export interface PendingLogin {
   readonly exp: number;
 }
 
+/** The session keys, oldest first: the last seals, every one opens. A single Buffer is a ring of one. */
+export type SessionKeys = Buffer | readonly Buffer[];
+
+const ring = (keys: SessionKeys): readonly Buffer[] => (Buffer.isBuffer(keys) ? [keys] : keys);
+
 /** `purpose` is bound into the ciphertext, so a pre-login cookie can never be replayed as a session. */
-export function seal(key: Buffer, purpose: string, payload: object): string {
+export function seal(keys: SessionKeys, purpose: string, payload: object): string {
+  const all = ring(keys);
+  const key = all[all.length - 1];
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(purpose));
@@ -45,11 +56,26 @@ export function seal(key: Buffer, purpose: string, payload: object): string {
   return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
 }
 
-/** The payload, or undefined when the value was tampered with, sealed for another purpose or expired. */
-export function unseal<T extends { exp: number }>(key: Buffer, purpose: string, value: string | undefined, nowSeconds = Date.now() / 1000): T | undefined {
+/** The payload, or undefined when the value was tampered with, sealed for another purpose or under no key of the ring, or expired. */
+export function unseal<T extends { exp: number }>(keys: SessionKeys, purpose: string, value: string | undefined, nowSeconds = Date.now() / 1000): T | undefined {
+  return unsealWith<T>(keys, purpose, value, nowSeconds)?.payload;
+}
+
+/** As `unseal`, also saying whether the newest key sealed it (else the group refresh re-seals it). */
+export function unsealWith<T extends { exp: number }>(keys: SessionKeys, purpose: string, value: string | undefined, nowSeconds = Date.now() / 1000): { payload: T; newest: boolean } | undefined {
   if (!value) return undefined;
   const raw = Buffer.from(value, 'base64url');
   if (raw.length <= IV_BYTES + TAG_BYTES) return undefined;
+  const all = ring(keys);
+  // Newest first: after a rotation almost everything is sealed under it.
+  for (let i = all.length - 1; i >= 0; i--) {
+    const payload = openWith<T>(all[i], purpose, raw, nowSeconds);
+    if (payload) return { payload, newest: i === all.length - 1 };
+  }
+  return undefined;
+}
+
+function openWith<T extends { exp: number }>(key: Buffer, purpose: string, raw: Buffer, nowSeconds: number): T | undefined {
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
     decipher.setAAD(Buffer.from(purpose));
@@ -68,17 +94,25 @@ export function newSession(user: { sub: string; username: string; groups: readon
   return { sub: user.sub, username: user.username, groups: [...user.groups], generation: user.generation, csrf: randomBytes(24).toString('base64url'), exp: Math.floor(nowSeconds + Math.min(maxSeconds, SESSION_MAX_SECONDS)) };
 }
 
+/** Data entries of the session Secret that hold keys: `key` (the first one) and `key-<suffix>`. */
+const KEY_ENTRY = /^key(-[A-Za-z0-9._-]+)?$/;
+
 /**
- * The session key from Secret `name` (data key `key`, 32 bytes), created with a random key if
- * missing. Replicas racing to create it all end up reading the one that won.
+ * The session keys from Secret `name` (entries `key` and `key-<suffix>`, 32 bytes each, base64),
+ * oldest first by entry name, so `key-<UTC timestamp>` entries added later are newer. The Secret
+ * is created with one random `key` if missing; replicas racing to create it all read the winner.
  */
-export async function loadSessionKey(client: KubeRest, namespace: string, name: string): Promise<Buffer> {
+export async function loadSessionKeys(client: KubeRest, namespace: string, name: string): Promise<Buffer[]> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const secret = await client.get<{ apiVersion: string; kind: string; metadata: { name: string }; data?: Record<string, string> }>(objectRef('v1', 'Secret', name, namespace));
     if (secret) {
-      const key = Buffer.from(secret.data?.key ?? '', 'base64');
-      if (key.length !== KEY_BYTES) throw new Error(`Secret ${namespace}/${name}: data.key must hold ${KEY_BYTES} bytes (base64); delete the Secret and the portal creates a new one (everyone logs in again)`);
-      return key;
+      const entries = Object.keys(secret.data ?? {}).filter((k) => KEY_ENTRY.test(k)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      if (entries.length === 0) throw new Error(`Secret ${namespace}/${name}: no session key; add an entry key-<UTC timestamp> holding ${KEY_BYTES} random bytes (base64), see docs/key-portal.md "Rotating the session key"`);
+      return entries.map((entry) => {
+        const key = Buffer.from(secret.data?.[entry] ?? '', 'base64');
+        if (key.length !== KEY_BYTES) throw new Error(`Secret ${namespace}/${name}: data.${entry} must hold ${KEY_BYTES} bytes (base64); replace or remove that entry (docs/key-portal.md "Rotating the session key")`);
+        return key;
+      });
     }
     try {
       await client.create(

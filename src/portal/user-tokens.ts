@@ -8,9 +8,12 @@
 // user's current groups (as of their login or the latest group refresh) and a session generation
 // each session cookie carries. Logout and a refusal replace the generation, so every older cookie
 // of the user stops working at its next request, on every replica.
+// It also counts the user's consecutive failed group refreshes (issue 29, Medium 7): an issuer
+// error other than a refusal, or no readable refresh token, since `refreshFailingSince`; after
+// `portal.groupRefreshFailClosedSeconds` of that the group refresh treats the user as refused.
 import { createHash, randomBytes } from 'node:crypto';
 import { KubeObject, KubeRest, isConflict, isNotFound, objectRef } from '../kube/rest';
-import { seal, unseal } from './session';
+import { SessionKeys, seal, unsealWith } from './session';
 
 export const LABEL_PORTAL_USER = 'llm.nebari.dev/portal-user';
 const PURPOSE = 'refresh-token';
@@ -22,18 +25,30 @@ export interface StoredUser {
   readonly secretName: string;
   readonly sub: string;
   readonly username: string;
-  /** The issuer refused this user's refresh and they have not logged in since. */
+  /** The issuer refused this user's refresh (or it failed closed) and they have not logged in since. */
   readonly refused: boolean;
-  /** Absent once refused, or when sealed with an older session key. */
+  /** Who refused: the issuer (`invalid_grant`) or the portal, failing closed; absent in Secrets marked before it was stored. */
+  readonly refusedBy?: RefusedBy;
+  /** Absent once refused, when the issuer gave none, or when no session key opens it. */
   readonly refreshToken?: string;
+  /** Whether a refresh token is stored but no session key opens it (the key it was sealed with is gone). */
+  readonly refreshTokenUnreadable: boolean;
+  /** Whether the token was sealed with an older session key (the group refresh re-seals it with the newest). */
+  readonly refreshTokenOnOldKey: boolean;
+  /** When the user's group refreshes started failing (no refusal, no success since); absent while they succeed. */
+  readonly refreshFailingSince?: Date;
+  /** Consecutive failed group refreshes. */
+  readonly refreshFailures: number;
   /** The groups of the user's login or of the latest group refresh; absent in Secrets written before they were stored. */
   readonly groups?: readonly string[];
 }
 
 /** What every request of a session is checked against. */
 export interface UserState {
-  /** The issuer refused this user's refresh and they have not logged in since. */
+  /** The issuer refused this user's refresh (or it failed closed) and they have not logged in since. */
   readonly refused: boolean;
+  /** Who refused (see StoredUser.refusedBy). */
+  readonly refusedBy?: RefusedBy;
   /** The generation a session cookie must carry; absent in Secrets written before it existed. */
   readonly generation?: string;
   /** The user's current groups (see StoredUser.groups). */
@@ -54,6 +69,7 @@ const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 const unb64 = (s: string | undefined) => Buffer.from(s ?? '', 'base64').toString('utf8');
 /** Random rather than a counter: a deleted and recreated Secret never brings an old cookie back to life. */
 const newGeneration = () => randomBytes(18).toString('base64url');
+const CLEAR_FAILURES = { refreshFailingSince: null, refreshFailures: null };
 
 function groupsOf(secret: SecretObject): string[] | undefined {
   if (secret.data?.groups === undefined) return undefined;
@@ -69,7 +85,8 @@ function groupsOf(secret: SecretObject): string[] | undefined {
 function stateOf(secret: SecretObject): UserState {
   const generation = unb64(secret.data?.sessionGeneration);
   const groups = groupsOf(secret);
-  return { refused: !!secret.data?.refusedAt, ...(generation ? { generation } : {}), ...(groups ? { groups } : {}) };
+  const refusedBy = secret.data?.refusedAt && secret.data.refusedBy ? (unb64(secret.data.refusedBy) as RefusedBy) : undefined;
+  return { refused: !!secret.data?.refusedAt, ...(refusedBy ? { refusedBy } : {}), ...(generation ? { generation } : {}), ...(groups ? { groups } : {}) };
 }
 
 /**
@@ -77,7 +94,7 @@ function stateOf(secret: SecretObject): UserState {
  * and returns the session generation the new session cookie carries (the current one, so a login
  * does not end the user's other sessions; a new one when the Secret is new or predates generations).
  */
-export async function recordLogin(client: KubeRest, namespace: string, key: Buffer, user: { sub: string; username: string; groups: readonly string[]; refreshToken?: string }): Promise<string> {
+export async function recordLogin(client: KubeRest, namespace: string, key: SessionKeys, user: { sub: string; username: string; groups: readonly string[]; refreshToken?: string }): Promise<string> {
   const name = userSecretName(user.sub);
   const ref = objectRef('v1', 'Secret', name, namespace);
   const data: Record<string, string> = { subject: b64(user.sub), username: b64(user.username), groups: b64(JSON.stringify(user.groups)) };
@@ -93,8 +110,8 @@ export async function recordLogin(client: KubeRest, namespace: string, key: Buff
     } catch (err) {
       if (!isConflict(err)) throw err;
     }
-    // Logging in again lifts a refusal.
-    const patched = await client.mergePatch<SecretObject>(ref, { data: { ...data, refusedAt: null } }, { fieldManager: FIELD_MANAGER });
+    // Logging in again lifts a refusal, and proves the user to the issuer: the failure count restarts.
+    const patched = await client.mergePatch<SecretObject>(ref, { data: { ...data, refusedAt: null, refusedBy: null, refusedReason: null, ...CLEAR_FAILURES } }, { fieldManager: FIELD_MANAGER });
     const current = stateOf(patched).generation;
     if (current) return current;
     try {
@@ -129,7 +146,8 @@ export async function saveGroups(client: KubeRest, namespace: string, sub: strin
   await client.mergePatch(objectRef('v1', 'Secret', userSecretName(sub), namespace), { data: { groups: b64(JSON.stringify(groups)) } }, { fieldManager: FIELD_MANAGER });
 }
 
-export async function saveRefreshToken(client: KubeRest, namespace: string, key: Buffer, user: { sub: string; username: string; refreshToken: string }): Promise<void> {
+/** A refresh token the issuer handed out: the failure count restarts. */
+export async function saveRefreshToken(client: KubeRest, namespace: string, key: SessionKeys, user: { sub: string; username: string; refreshToken: string }): Promise<void> {
   const data = {
     subject: b64(user.sub),
     username: b64(user.username),
@@ -137,7 +155,7 @@ export async function saveRefreshToken(client: KubeRest, namespace: string, key:
   };
   const name = userSecretName(user.sub);
   // Logging in again lifts a refusal.
-  const patch = { data: { ...data, refusedAt: null } };
+  const patch = { data: { ...data, refusedAt: null, refusedBy: null, refusedReason: null, ...CLEAR_FAILURES } };
   try {
     await client.create(
       { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace, labels: { [LABEL_PORTAL_USER]: userHash(user.sub), 'app.kubernetes.io/part-of': 'nebari-llm-serving', 'app.kubernetes.io/component': 'key-portal' } }, type: 'Opaque', data } as KubeObject,
@@ -151,24 +169,76 @@ export async function saveRefreshToken(client: KubeRest, namespace: string, key:
 
 /**
  * Every user the portal stored: refused ones (their token dropped) with `refused` set, the others
- * with the token when it still opens with `key` (a token sealed with an older key is left out).
+ * with the token when a session key still opens it (`refreshTokenUnreadable` when none does).
  */
-export async function listStoredUsers(client: KubeRest, namespace: string, key: Buffer): Promise<StoredUser[]> {
+export async function listStoredUsers(client: KubeRest, namespace: string, key: SessionKeys): Promise<StoredUser[]> {
   const { items } = await client.list<SecretObject>('v1', 'Secret', { namespace, labelSelector: LABEL_PORTAL_USER });
   const users: StoredUser[] = [];
   for (const s of items) {
     const sub = unb64(s.data?.subject);
     if (!sub) continue;
-    const opened = unseal<{ token: string; exp: number }>(key, PURPOSE, unb64(s.data?.refreshToken));
+    const sealed = unb64(s.data?.refreshToken);
+    const opened = unsealWith<{ token: string; exp: number }>(key, PURPOSE, sealed);
     const groups = groupsOf(s);
-    users.push({ secretName: s.metadata.name, sub, username: unb64(s.data?.username), refused: !!s.data?.refusedAt, ...(opened ? { refreshToken: opened.token } : {}), ...(groups ? { groups } : {}) });
+    const since = new Date(unb64(s.data?.refreshFailingSince));
+    users.push({
+      secretName: s.metadata.name,
+      sub,
+      username: unb64(s.data?.username),
+      refused: !!s.data?.refusedAt,
+      ...(s.data?.refusedBy ? { refusedBy: unb64(s.data.refusedBy) as RefusedBy } : {}),
+      ...(opened ? { refreshToken: opened.payload.token } : {}),
+      refreshTokenUnreadable: !!sealed && !opened,
+      refreshTokenOnOldKey: !!opened && !opened.newest,
+      ...(Number.isNaN(since.getTime()) ? {} : { refreshFailingSince: since }),
+      refreshFailures: Number(unb64(s.data?.refreshFailures)) || 0,
+      ...(groups ? { groups } : {}),
+    });
   }
   return users;
 }
 
-/** The issuer refused this user's refresh: forget the token, remember the refusal, end their sessions. */
-export async function markRefused(client: KubeRest, namespace: string, sub: string, at = new Date()): Promise<void> {
-  await client.mergePatch(objectRef('v1', 'Secret', userSecretName(sub), namespace), { data: { refreshToken: null, refusedAt: b64(at.toISOString()), sessionGeneration: b64(newGeneration()) } }, { fieldManager: FIELD_MANAGER });
+export type RefusedBy = 'issuer' | 'fail-closed';
+
+/**
+ * The issuer refused this user's refresh, or it failed for longer than the portal allows
+ * (`failedClosed`: why): forget the token, remember the refusal (by whom and why), end their sessions.
+ */
+export async function markRefused(client: KubeRest, namespace: string, sub: string, at = new Date(), failedClosed?: string): Promise<void> {
+  const by: RefusedBy = failedClosed ? 'fail-closed' : 'issuer';
+  const reason = failedClosed ?? 'the identity provider refused the refresh (invalid_grant)';
+  await client.mergePatch(
+    objectRef('v1', 'Secret', userSecretName(sub), namespace),
+    { data: { refreshToken: null, refusedAt: b64(at.toISOString()), refusedBy: b64(by), refusedReason: b64(reason), sessionGeneration: b64(newGeneration()), ...CLEAR_FAILURES } },
+    { fieldManager: FIELD_MANAGER },
+  );
+}
+
+/** The same token sealed with the newest session key, so the older key can be dropped (rotation). */
+export async function resealRefreshToken(client: KubeRest, namespace: string, key: SessionKeys, sub: string, refreshToken: string): Promise<void> {
+  const sealed = seal(key, PURPOSE, { token: refreshToken, exp: Math.floor(Date.now() / 1000) + STORE_SECONDS });
+  await client.mergePatch(objectRef('v1', 'Secret', userSecretName(sub), namespace), { data: { refreshToken: b64(sealed) } }, { fieldManager: FIELD_MANAGER });
+}
+
+/** One more failed group refresh of the user, failing since `since`. */
+export async function recordRefreshFailure(client: KubeRest, namespace: string, sub: string, since: Date, failures: number): Promise<void> {
+  await client.mergePatch(objectRef('v1', 'Secret', userSecretName(sub), namespace), { data: { refreshFailingSince: b64(since.toISOString()), refreshFailures: b64(String(failures)) } }, { fieldManager: FIELD_MANAGER });
+}
+
+/** The user's group refresh worked again. */
+export async function clearRefreshFailures(client: KubeRest, namespace: string, sub: string): Promise<void> {
+  await client.mergePatch(objectRef('v1', 'Secret', userSecretName(sub), namespace), { data: CLEAR_FAILURES }, { fieldManager: FIELD_MANAGER });
+}
+
+/** Whether the user's stored refresh token can be used: the group refresh can only take keys back from users with one. */
+export type RefreshTokenState = 'readable' | 'missing' | 'unreadable';
+
+/** What a mint checks first: the refusal mark, and whether the group refresh can track the user. */
+export async function mintStanding(client: KubeRest, namespace: string, keys: SessionKeys, sub: string): Promise<{ refused: boolean; refreshToken: RefreshTokenState }> {
+  const secret = await client.get<SecretObject>(objectRef('v1', 'Secret', userSecretName(sub), namespace));
+  const sealed = unb64(secret?.data?.refreshToken);
+  const refreshToken: RefreshTokenState = !sealed ? 'missing' : unsealWith(keys, PURPOSE, sealed) ? 'readable' : 'unreadable';
+  return { refused: !!secret?.data?.refusedAt, refreshToken };
 }
 
 /** Whether the issuer refused this user's last refresh (they must log in again before minting). */

@@ -82,6 +82,7 @@ let provider: TestIssuer;
 let portal: Proc;
 let browser: Browser;
 let portalUrl: string;
+let metricsUrl: string;
 const accountsFile = path.join(os.tmpdir(), `${ns}-accounts.json`);
 const contexts: BrowserContext[] = [];
 const timings: string[] = [];
@@ -178,6 +179,8 @@ beforeAll(async () => {
   setAccounts(ACCOUNTS);
   const port = await freePort();
   portalUrl = `http://127.0.0.1:${port}`;
+  const metricsPort = await freePort();
+  metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   provider = await startTestIssuer({ accountsFile, redirectUri: `${portalUrl}/auth/callback`, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
   const issuer = provider.url;
   portal = startProcess('portal', ['-r', 'ts-node/register/transpile-only', path.join(repoRoot, 'src/portal/main.ts')], {
@@ -193,6 +196,7 @@ beforeAll(async () => {
     NLS_PORTAL_GROUP_REFRESH_SECONDS: String(REFRESH_SECONDS),
     NLS_PORTAL_SESSION_SECRET: 'portal-session',
     NLS_PORTAL_PORT: String(port),
+    NLS_PORTAL_METRICS_PORT: String(metricsPort),
     NLS_PORTAL_BIND_ADDRESS: '127.0.0.1',
     POD_NAME: 'portal-0',
     POD_NAMESPACE: ns,
@@ -413,6 +417,22 @@ it('revokes exactly the keys a user\'s groups stop granting after one refresh ro
     const messages = await revocationEvents();
     return messages.some((m) => m.includes('user-lost-access')) && messages.some((m) => m.includes('user-refresh-refused'));
   }, { timeoutMs: 10_000 });
+});
+
+it('reports the group refresh on its own metrics port, not on the routed one (issue 29, Medium 7)', async () => {
+  // Gauges are set at the end of each round; the revocations above are counted by reason.
+  const metric = async (name: string) => Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(await (await fetch(metricsUrl)).text())?.[1] ?? NaN);
+  await waitFor('a round after the refusal reported', async () => (await metric('nls_portal_users_refused')) >= 1, { timeoutMs: 30_000 });
+  expect(await metric('nls_portal_group_refresh_leader')).toBe(1);
+  expect(await metric('nls_portal_keys_revoked_total{reason="user-lost-access"}')).toBe(1);
+  expect(await metric('nls_portal_keys_revoked_total{reason="user-refresh-refused"}')).toBeGreaterThanOrEqual(1);
+  // Every user logged in through the provider, which grants refresh tokens: none untracked, none failing.
+  expect(await metric('nls_portal_users_without_refresh_token')).toBe(0);
+  expect(await metric('nls_portal_users_refresh_token_unreadable')).toBe(0);
+  expect(await metric('nls_portal_users_refresh_failing')).toBe(0);
+  // The routed port (what the HTTPRoute exposes) has no metrics: without a session it sends to the login.
+  const routed = await fetch(`${portalUrl}/metrics`, { redirect: 'manual' });
+  expect(routed.status).toBe(302);
 });
 
 it('takes everyone\'s keys and the audit log away from a demoted admin\'s old session once the group refresh sees the demotion', async () => {

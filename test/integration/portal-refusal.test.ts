@@ -4,16 +4,22 @@
 // placed exactly inside the window the review found: after the round listed keys, before it
 // recorded the refusal. Before the fix that key was never revoked (the round revoked from its
 // snapshot, and later rounds skipped refused users).
+// Issue 29, Medium 7 (group revocation failed open, silently), last in this file: a user whose
+// refresh keeps failing for another reason, or who has no readable refresh token, loses their keys
+// after the fail-closed period; rotating the session key keeps stored tokens readable; the round's
+// numbers reach the portal's metrics.
 import { randomBytes } from 'node:crypto';
 import { applyObject, createNamespace, kubeConfig, uniqueName } from '../support/cluster';
 import { KubeRest, objectRef } from '../../src/kube/rest';
 import { listKeys, mintKey } from '../../src/api-keys/key-store';
 import { readAuditEntries } from '../../src/api-keys/audit-log';
 import { CLEANUP_FINALIZER } from '../../src/api/common';
-import { refreshRound } from '../../src/portal/group-refresh';
+import { REFRESH_FAILING_REASON, RefreshDeps, refreshRound } from '../../src/portal/group-refresh';
+import { portalMetrics } from '../../src/portal/metrics';
+import { loadSessionKeys } from '../../src/portal/session';
 import { MintRefusedError, mintPortalKey } from '../../src/portal/keys';
 import { RefreshRefusedError } from '../../src/portal/oidc';
-import { endSessions, isRefused, readUserState, recordLogin, saveRefreshToken } from '../../src/portal/user-tokens';
+import { endSessions, isRefused, listStoredUsers, mintStanding, readUserState, recordLogin, saveRefreshToken } from '../../src/portal/user-tokens';
 import { EventRecorder } from '../../src/runtime/events';
 import { createLogger } from '../../src/runtime/log';
 import { DEFAULT_KEY_LIMITS } from '../../src/translate/keys/limits';
@@ -124,4 +130,115 @@ it('keeps each user\'s session generation and current groups server-side: a logi
   expect(refused.generation).not.toBe(second);
   // Logging out a user the portal stores nothing for is not an error.
   await expect(endSessions(client, ns, 'nobody-subject')).resolves.toBeUndefined();
+});
+
+describe('group revocation fails closed (issue 29, Medium 7)', () => {
+  const t0 = new Date('2026-12-04T00:00:00Z');
+  const hours = (h: number) => new Date(t0.getTime() + h * 3_600_000);
+  /** A round at `at`, the issuer answering with `answer` for users the test owns; other (earlier, refused) users are never refreshed. */
+  function round(at: Date, answer: (sub: string, token: string) => Promise<never> | Promise<{ sub: string; username: string; groups: string[] }>, extra: Partial<RefreshDeps> = {}) {
+    return refreshRound({ ...deps(((token: string, sub: string) => answer(sub, token)) as never), failClosedAfterSeconds: 86_400, now: () => at, ...extra });
+  }
+  const unreachable = async () => {
+    throw new TypeError('fetch failed');
+  };
+  const keysOf = async (sub: string) => (await listKeys(client, model)).filter((k) => k.subject === sub).map((k) => k.clientId);
+
+  it('keeps the keys of a user whose refresh fails for another reason until the period ends, then revokes them and marks the user refused, on the record', async () => {
+    const dave = { sub: 'dave-subject', username: 'dave@example.com' };
+    await recordLogin(client, ns, sessionKey, { ...dave, groups: ['ml-team'], refreshToken: 'dave-refresh-token' });
+    const key = await mintPortalKey(client, model, { ...dave, description: 'dave laptop', grant, expiresAt: expiresAt(), limits: DEFAULT_KEY_LIMITS });
+    const metrics = portalMetrics();
+
+    expect(await round(t0, unreachable, { metrics })).toMatchObject({ failed: 1, failedClosed: 0, revoked: 0 });
+    expect(await round(hours(23), unreachable, { metrics })).toMatchObject({ failed: 1, failedClosed: 0, revoked: 0 });
+    expect(await keysOf(dave.sub)).toEqual([key.clientId]);
+    expect((await listStoredUsers(client, ns, sessionKey)).find((u) => u.sub === dave.sub)).toMatchObject({ refreshFailures: 2, refreshFailingSince: t0, refused: false });
+    expect(await metrics.registry.getSingleMetricAsString('nls_portal_users_refresh_failing')).toMatch(/^nls_portal_users_refresh_failing 1$/m);
+
+    // A day after the first failure: nobody could confirm dave's access all that time.
+    expect(await round(hours(24), unreachable, { metrics })).toMatchObject({ failed: 1, failedClosed: 1, revoked: 1 });
+    expect(await keysOf(dave.sub)).toEqual([]);
+    expect(await isRefused(client, ns, dave.sub)).toBe(true);
+    const audit = (await readAuditEntries(client, ns, {})).filter((e) => e.clientId === key.clientId && e.action === 'access-revoked');
+    expect(audit).toEqual([expect.objectContaining({ actor: 'portal', reason: REFRESH_FAILING_REASON, subject: dave.sub })]);
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/^nls_portal_keys_revoked_total\{reason="user-refresh-failing"\} 1$/m);
+    expect(text).toMatch(/^nls_portal_users_failed_closed_total 1$/m);
+    expect(text).toMatch(/^nls_portal_users_refresh_failing 0$/m);
+    expect((await listStoredUsers(client, ns, sessionKey)).find((u) => u.sub === dave.sub)).toMatchObject({ refused: true, refusedBy: 'fail-closed' });
+    // A key of his found in a later round (written by other means) goes too, for the same reason.
+    const later = await mintKey(client, model, dave.username, 'later', { subject: dave.sub, groups: ['ml-team'], grantedBy: 'groups', source: 'portal', waitMs: 30_000 });
+    expect(await round(hours(25), unreachable)).toMatchObject({ revoked: 1 });
+    expect((await readAuditEntries(client, ns, {})).find((e) => e.clientId === later.clientId && e.action === 'access-revoked')).toMatchObject({ reason: REFRESH_FAILING_REASON });
+    // Logging in again (the issuer confirms dave) lifts the mark and restarts the count.
+    await recordLogin(client, ns, sessionKey, { ...dave, groups: ['ml-team'], refreshToken: 'dave-refresh-token-2' });
+    expect((await listStoredUsers(client, ns, sessionKey)).find((u) => u.sub === dave.sub)).toMatchObject({ refused: false, refreshFailures: 0 });
+    expect((await listStoredUsers(client, ns, sessionKey)).find((u) => u.sub === dave.sub)?.refreshFailingSince).toBeUndefined();
+  });
+
+  it('restarts the count when a refresh succeeds again', async () => {
+    const erin = { sub: 'erin-subject', username: 'erin@example.com' };
+    await recordLogin(client, ns, sessionKey, { ...erin, groups: ['ml-team'], refreshToken: 'erin-refresh-token' });
+    const answers = (sub: string) => (sub === erin.sub ? Promise.resolve({ sub, username: erin.username, groups: ['ml-team'] }) : unreachable());
+    await round(t0, (sub) => (sub === erin.sub ? unreachable() : answers(sub)));
+    await round(hours(20), answers);
+    await round(hours(21), (sub) => (sub === erin.sub ? unreachable() : answers(sub)));
+    // Failing since 21 h, not since 0 h: a day after 0 h is no reason to revoke.
+    await round(hours(30), (sub) => (sub === erin.sub ? unreachable() : answers(sub)));
+    expect(await isRefused(client, ns, erin.sub)).toBe(false);
+    expect((await listStoredUsers(client, ns, sessionKey)).find((u) => u.sub === erin.sub)).toMatchObject({ refreshFailures: 2, refreshFailingSince: hours(21) });
+  });
+
+  it('counts users without a refresh token and with one no key opens, refuses their mints, and fails them closed after the period', async () => {
+    const frank = { sub: 'frank-subject', username: 'frank@example.com' };
+    const gina = { sub: 'gina-subject', username: 'gina@example.com' };
+    await recordLogin(client, ns, sessionKey, { ...frank, groups: ['ml-team'] });
+    // gina's token was sealed with a key that is gone (the session Secret was deleted and recreated).
+    await recordLogin(client, ns, randomBytes(32), { ...gina, groups: ['ml-team'], refreshToken: 'gina-refresh-token' });
+    expect(await mintStanding(client, ns, sessionKey, frank.sub)).toEqual({ refused: false, refreshToken: 'missing' });
+    expect(await mintStanding(client, ns, sessionKey, gina.sub)).toEqual({ refused: false, refreshToken: 'unreadable' });
+    // Keys they hold from before (minted when the portal still allowed it, or by other means).
+    for (const u of [frank, gina]) await mintKey(client, model, u.username, 'older key', { subject: u.sub, groups: ['ml-team'], grantedBy: 'groups', source: 'portal', waitMs: 30_000 });
+    const metrics = portalMetrics();
+    const everyoneElse = (sub: string) => Promise.resolve({ sub, username: sub, groups: ['ml-team'] });
+    const first = await round(t0, (sub) => (sub === frank.sub || sub === gina.sub ? Promise.reject(new Error(`${sub} has no usable token`)) : everyoneElse(sub)), { metrics });
+    expect(first).toMatchObject({ withoutRefreshToken: 1, unreadable: 1, failedClosed: 0 });
+    expect(await metrics.registry.getSingleMetricAsString('nls_portal_users_without_refresh_token')).toMatch(/^nls_portal_users_without_refresh_token 1$/m);
+    expect(await metrics.registry.getSingleMetricAsString('nls_portal_users_refresh_token_unreadable')).toMatch(/^nls_portal_users_refresh_token_unreadable 1$/m);
+    expect(await keysOf(frank.sub)).toHaveLength(1);
+
+    const last = await round(hours(24), everyoneElse, { metrics });
+    expect(last).toMatchObject({ failedClosed: 2, withoutRefreshToken: 0, unreadable: 0 });
+    expect([await keysOf(frank.sub), await keysOf(gina.sub)]).toEqual([[], []]);
+    expect([await isRefused(client, ns, frank.sub), await isRefused(client, ns, gina.sub)]).toEqual([true, true]);
+  });
+
+  it('rotates the session key with a key list: tokens sealed with the old key stay readable, are re-sealed with the new one, and the old key can then be dropped', async () => {
+    const secretName = 'rotation-session';
+    const [oldKey] = await loadSessionKeys(client, ns, secretName);
+    const hana = { sub: 'hana-subject', username: 'hana@example.com' };
+    await recordLogin(client, ns, [oldKey], { ...hana, groups: ['ml-team'], refreshToken: 'hana-refresh-token' });
+    // Rotation, as docs/key-portal.md describes it: add a newer key entry; the portal loads both.
+    const added = randomBytes(32);
+    await client.mergePatch(objectRef('v1', 'Secret', secretName, ns), { data: { 'key-20261204T090000Z': added.toString('base64') } });
+    const ring = await loadSessionKeys(client, ns, secretName);
+    expect(ring).toEqual([oldKey, added]);
+    const seen: string[] = [];
+    const answer = (sub: string, token: string) => {
+      if (sub === hana.sub) seen.push(token);
+      return Promise.resolve({ sub, username: sub, groups: ['ml-team'] });
+    };
+    const metrics = portalMetrics();
+    expect(await round(t0, answer, { sessionKey: ring, metrics })).toMatchObject({ onOldKey: 0 });
+    expect(await metrics.registry.getSingleMetricAsString('nls_portal_users_refresh_token_old_key')).toMatch(/ 0$/m);
+    // The old key dropped: hana's token opens with the new key alone, and a cookie sealed with the old key does not (everyone logs in again).
+    await client.jsonPatch(objectRef('v1', 'Secret', secretName, ns), [{ op: 'remove', path: '/data/key' }]);
+    const rotated = await loadSessionKeys(client, ns, secretName);
+    expect(rotated).toEqual([added]);
+    expect((await listStoredUsers(client, ns, rotated)).find((u) => u.sub === hana.sub)).toMatchObject({ refreshToken: 'hana-refresh-token', refreshTokenUnreadable: false });
+    await round(hours(1), answer, { sessionKey: rotated });
+    expect(seen).toEqual(['hana-refresh-token', 'hana-refresh-token']);
+    expect(await isRefused(client, ns, hana.sub)).toBe(false);
+  });
 });

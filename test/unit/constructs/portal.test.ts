@@ -32,6 +32,19 @@ describe('key portal', () => {
     expect(objects.some((o) => o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding')).toBe(false);
   });
 
+  test('has its metrics scraped by a ServiceMonitor of its own when serviceMonitor.enabled', () => {
+    const withMonitor = (v: ChartValues) => {
+      enable(v);
+      v.serviceMonitor.enabled = true;
+      v.serviceMonitor.labels = { release: 'prometheus' };
+    };
+    expect(portalObjects(render(enable)).map((o) => o.kind)).not.toContain('ServiceMonitor');
+    const sm = find(render(withMonitor), 'ServiceMonitor', '-portal');
+    expect(sm.metadata.labels.release).toBe('prometheus');
+    expect(sm.spec.selector.matchLabels['app.kubernetes.io/component']).toBe('portal');
+    expect(sm.spec.endpoints).toEqual([{ port: 'metrics', path: '/metrics', interval: '30s' }]);
+  });
+
   test('runs the portal entrypoint of the operator image under the restricted profile', () => {
     const objects = render(enable);
     const portal = find(objects, 'Deployment', '-portal').spec.template.spec;
@@ -42,7 +55,11 @@ describe('key portal', () => {
     expect(c.command).toEqual([...operator.containers[0].command.slice(0, -1), '/app/lib/src/portal/main.js']);
     expect(c.securityContext).toEqual(operator.containers[0].securityContext);
     expect(portal.securityContext).toEqual(operator.securityContext);
-    expect(c.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
+    // Metrics on their own port, which the HTTPRoute does not route (issue 29, Medium 7).
+    expect(c.ports).toEqual([
+      { name: 'http', containerPort: 8080, protocol: 'TCP' },
+      { name: 'metrics', containerPort: 9090, protocol: 'TCP' },
+    ]);
     expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
     expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
     expect(c.resources).toEqual({ requests: { cpu: '20m', memory: '96Mi' }, limits: { memory: '256Mi' } });
@@ -80,6 +97,8 @@ describe('key portal', () => {
       NLS_PORTAL_KEYS_PER_USER_PER_MODEL: '10',
       NLS_PORTAL_MINTS_PER_USER_PER_HOUR: '20',
       NLS_PORTAL_GROUP_REFRESH_SECONDS: '300',
+      NLS_PORTAL_GROUP_REFRESH_FAIL_CLOSED_SECONDS: '86400',
+      NLS_PORTAL_METRICS_PORT: '9090',
       NLS_PORTAL_SESSION_SECRET: 'r1-nebari-llm-serving-portal-session',
       NLS_PORTAL_EXTERNAL_ENDPOINT: 'https://llm.example.com',
     });
@@ -164,20 +183,25 @@ describe('key portal', () => {
       hostnames: ['keys.example.org'],
       rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], backendRefs: [{ group: '', kind: 'Service', name: 'nebari-llm-serving-portal', port: 8080, weight: 1 }] }],
     });
-    expect(find(objects, 'Service', '-portal').spec.ports).toEqual([{ name: 'http', port: 8080, targetPort: 'http', protocol: 'TCP' }]);
+    expect(find(objects, 'Service', '-portal').spec.ports).toEqual([
+      { name: 'http', port: 8080, targetPort: 'http', protocol: 'TCP' },
+      { name: 'metrics', port: 9090, targetPort: 'metrics', protocol: 'TCP' },
+    ]);
     expect(env(find(objects, 'Deployment', '-portal')).NLS_PORTAL_URL).toBe('https://keys.example.org');
   });
 
-  test('admits ingress from the Gateway namespace unless peers are given; no policy without networkPolicy.enabled', () => {
+  test('admits ingress from the Gateway namespace unless peers are given, and to metrics from networkPolicy.metricsFrom; no policy without networkPolicy.enabled', () => {
     const ingress = (change: (v: ChartValues) => void) => find(render(change), 'NetworkPolicy', '-portal').spec.ingress;
-    expect(ingress(enable)).toEqual([{ ports: [{ port: 8080, protocol: 'TCP' }], from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'envoy-gateway-system' } } }] }]);
+    const metrics = { ports: [{ port: 9090, protocol: 'TCP' }] };
+    expect(ingress(enable)).toEqual([{ ports: [{ port: 8080, protocol: 'TCP' }], from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'envoy-gateway-system' } } }] }, metrics]);
     const peers = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'gw' } } }];
     expect(
       ingress((v) => {
         enable(v);
         v.portal.networkPolicy.from = peers;
+        v.networkPolicy.metricsFrom = peers;
       }),
-    ).toEqual([{ ports: [{ port: 8080, protocol: 'TCP' }], from: peers }]);
+    ).toEqual([{ ports: [{ port: 8080, protocol: 'TCP' }], from: peers }, { ...metrics, from: peers }]);
     expect(
       portalObjects(
         render((v) => {

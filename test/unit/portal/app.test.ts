@@ -130,6 +130,14 @@ describe('portal app', () => {
     expect((await app.request('/api/keys', { headers: { cookie: carol.cookie } })).status).toBe(401);
   });
 
+  it('says why when the portal failed a session\'s user closed (issue 29, Medium 7)', async () => {
+    const erin = loggedIn('erin', ['team-a']);
+    states.set('erin', { ...states.get('erin')!, refused: true, refusedBy: 'fail-closed' });
+    const res = await app.request('/api/keys', { headers: { cookie: erin.cookie } });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: string }).error).toBe('your session has ended (the identity provider could not confirm your access for too long); log in again');
+  });
+
   it('refuses a session the portal has no record of, and one sealed before session generations existed', async () => {
     const dave = loggedIn('dave', ['team-a']);
     states.delete('dave');

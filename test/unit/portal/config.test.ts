@@ -22,6 +22,8 @@ describe('portalConfigFromEnv', () => {
       keyExpiryMaxDays: 90,
       keyLimits: { keysPerUserPerModel: 10, mintsPerUserPerHour: 20 },
       groupRefreshSeconds: 300,
+      groupRefreshFailClosedSeconds: 86_400,
+      metricsPort: 9090,
       sessionSecretName: 'nls-portal-session',
       port: 8080,
     });
@@ -60,6 +62,8 @@ describe('portalConfigFromEnv', () => {
     [{ NLS_PORTAL_KEY_EXPIRY_MAX_DAYS: 'ten' }, /^NLS_PORTAL_KEY_EXPIRY_MAX_DAYS: "ten" is not a whole number/],
     [{ NLS_PORTAL_KEY_EXPIRY_DEFAULT_DAYS: '100' }, /^NLS_PORTAL_KEY_EXPIRY_DEFAULT_DAYS \(100\) is larger than NLS_PORTAL_KEY_EXPIRY_MAX_DAYS \(90\)/],
     [{ NLS_PORTAL_GROUP_REFRESH_SECONDS: '0' }, /^NLS_PORTAL_GROUP_REFRESH_SECONDS: "0" is not a whole number between 1/],
+    [{ NLS_PORTAL_GROUP_REFRESH_SECONDS: '600', NLS_PORTAL_GROUP_REFRESH_FAIL_CLOSED_SECONDS: '900' }, /^NLS_PORTAL_GROUP_REFRESH_FAIL_CLOSED_SECONDS \(900\) is shorter than two group refresh rounds/],
+    [{ NLS_PORTAL_GROUP_REFRESH_FAIL_CLOSED_SECONDS: '0' }, /^NLS_PORTAL_GROUP_REFRESH_FAIL_CLOSED_SECONDS: "0" is not a whole number between 1 and 2592000/],
     [{ NLS_PORTAL_QUOTA_TIERS: '{' }, /^NLS_PORTAL_QUOTA_TIERS is not valid JSON/],
     [{ NLS_PORTAL_QUOTA_TIERS: '{"default":"x","tiers":[]}' }, /^NLS_PORTAL_QUOTA_TIERS.tiers must be a non-empty list/],
     [{ NLS_PORTAL_QUOTA_TIERS: '{"default":"x","tiers":[{"name":"Big Tier"}]}' }, /^NLS_PORTAL_QUOTA_TIERS.tiers\[0\].name must be a lower-case DNS label/],

@@ -5,7 +5,7 @@
 // their mint form; a tier without groups stays open to everyone.
 import { randomBytes } from 'node:crypto';
 import { PortalUsers, createPortalApp } from '../../../src/portal/app';
-import { UserState } from '../../../src/portal/user-tokens';
+import { LABEL_PORTAL_USER, UserState, userHash, userSecretName } from '../../../src/portal/user-tokens';
 import { portalConfigFromEnv } from '../../../src/portal/config';
 import { SESSION_COOKIE, newSession, seal } from '../../../src/portal/session';
 import { CSRF_HEADER } from '../../../src/portal/csrf';
@@ -48,8 +48,16 @@ async function portal(limits: { keys: number; mints: number }) {
     const session = newSession({ sub: `sub-${username}`, username, groups, generation: `g-${username}` });
     states.set(session.sub, { refused: false, generation: session.generation, groups });
     const cookie = `${SESSION_COOKIE}=${seal(key, 'session', session)}`;
+    // Their login stored a refresh token (issue 29, Medium 7: no mint without one).
+    const stored = kube.put({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: userSecretName(session.sub), namespace: 'llm', labels: { [LABEL_PORTAL_USER]: userHash(session.sub) } },
+      data: { subject: Buffer.from(session.sub).toString('base64'), refreshToken: Buffer.from(seal(key, 'refresh-token', { token: 'rt', exp: Date.now() / 1000 + 3600 })).toString('base64') },
+    } as never);
     return {
       mint: async (body: Record<string, unknown>) => {
+        await stored;
         const res = await app.request('/api/keys', {
           method: 'POST',
           headers: { cookie, origin: ORIGIN, [CSRF_HEADER]: session.csrf, 'content-type': 'application/json' },

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { SESSION_MAX_SECONDS, newSession, seal, unseal } from '../../../src/portal/session';
+import { SESSION_MAX_SECONDS, loadSessionKeys, newSession, seal, unseal, unsealWith } from '../../../src/portal/session';
+import { MemoryKube } from '../api-keys/memory-kube';
 
 const key = randomBytes(32);
 
@@ -39,5 +40,46 @@ describe('sealed cookies', () => {
 
   it('refuses a payload without an expiry', () => {
     expect(unseal(key, 'x', seal(key, 'x', { sub: 'a' } as never))).toBeUndefined();
+  });
+});
+
+// Issue 29, Medium 7: rotating the session key must not make stored refresh tokens unreadable.
+describe('session key ring', () => {
+  const [k1, k2, k3] = [randomBytes(32), randomBytes(32), randomBytes(32)];
+
+  it('seals with the newest key and opens with every key of the ring, saying which were sealed with an older one', () => {
+    const before = seal([k1], 'refresh-token', { token: 't', exp: 2e9 });
+    const after = seal([k1, k2], 'refresh-token', { token: 't', exp: 2e9 });
+    expect(unseal(k2, 'refresh-token', after)).toEqual({ token: 't', exp: 2e9 });
+    expect(unseal(k1, 'refresh-token', after)).toBeUndefined();
+    expect(unsealWith([k1, k2], 'refresh-token', before)).toEqual({ payload: { token: 't', exp: 2e9 }, newest: false });
+    expect(unsealWith([k1, k2], 'refresh-token', after)).toEqual({ payload: { token: 't', exp: 2e9 }, newest: true });
+    // Once the old key is dropped, what only it sealed no longer opens.
+    expect(unseal([k2, k3], 'refresh-token', before)).toBeUndefined();
+  });
+
+  const secret = (data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'nls-portal-session', namespace: 'llm' }, data }) as never;
+
+  it('loads the keys of the session Secret oldest first by entry name, ignoring other entries', async () => {
+    const kube = new MemoryKube();
+    await kube.put(secret({ 'key-20261204T0900Z': k3.toString('base64'), key: k1.toString('base64'), 'key-20260101T0000Z': k2.toString('base64'), note: 'rotated by ops' }));
+    expect(await loadSessionKeys(kube, 'llm', 'nls-portal-session')).toEqual([k1, k2, k3]);
+  });
+
+  it('creates the Secret with one key when missing', async () => {
+    const kube = new MemoryKube();
+    const keys = await loadSessionKeys(kube, 'llm', 'nls-portal-session');
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toHaveLength(32);
+    expect(await loadSessionKeys(kube, 'llm', 'nls-portal-session')).toEqual(keys);
+  });
+
+  it('names the entry that is not a 32-byte key, and the Secret without any key', async () => {
+    const kube = new MemoryKube();
+    await kube.put(secret({ key: k1.toString('base64'), 'key-2026': Buffer.from('short').toString('base64') }));
+    await expect(loadSessionKeys(kube, 'llm', 'nls-portal-session')).rejects.toThrow('Secret llm/nls-portal-session: data.key-2026 must hold 32 bytes (base64)');
+    const empty = new MemoryKube();
+    await empty.put(secret({ note: 'x' }));
+    await expect(loadSessionKeys(empty, 'llm', 'nls-portal-session')).rejects.toThrow(/no session key; add an entry key-<UTC timestamp>/);
   });
 });
