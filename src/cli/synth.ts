@@ -4,7 +4,7 @@
 //   overrides and static models) into dist/custom/<release>/ (or --out), for a GitOps repository:
 //   values.yaml, manifests.yaml and models.yaml (the model objects to commit and apply).
 //   --preview also writes preview/derived-objects.yaml (the operator's gateway objects; never applied).
-//   --no-package skips the .tgz.
+//   --no-package skips the .tgz; --help prints the usage (synthUsage). Relative paths are the caller's (INIT_CWD).
 // Under `npx cdk8s synth` (cdk8s.yaml) the files go into $CDK8S_OUTDIR instead of the work tree.
 import { execFileSync } from 'child_process';
 import { createHash } from 'crypto';
