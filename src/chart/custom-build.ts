@@ -188,7 +188,7 @@ export async function resolveCustomBuild(config: unknown): Promise<CustomBuild> 
   const admitted = await admitModels(declared, namespace, values.webhook?.allowedImages ?? []);
   problems.push(...admitted.problems);
   const models = admitted.models;
-  if (declared.length > 0 && !values.platform.baseDomain) {
+  if (declared.length > 0 && !values.platform?.baseDomain) {
     problems.push('values.platform.baseDomain: required when models are declared (endpoint host names derive from it), e.g. example.com');
   }
   const names = declared.map((m) => `${String((m as CustomBuildModel)?.kind)}/${String((m as CustomBuildModel)?.metadata?.name)}`);

