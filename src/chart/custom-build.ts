@@ -1,19 +1,23 @@
 // Custom builds (`npm run synth -- --config my-build.yaml`): chart values overrides and static
 // models, rendered into a separate output a GitOps repository can consume. Every problem in the
 // config is reported with the key that causes it.
-import { TSchema, Type } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { Type } from '@sinclair/typebox';
 import { App, Chart } from 'cdk8s';
 import { stringify } from 'yaml';
-import { fullname, gatewayContextJson, plainCopy, quotasJson, StaticModels } from '../../constructs';
-import type { StaticModel } from '../../constructs/models';
+import { CHART_NAME, fullname, gatewayContextJson, plainCopy, quotasJson, StaticModels } from '../../constructs';
+import { StaticModelError, type StaticModel } from '../../constructs/models';
+import { defaultTierProblem, jwtAudiencesProblem } from '../../constructs/helpers';
+import { PORTAL_REQUIRED } from '../../constructs/portal';
 import { API_GROUP_VERSION, API_GROUP_VERSION_V1BETA1 } from '../api/common';
+import type { GatewayContext } from '../translate/gateway';
 import { generatedHeader } from '../generated-file';
 import { manifestStream } from './bundles';
 import { mergeValues } from './merge-values';
 import { DEFAULT_NAMESPACE, DEFAULT_RELEASE_NAME, plainObjects } from './render';
 import { crdObjects } from '../api/kinds';
 import { ChartValues, defaultValues, ValuesSchema } from './values-schema';
+import type { CustomBuildModel } from './build-config';
+import { schemaProblems } from './value-problems';
 
 export const CustomBuildSchema = Type.Object(
   {
@@ -32,11 +36,7 @@ export const CustomBuildSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export interface CustomBuildConfig {
-  release?: { name?: string; namespace?: string };
-  values?: Record<string, unknown>;
-  models?: Record<string, unknown>[];
-}
+export type { CustomBuildConfig, CustomBuildModel, ValuesOverrides } from './build-config';
 
 export interface CustomBuild {
   readonly releaseName: string;
@@ -50,15 +50,18 @@ export interface CustomBuild {
   readonly overrides: Record<string, unknown>;
   /** The admitted models, as the API server would store them (schema and webhook defaults filled in). */
   readonly models: StaticModel[];
+  /** What the cluster would warn about on admission (deprecated versions, rewritten host names), each prefixed with its model. */
+  readonly warnings: readonly string[];
 }
 
-/** Thrown with every problem of a config, one per line, each naming its key. */
-export class CustomBuildConfigError extends Error {}
-
-const pointerToKey = (prefix: string, pointer: string) => `${prefix}${pointer.replace(/^\//, '').split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('')}`.replace(/^\./, '');
-
-function typeboxProblems(schema: TSchema, value: unknown, prefix: string): string[] {
-  return [...Value.Errors(schema, value)].map((e) => `${pointerToKey(prefix, e.path)}: ${e.message}`);
+/** Thrown with every problem of a config, one per line, each naming its key; `warnings` as CustomBuild's. */
+export class CustomBuildConfigError extends Error {
+  constructor(
+    message: string,
+    readonly warnings: readonly string[] = [],
+  ) {
+    super(message);
+  }
 }
 
 /** Static model kinds (AgentDeployments are not rendered by a custom build). */
@@ -85,15 +88,17 @@ function modelIdentityProblem(model: Record<string, unknown>, at: string, namesp
  * the problems, each prefixed with `models[i]`. Undeclared fields are problems here: the API
  * server would drop them silently, which in a build is almost always a typo.
  */
-async function admitModels(models: Record<string, unknown>[], namespace: string, allowedImages: readonly string[]): Promise<{ models: StaticModel[]; problems: string[] }> {
+async function admitModels(models: unknown[], namespace: string, allowedImages: readonly string[]): Promise<{ models: StaticModel[]; problems: string[]; warnings: string[] }> {
   const problems: string[] = [];
+  const warnings: string[] = [];
   const candidates: Array<{ index: number; object: Record<string, unknown> }> = [];
   models.forEach((m, index) => {
+    if (!isMap(m)) return; // the build schema reports it
     const identity = modelIdentityProblem(m, `models[${index}]`, namespace);
     if (identity) problems.push(identity);
     else candidates.push({ index, object: { ...m, metadata: { ...(m.metadata as object), namespace } } });
   });
-  if (candidates.length === 0) return { models: [], problems };
+  if (candidates.length === 0) return { models: [], problems, warnings };
   // Loaded here so that a build without static models does not load the CEL machinery.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { admit, describeProblem } = require('../admission') as typeof import('../admission');
@@ -108,32 +113,91 @@ async function admitModels(models: Record<string, unknown>[], namespace: string,
       ...result.problems.map((p) => (p.field ? `${at}.${describeProblem(p)}` : `${at}: ${describeProblem(p)}`)),
     ];
     problems.push(...own);
+    // As `nls validate` prints them; unknown fields are problems here, not warnings.
+    const name = `${String(object.kind)} ${String((object.metadata as { name?: unknown }).name)}`;
+    warnings.push(...result.warnings.filter((w) => !w.startsWith('unknown field "')).map((w) => `${at} (${name}): ${w}`));
     if (own.length === 0) admitted.push(plainCopy(result.object) as unknown as StaticModel);
   }
-  return { models: admitted, problems };
+  return { models: admitted, problems, warnings };
 }
 
-/** Checks a parsed config and resolves it into values and defaulted models. */
+const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A message of the chart's install-time checks (Helm `fail`/`required`), reworded for a build
+ * file: the key it names is a key under `values:`, not a `--set` flag.
+ */
+function inBuildTerms(message: string): string {
+  return message.replace(/--set '?([\w.]+)=\{([^}]*)\}'?/g, 'values.$1: [$2]').replace(/--set '?([\w.]+)=([^'\s)]+)'?/g, 'values.$1: $2');
+}
+
+/**
+ * The chart's install-time checks (what `helm install` stops on after the schema passed), each
+ * keyed by the config key to change. A check runs only when the sections it reads have no schema
+ * problem (`schemaProblems`, lines starting `values.<section>`).
+ */
+export function chartValueProblems(values: ChartValues, schemaProblems: readonly string[] = []): string[] {
+  const wellFormed = (...sections: string[]) => !schemaProblems.some((p) => sections.some((s) => p.startsWith(`values.${s}.`) || p.startsWith(`values.${s}:`)));
+  const problems: Array<[string, string | undefined]> = [];
+  if (wellFormed('platform')) problems.push(['platform.jwt.audiences', jwtAudiencesProblem(values.platform.jwt)]);
+  if (wellFormed('quotas') && values.quotas.rateLimitBackend) problems.push(['quotas.defaultTier', defaultTierProblem(values.quotas)]);
+  if (wellFormed('platform', 'portal') && values.portal.enabled) {
+    problems.push(
+      ['portal.hostname', values.portal.hostname || values.platform.baseDomain ? undefined : PORTAL_REQUIRED.hostname],
+      ['platform.jwt.issuer', values.platform.jwt.issuer ? undefined : PORTAL_REQUIRED.issuer],
+      ['portal.oidc.clientId', values.portal.oidc.clientId ? undefined : PORTAL_REQUIRED.clientId],
+    );
+  }
+  return problems.filter(([, p]) => p).map(([key, p]) => `values.${key}: ${inBuildTerms(p!)}`);
+}
+
+/** The operator's gateway settings for these values, as the chart hands them over (NLS_GATEWAY_CONTEXT, NLS_QUOTAS). */
+function gatewayContextOf(values: ChartValues): GatewayContext {
+  const quotas = values.quotas.rateLimitBackend ? { quotas: JSON.parse(quotasJson(values.quotas)) } : {};
+  return { ...JSON.parse(gatewayContextJson(values.platform as unknown as Record<string, unknown>)), ...quotas };
+}
+
+/** Problems of the models the operator's translation would refuse with these values (BuildFailed in the cluster). */
+function translationProblems(models: StaticModel[], values: ChartValues): string[] {
+  try {
+    new StaticModels(new Chart(new App(), 'check'), 'models', { models, gatewayContext: gatewayContextOf(values), includeModels: false });
+    return [];
+  } catch (err) {
+    if (err instanceof StaticModelError) return err.message.split('\n');
+    throw err;
+  }
+}
+
+/**
+ * Checks a parsed config and resolves it into values and defaulted models. Every problem is
+ * reported at once: the build schema, the values schema, the chart's install-time checks and
+ * each model's admission; the operator's translation of the models once those pass (it depends
+ * on them).
+ */
 export async function resolveCustomBuild(config: unknown): Promise<CustomBuild> {
-  const problems = typeboxProblems(CustomBuildSchema, config, '');
-  if (problems.length > 0) throw new CustomBuildConfigError(problems.join('\n'));
-  const c = config as CustomBuildConfig;
-  const releaseName = c.release?.name ?? DEFAULT_RELEASE_NAME;
-  const namespace = c.release?.namespace ?? DEFAULT_NAMESPACE;
-  const values = mergeValues(defaultValues(), c.values ?? {}) as ChartValues;
-  problems.push(...typeboxProblems(ValuesSchema, values, 'values'));
-  const admitted = await admitModels(c.models ?? [], namespace, values.webhook?.allowedImages ?? []);
+  const problems = schemaProblems(CustomBuildSchema, config, '');
+  const c = (isMap(config) ? config : {}) as Record<string, unknown>;
+  const release = isMap(c.release) ? c.release : {};
+  const releaseName = typeof release.name === 'string' ? release.name : DEFAULT_RELEASE_NAME;
+  const namespace = typeof release.namespace === 'string' ? release.namespace : DEFAULT_NAMESPACE;
+  const overrides = isMap(c.values) ? c.values : {};
+  const declared = Array.isArray(c.models) ? (c.models as unknown[]) : [];
+  const values = mergeValues(defaultValues(), overrides) as ChartValues;
+  const valueProblems = schemaProblems(ValuesSchema, values, 'values');
+  problems.push(...valueProblems, ...chartValueProblems(values, valueProblems));
+  const admitted = await admitModels(declared, namespace, values.webhook?.allowedImages ?? []);
   problems.push(...admitted.problems);
   const models = admitted.models;
-  if ((c.models ?? []).length > 0 && !values.platform.baseDomain) {
+  if (declared.length > 0 && !values.platform?.baseDomain) {
     problems.push('values.platform.baseDomain: required when models are declared (endpoint host names derive from it), e.g. example.com');
   }
-  const names = (c.models ?? []).map((m) => `${String(m.kind)}/${String((m.metadata as { name?: unknown } | undefined)?.name)}`);
+  const names = declared.map((m) => `${String((m as CustomBuildModel)?.kind)}/${String((m as CustomBuildModel)?.metadata?.name)}`);
   names.forEach((n, i) => {
     if (names.indexOf(n) !== i) problems.push(`models[${i}].metadata.name: ${n} is declared twice`);
   });
-  if (problems.length > 0) throw new CustomBuildConfigError(problems.join('\n'));
-  return { releaseName, namespace, values, overrides: structuredClone(c.values ?? {}), models };
+  if (problems.length === 0) problems.push(...translationProblems(models.map(committedModel), values));
+  if (problems.length > 0) throw new CustomBuildConfigError(problems.join('\n'), admitted.warnings);
+  return { releaseName, namespace, values, overrides: structuredClone(overrides), models, warnings: admitted.warnings };
 }
 
 /**
@@ -173,14 +237,44 @@ const PREVIEW_HEADER =
 export interface CustomBuildOptions {
   /** Also write PREVIEW_FILE with the derived gateway objects. @default false */
   readonly preview?: boolean;
+  /** Where the files come from, recorded in their header. @default only the generated-file line */
+  readonly provenance?: BuildProvenance;
+}
+
+/** What made a build's files: enough for a CI to check they were regenerated with the chart the cluster installs. */
+export interface BuildProvenance {
+  /** The command, e.g. `npm run synth -- --config`. */
+  readonly command: string;
+  /** The build file, relative to the output directory (so the header does not depend on where the command ran). */
+  readonly buildFile: string;
+  /** sha256 of the build file's bytes. */
+  readonly buildFileSha256: string;
+  /** Version of this generator (the package). */
+  readonly generatorVersion: string;
+  /** Commit of the checkout the generator ran from, with ` (with uncommitted changes)` when dirty; undefined outside a git checkout. */
+  readonly commit?: string;
+  /** The chart version these files are for: install exactly this one. */
+  readonly chartVersion: string;
+}
+
+/**
+ * The header of a build's files. One `# key: value` line each, so a CI can read them, for
+ * example `grep '^# Chart version: ' values.yaml`; nothing time-dependent, so regenerating with
+ * the same checkout and build file writes the same bytes.
+ */
+export function provenanceHeader(p: BuildProvenance): string {
+  return (
+    generatedHeader(p.command) +
+    `# Build file: ${p.buildFile} (sha256 ${p.buildFileSha256})\n` +
+    `# Generator: ${CHART_NAME} ${p.generatorVersion}${p.commit ? `, commit ${p.commit}` : ''}\n` +
+    `# Chart version: ${p.chartVersion} (install the ${CHART_NAME} chart of this version with these files)\n`
+  );
 }
 
 /** The custom build's files, relative to its output directory. */
 export function customBuildFiles(build: CustomBuild, options: CustomBuildOptions = {}): Record<string, string> {
-  const header = generatedHeader('npm run synth -- --config');
-  // As the operator gets it: NLS_GATEWAY_CONTEXT, plus NLS_QUOTAS while a rate-limit backend is named.
-  const quotas = build.values.quotas.rateLimitBackend ? { quotas: JSON.parse(quotasJson(build.values.quotas)) } : {};
-  const gatewayContext = { ...JSON.parse(gatewayContextJson(build.values.platform as unknown as Record<string, unknown>)), ...quotas };
+  const header = options.provenance ? provenanceHeader(options.provenance) : generatedHeader('npm run synth -- --config');
+  const gatewayContext = gatewayContextOf(build.values);
   const models = build.models.map(committedModel);
   const render = (derived: boolean) => {
     const chart = new Chart(new App(), derived ? 'derived-objects' : 'static-models');

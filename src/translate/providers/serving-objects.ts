@@ -7,11 +7,12 @@ import { SERVING_POD_MODEL_LABEL, SERVING_POD_ROLE_LABEL } from '../gateway/llmm
 import { boundedName, gatewayObjectNames, stableHash } from '../gateway/names';
 import type { Manifest, ProviderContext } from './provider';
 import type { LLMModelV1beta1 } from '../../api/v1beta1';
+import { DEFAULT_EPP_IMAGE } from './default-images';
 
 export const EPP_GRPC_PORT = 9002;
 /** The picker's gRPC health service (liveness and readiness probes). */
 export const EPP_HEALTH_PORT = 9003;
-export const DEFAULT_EPP_IMAGE = 'registry.k8s.io/gateway-api-inference-extension/epp:v1.0.2';
+export { DEFAULT_EPP_IMAGE };
 
 /** Labels of an object a provider creates for `model`, in the given role (`serving`, `endpoint-picker`, ...). */
 export function providerLabels(model: LLMModelV1beta1, role: string): Record<string, string> {

@@ -8,12 +8,12 @@ import { boundedName } from '../gateway/names';
 import { LLMProvider, Manifest, ProviderContext, ProviderTranslation, phaseFromPods } from './provider';
 import { EPP_GRPC_PORT, modelCacheClaim, endpointPickerNames, endpointPickerObjects, gpuResourceName, providerLabels, providerMetadata } from './serving-objects';
 import type { LLMModelV1beta1 } from '../../api/v1beta1';
+import { DEFAULT_DOWNLOADER_IMAGE, DEFAULT_VLLM_IMAGE } from './default-images';
 
 export { EPP_GRPC_PORT, DEFAULT_EPP_IMAGE, gpuResourceName } from './serving-objects';
 
 export const VLLM_PORT = 8000;
-export const DEFAULT_VLLM_IMAGE = 'vllm/vllm-openai:v0.11.0';
-export const DEFAULT_DOWNLOADER_IMAGE = 'python:3.12-slim';
+export { DEFAULT_DOWNLOADER_IMAGE, DEFAULT_VLLM_IMAGE };
 export const MODEL_MOUNT = '/models';
 const DEFAULT_COMMAND = ['python3', '-m', 'vllm.entrypoints.openai.api_server'];
 

@@ -37,10 +37,10 @@ describe('custom build config', () => {
   });
 
   const bad: Array<[string, unknown, string]> = [
-    ['unknown top-level key', { valuez: {} }, 'valuez: Unexpected property'],
-    ['misspelt chart value', { values: { operator: { replica: 2 } } }, 'values.operator.replica: Unexpected property'],
-    ['chart value of the wrong type', { values: { webhook: { timeoutSeconds: 'ten' } } }, 'values.webhook.timeoutSeconds: Expected integer'],
-    ['release name that is not a DNS label', { release: { name: 'Team_LLM' } }, 'release.name: Expected string to match'],
+    ['unknown top-level key', { valuez: {} }, 'valuez: unknown key; did you mean values? (known keys here: release, values, models)'],
+    ['misspelt chart value', { values: { operator: { replica: 2 } } }, 'values.operator.replica: unknown key; did you mean replicas?'],
+    ['chart value of the wrong type', { values: { webhook: { timeoutSeconds: 'ten' } } }, 'values.webhook.timeoutSeconds: "ten": expected integer'],
+    ['release name that is not a DNS label', { release: { name: 'Team_LLM' } }, 'release.name: "Team_LLM" is not valid: expected a DNS label: lower-case letters'],
     ['a kind that cannot be static', { values: { platform }, models: [{ apiVersion: 'llm.nebari.dev/v1beta1', kind: 'AgentDeployment', metadata: { name: 'a' } }] }, 'models[0].kind: "AgentDeployment" is not a static model kind'],
     ['a field the CRD does not have', { values: { platform }, models: [{ ...anthropic, spec: { ...anthropic.spec, extra: 1 } }] }, 'models[0].spec.extra: unknown field'],
     ['a field of the wrong type', { values: { platform }, models: [{ ...anthropic, spec: { ...anthropic.spec, access: { groups: 'llm-users' } } }] }, 'models[0].spec.access.groups: Invalid value: "string": spec.access.groups in body must be of type array'],
@@ -122,14 +122,16 @@ describe('custom build config', () => {
   });
 
   test('a model the translation refuses is reported with its index, kind and field', async () => {
-    const build = await resolveCustomBuild({ values: { platform: { baseDomain: 'example.com' } }, models: [anthropic] });
-    expect(() => customBuildFiles(build)).toThrow(/models\[0\] \(PassthroughModel nebari-llm-serving-system\/anthropic\): spec\.endpoints\.internal\.enabled: .*set the chart value platform\.jwt\.issuer/);
+    expect((await problems({ values: { platform: { baseDomain: 'example.com' } }, models: [anthropic] })).join('\n')).toMatch(
+      /models\[0\] \(PassthroughModel nebari-llm-serving-system\/anthropic\): spec\.endpoints\.internal\.enabled: .*set the chart value platform\.jwt\.issuer/,
+    );
   });
 
-  test('an issuer without audiences fails the build, naming platform.jwt.audiences and the opt-out (issue 29, Medium 9)', async () => {
+  test('an issuer without audiences fails the build, naming values.platform.jwt.audiences and the opt-out (issue 29, Medium 9)', async () => {
     const issuerOnly = { baseDomain: 'example.com', jwt: { issuer: platform.jwt.issuer } };
-    const build = await resolveCustomBuild({ values: { platform: issuerOnly }, models: [anthropic] });
-    expect(() => customBuildFiles(build)).toThrow(/^platform\.jwt\.issuer is set but platform\.jwt\.audiences is empty: .*platform\.jwt\.allowAnyAudience=true/);
+    expect(await problems({ values: { platform: issuerOnly }, models: [anthropic] })).toEqual([
+      expect.stringMatching(/^values\.platform\.jwt\.audiences: platform\.jwt\.issuer is set but platform\.jwt\.audiences is empty: .*values\.platform\.jwt\.audiences: \[nebari-llm\].*platform\.jwt\.allowAnyAudience=true/),
+    ]);
     const accepted = await resolveCustomBuild({ values: { platform: { ...issuerOnly, jwt: { ...issuerOnly.jwt, allowAnyAudience: true } } }, models: [anthropic] });
     expect(Object.keys(customBuildFiles(accepted)).length).toBeGreaterThan(0);
   });

@@ -38,9 +38,9 @@ describe('writeCustomBuild', () => {
   );
 
   test('writes the preview into preview/ only when asked, and removes a preview an earlier run left', async () => {
-    const withPreview = (await writeCustomBuild(config, out, { preview: true })).map((f) => path.relative(out, f));
+    const withPreview = (await writeCustomBuild(config, out, { preview: true })).files.map((f) => path.relative(out, f));
     expect(withPreview.sort()).toEqual(['manifests.yaml', 'models.yaml', PREVIEW_FILE, 'values.yaml']);
-    const without = (await writeCustomBuild(config, out)).map((f) => path.relative(out, f));
+    const without = (await writeCustomBuild(config, out)).files.map((f) => path.relative(out, f));
     expect(without.sort()).toEqual(['manifests.yaml', 'models.yaml', 'values.yaml']);
     expect(fs.existsSync(path.join(out, PREVIEW_FILE))).toBe(false);
   });
