@@ -116,10 +116,10 @@ describe('the CRDs', () => {
     for (const s of sizes) expect(s.bytes).toBeLessThan(256 * 1024);
   });
 
-  it('print Phase, Ready and Age (and Model or Provider) in kubectl get', async () => {
+  it('print Phase, Programmed (whether the gateway serves the model) and Age (and Model or Provider) in kubectl get', async () => {
     await applyObject(inNamespace(passthroughModel('columns')));
-    expect(await printedColumns(resourcePath('PassthroughModel'))).toEqual(['Name', 'Phase', 'Backend', 'Provider', 'Ready', 'Age']);
-    expect(await printedColumns(resourcePath('LLMModel'))).toEqual(['Name', 'Phase', 'Model', 'Provider', 'Ready', 'Replicas', 'Age']);
+    expect(await printedColumns(resourcePath('PassthroughModel'))).toEqual(['Name', 'Phase', 'Backend', 'Provider', 'Programmed', 'Age']);
+    expect(await printedColumns(resourcePath('LLMModel'))).toEqual(['Name', 'Phase', 'Model', 'Provider', 'Programmed', 'Replicas', 'Age']);
   });
 });
 
