@@ -6,7 +6,7 @@ import { controllerOwnerKey } from './runtime/object-key';
 import { clientIdsOf, ModelRef } from '../translate/keys/api-keys';
 import { desiredGatewayObjects, enabledEndpoints, gatewayTeardown, keyTiersFromMetadata, EndpointName, GatewayContext } from '../translate/gateway';
 import type { ObjectReference } from '../translate/gateway/objects';
-import { deleteApiKeyObjects, ensureApiKeyObjects } from './api-key-objects';
+import { KeyObjectConflict, deleteApiKeyObjects, ensureApiKeyObjects } from './api-key-objects';
 import { ExternalEndpointPeers } from './endpoint-peers';
 import { revokeDueKeys } from './key-revocation';
 import { describeErrors, runDeletions, syncGatewayObjects } from './generated-objects';
@@ -36,6 +36,7 @@ export async function finalizeModel(deps: ReconcileDeps, model: ModelObject): Pr
   }
   const keys = await deleteApiKeyObjects(deps.client, modelRef(model), model.apiVersion);
   if (keys === 'kept-shared') deps.log.warn('API keys kept: a model of the other kind has the same name', {});
+  if (keys === 'not-ours') deps.log.warn('key objects of this name are not the model\'s; left in place', {});
   await removeFinalizer(deps.client, model);
   deps.log.info('cleanup finished; finalizer removed', {});
   return undefined;
@@ -80,7 +81,14 @@ export interface PublishOutcome {
  * policy accepts the keys of every model on the endpoint (`peers`, the controller's watch).
  */
 export async function publishModel(deps: ReconcileDeps, model: ModelObject, extra: Partial<GatewayContext> = {}, peers?: ExternalEndpointPeers): Promise<PublishOutcome> {
-  const { secret: keysSecret, metadata: keysMetadata } = await ensureApiKeyObjects(deps.client, modelRef(model));
+  let keyObjects: Awaited<ReturnType<typeof ensureApiKeyObjects>>;
+  try {
+    keyObjects = await ensureApiKeyObjects(deps.client, modelRef(model));
+  } catch (err) {
+    if (err instanceof KeyObjectConflict) return keyObjectConflict(model, err.message);
+    throw err;
+  }
+  const { secret: keysSecret, metadata: keysMetadata } = keyObjects;
   const keys = await revokeDueKeys(deps, model, modelRef(model), keysSecret.data, keysMetadata.data);
   // The key Secrets of every model on the external endpoint (without a watch, listed from the server).
   const externalEndpointKeySecrets = enabledEndpoints(model.spec.endpoints).includes('external')
@@ -96,6 +104,20 @@ export async function publishModel(deps: ReconcileDeps, model: ModelObject, extr
   });
   const waits = [outcome.requeueAfterMs, keys.requeueAfterMs].filter((n): n is number => n !== undefined);
   return waits.length ? { ...outcome, requeueAfterMs: Math.min(...waits) } : outcome;
+}
+
+/** Nothing is published while a key object's name is taken by someone else's object. */
+function keyObjectConflict(model: ModelObject, message: string): PublishOutcome {
+  const enabled = enabledEndpoints(model.spec.endpoints);
+  return {
+    conditions: (['external', 'internal'] as const).map((e) => ({ type: endpointConditionType[e], status: false, reason: enabled.includes(e) ? 'Conflict' : 'EndpointDisabled', message: enabled.includes(e) ? message : `the ${e} endpoint is disabled` })),
+    ok: false,
+    buildFailed: false,
+    crdMissing: false,
+    requeueAfterMs: requeue.conflict,
+    endpoints: {},
+    summary: { reason: 'Conflict', message },
+  };
 }
 
 async function publishTranslation(deps: ReconcileDeps, model: ModelObject, keys: Partial<GatewayContext>): Promise<PublishOutcome> {

@@ -8,6 +8,8 @@ import { createHash } from 'node:crypto';
 /** The longest name (and label value) this project generates. */
 export const MAX_GENERATED_NAME_LENGTH = 63;
 const HASH_LENGTH = 8;
+/** A base ending the way a cut name's hash part does. */
+const HASHED_SHAPE = new RegExp(`-[0-9a-f]{${HASH_LENGTH}}$`);
 
 /** The first characters of the SHA-256 of `text`, in hex: stable across runs and machines. */
 export function stableHash(text: string, length = HASH_LENGTH): string {
@@ -18,10 +20,13 @@ export function stableHash(text: string, length = HASH_LENGTH): string {
  * `<base>-<suffix>` (or `<base>` without a suffix) when it fits in 63 characters; otherwise the
  * base is cut and `-<hash>` of the full name inserted before the suffix, so the suffix that says
  * what the object is stays readable: `a-very-long-model-name-…-1a2b3c4d-external`.
+ * A base that itself ends in `-<8 hex digits>` is hashed too, even when it fits: otherwise a model
+ * named like another model's cut name (`a-very-long-model-name-…-1a2b3c4d`) would get the same
+ * generated names as that model (issue 29, Low).
  */
 export function boundedName(base: string, suffix?: string): string {
   const full = suffix ? `${base}-${suffix}` : base;
-  if (full.length <= MAX_GENERATED_NAME_LENGTH) return full;
+  if (full.length <= MAX_GENERATED_NAME_LENGTH && !HASHED_SHAPE.test(base)) return full;
   const tail = `-${stableHash(full)}${suffix ? `-${suffix}` : ''}`;
   // A cut may end on "-" or "."; names must end with a letter or digit.
   const head = base.slice(0, MAX_GENERATED_NAME_LENGTH - tail.length).replace(/[-.]+$/, '');
