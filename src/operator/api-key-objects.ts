@@ -79,6 +79,19 @@ async function keyObjectConflict(client: KubeRest, model: ModelRef): Promise<Key
   return undefined;
 }
 
+/**
+ * Both key objects as stored, when they are the model's (a missing metadata ConfigMap reads as
+ * empty); undefined when the model has no key Secret of its own. Creates nothing.
+ */
+export async function readApiKeyObjects(client: KubeRest, model: ModelRef): Promise<{ secret: SecretObject; metadata?: ConfigMapObject } | undefined> {
+  const secretRef = desiredApiKeySecret(model);
+  const metadataRef = desiredApiKeyMetadataConfigMap(model);
+  const secret = await client.get<SecretObject>(objectRef('v1', 'Secret', secretRef.metadata.name, model.namespace));
+  if (!secret || !isKeyObjectOf(secret, model)) return undefined;
+  const metadata = await client.get<ConfigMapObject>(objectRef('v1', 'ConfigMap', metadataRef.metadata.name, model.namespace));
+  return { secret, ...(metadata && isKeyObjectOf(metadata, model) ? { metadata } : {}) };
+}
+
 /** Create or refresh both key objects (metadata only) and return them as stored (with their data). */
 export async function ensureApiKeyObjects(client: KubeRest, model: ModelRef): Promise<{ secret: SecretObject; metadata: ConfigMapObject }> {
   const conflict = await keyObjectConflict(client, model);

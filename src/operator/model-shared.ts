@@ -6,7 +6,7 @@ import { controllerOwnerKey } from './runtime/object-key';
 import { clientIdsOf, ModelRef } from '../translate/keys/api-keys';
 import { desiredGatewayObjects, enabledEndpoints, gatewayTeardown, keyTiersFromMetadata, EndpointName, GatewayContext } from '../translate/gateway';
 import type { ObjectReference } from '../translate/gateway/objects';
-import { KeyObjectConflict, deleteApiKeyObjects, ensureApiKeyObjects } from './api-key-objects';
+import { KeyObjectConflict, deleteApiKeyObjects, ensureApiKeyObjects, readApiKeyObjects } from './api-key-objects';
 import { ExternalEndpointPeers } from './endpoint-peers';
 import { revokeDueKeys } from './key-revocation';
 import { describeErrors, runDeletions, syncGatewayObjects } from './generated-objects';
@@ -32,7 +32,10 @@ export async function finalizeModel(deps: ReconcileDeps, model: ModelObject): Pr
   const { waiting } = await runDeletions(deps.client, gatewayTeardown(model), model.metadata.uid);
   if (waiting) {
     deps.log.info('waiting for a generated object to go before deleting the rest', { waitingFor: `${waiting.object.kind}/${waiting.object.name}` });
-    return reportIfBlocked(deps, model, waiting.object);
+    const wait = await reportIfBlocked(deps, model, waiting.object);
+    // The auth policy lives until the wait ends, which may be never: keys still expire meanwhile.
+    const keysWait = await revokeDueKeysUnpublished(deps, model);
+    return keysWait === undefined ? wait : Math.min(wait, keysWait);
   }
   const keys = await deleteApiKeyObjects(deps.client, modelRef(model), model.apiVersion);
   if (keys === 'kept-shared') deps.log.warn('API keys kept: a model of the other kind has the same name', {});
@@ -40,6 +43,17 @@ export async function finalizeModel(deps: ReconcileDeps, model: ModelObject): Pr
   await removeFinalizer(deps.client, model);
   deps.log.info('cleanup finished; finalizer removed', {});
   return undefined;
+}
+
+/**
+ * Expiry and access revocation for a model that is not being published (its deletion waits, or the
+ * operator is not configured): the keys go from its key objects, as in publishModel, without
+ * creating anything. Returns when to look again (the next expiry), if ever.
+ */
+export async function revokeDueKeysUnpublished(deps: ReconcileDeps, model: ModelObject): Promise<number | undefined> {
+  const objects = await readApiKeyObjects(deps.client, modelRef(model));
+  if (!objects) return undefined;
+  return (await revokeDueKeys(deps, model, modelRef(model), objects.secret.data, objects.metadata?.data)).requeueAfterMs;
 }
 
 /**
