@@ -23,10 +23,15 @@ export function groupsFromClaim(value: unknown): string[] {
   return [];
 }
 
-/** The name the portal shows and records as `createdBy`. */
+/**
+ * The name the portal shows and records as `createdBy` and as audit actor: `preferred_username`,
+ * else `email` only when the issuer says it is verified (`email_verified: true`; an unverified
+ * address is whatever the user typed), else `sub`. Never `name`, which users edit freely. Names
+ * are for people to read: ownership and the audit log's `subject`/`actorSubject` use `sub`.
+ */
 export function usernameFromClaims(claims: Record<string, unknown>): string {
-  for (const c of ['preferred_username', 'email', 'name']) {
-    const v = claims[c];
+  const candidates = [claims.preferred_username, claims.email_verified === true ? claims.email : undefined];
+  for (const v of candidates) {
     if (typeof v === 'string' && v.trim()) return v.trim();
   }
   return String(claims.sub);
