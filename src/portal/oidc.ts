@@ -1,6 +1,7 @@
 // The OIDC relying party (openid-client 6): discovery, the authorization code flow with PKCE
-// (S256), state and nonce, the code exchange (which validates the ID token: issuer, audience,
-// signature, expiry, nonce) and refresh. Plain-http issuers are accepted only on loopback (tests).
+// (S256), state and nonce, the code exchange (which validates the ID token's claims: issuer,
+// audience, expiry, nonce; not its signature, as the token comes from the token endpoint over
+// verified TLS, OIDC Core 3.1.3.7) and refresh. Plain-http issuers are accepted only on loopback (tests).
 import * as https from 'node:https';
 import * as fs from 'node:fs';
 import * as oidc from 'openid-client';
