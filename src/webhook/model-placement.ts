@@ -4,7 +4,7 @@
 // may not share a name because both derive the same `<name>-api-keys` Secret. The operator
 // namespace needs no label: it is the one namespace admitted, and `helm --create-namespace`
 // (the usual way to make it) cannot label it.
-import { apiKeysSecretName } from '../translate/gateway/names';
+import { apiKeysSecretName, sharedGeneratedNames } from '../translate/gateway/names';
 import { type ServingModel, duplicateModelIds, modelIdsField, servedModelIds } from '../translate/gateway/served-ids';
 import type { AdmissionContext } from './admission';
 import type { ClusterLookups, ModelKind } from './lookups';
@@ -52,6 +52,32 @@ export async function checkModelPlacement(placement: ModelPlacement, lookups: Cl
   }
 }
 
+/** Every model of both kinds in the namespace. */
+async function modelsIn(namespace: string, lookups: ClusterLookups): Promise<ServingModel[]> {
+  return (await Promise.all((['LLMModel', 'PassthroughModel'] as const).map((kind) => lookups.listModels(kind, namespace)))).flat() as ServingModel[];
+}
+
+/**
+ * Refuses a new model whose generated objects would have the name of another model's (its short
+ * name equals a long name's cut form, or two long names' hashes collide): the operator would
+ * report a Conflict at best, so the name is refused before anything is stored.
+ */
+export async function checkGeneratedNames(kind: ModelKind, name: string, namespace: string, lookups: ClusterLookups, findings: Findings): Promise<void> {
+  let others: ServingModel[];
+  try {
+    others = await modelsIn(namespace, lookups);
+  } catch (error) {
+    findings.deny(lookupFailed(`which names the models in "${namespace}" generate`, error), 503);
+    return;
+  }
+  for (const other of others) {
+    const shared = other.metadata?.name ? sharedGeneratedNames(name, other.metadata.name) : [];
+    if (shared.length > 0) {
+      findings.deny(`metadata.name: the ${kind} "${name}" would generate objects named like those of ${other.kind} ${other.metadata?.name} in "${namespace}" (${shared.join(', ')}); choose another name`);
+    }
+  }
+}
+
 /**
  * Refuses a model that would declare a model id another model of the namespace already serves on
  * the same endpoint: the gateway would send the id's requests to whichever route is oldest, and
@@ -61,7 +87,7 @@ export async function checkModelIds(model: ServingModel, namespace: string, look
   if (servedModelIds(model).length === 0) return;
   let others: ServingModel[];
   try {
-    others = (await Promise.all((['LLMModel', 'PassthroughModel'] as const).map((kind) => lookups.listModels(kind, namespace)))).flat() as ServingModel[];
+    others = await modelsIn(namespace, lookups);
   } catch (error) {
     findings.deny(lookupFailed(`which model ids the models in "${namespace}" serve`, error), 503);
     return;
@@ -101,6 +127,7 @@ export async function validateModel<T extends { metadata?: { name?: string; name
   if (request.operation === 'CREATE') {
     const placement = { ...kinds, namespace, name: model.metadata?.name ?? request.name, operatorNamespace: context.operatorNamespace };
     await checkModelPlacement(placement, context.lookups, findings);
+    if (namespace && placement.name) await checkGeneratedNames(kinds.kind, placement.name, namespace, context.lookups, findings);
   }
   const old = request.oldObject as T | undefined;
   const secrets = secretUse.secrets(model);

@@ -8,8 +8,6 @@ import { createHash } from 'node:crypto';
 /** The longest name (and label value) this project generates. */
 export const MAX_GENERATED_NAME_LENGTH = 63;
 const HASH_LENGTH = 8;
-/** A base ending the way a cut name's hash part does. */
-const HASHED_SHAPE = new RegExp(`-[0-9a-f]{${HASH_LENGTH}}$`);
 
 /** The first characters of the SHA-256 of `text`, in hex: stable across runs and machines. */
 export function stableHash(text: string, length = HASH_LENGTH): string {
@@ -20,13 +18,10 @@ export function stableHash(text: string, length = HASH_LENGTH): string {
  * `<base>-<suffix>` (or `<base>` without a suffix) when it fits in 63 characters; otherwise the
  * base is cut and `-<hash>` of the full name inserted before the suffix, so the suffix that says
  * what the object is stays readable: `a-very-long-model-name-…-1a2b3c4d-external`.
- * A base that itself ends in `-<8 hex digits>` is hashed too, even when it fits: otherwise a model
- * named like another model's cut name (`a-very-long-model-name-…-1a2b3c4d`) would get the same
- * generated names as that model (issue 29, Low).
  */
 export function boundedName(base: string, suffix?: string): string {
   const full = suffix ? `${base}-${suffix}` : base;
-  if (full.length <= MAX_GENERATED_NAME_LENGTH && !HASHED_SHAPE.test(base)) return full;
+  if (full.length <= MAX_GENERATED_NAME_LENGTH) return full;
   const tail = `-${stableHash(full)}${suffix ? `-${suffix}` : ''}`;
   // A cut may end on "-" or "."; names must end with a letter or digit.
   const head = base.slice(0, MAX_GENERATED_NAME_LENGTH - tail.length).replace(/[-.]+$/, '');
@@ -86,6 +81,37 @@ function computeNames(modelName: string): GatewayObjectNames {
     apiKeysSecret: apiKeysSecretName(modelName),
     modelLabel: boundedName(modelName),
   };
+}
+
+/**
+ * The names of `modelName`'s generated objects, by the kind of object each names (names of
+ * different kinds never clash). Two models whose lists share a name of one kind would write the
+ * same object: a short name can equal a long name's cut form (`<head>-<hash>-<suffix>`), and the
+ * 32-bit hash of two long names can collide.
+ */
+export function generatedNamesByKind(modelName: string): Record<string, readonly string[]> {
+  const n = gatewayObjectNames(modelName);
+  return {
+    AIGatewayRoute: [n.route('external'), n.route('internal')],
+    SecurityPolicy: [n.securityPolicy('external'), n.securityPolicy('internal')],
+    BackendTrafficPolicy: [n.quotaPolicy],
+    Backend: [n.backend],
+    BackendTLSPolicy: [n.backendTLSPolicy],
+    AIServiceBackend: [n.aiServiceBackend],
+    BackendSecurityPolicy: [n.backendSecurityPolicy],
+    InferencePool: [n.inferencePool],
+    Service: [n.endpointPicker],
+    Secret: [n.apiKeysSecret],
+    ConfigMap: [boundedName(modelName, 'api-key-metadata')],
+    'label llm.nebari.dev/model': [n.modelLabel],
+  };
+}
+
+/** The generated names two different models would share, as `<kind> <name>`; empty when none. */
+export function sharedGeneratedNames(a: string, b: string): string[] {
+  if (a === b) return [];
+  const [na, nb] = [generatedNamesByKind(a), generatedNamesByKind(b)];
+  return Object.keys(na).flatMap((kind) => na[kind].filter((name) => nb[kind].includes(name)).map((name) => `${kind} ${name}`));
 }
 
 /** `<model>-api-keys`: the per-model key Secret the operator owns (shared by both model kinds). */
