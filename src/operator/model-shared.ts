@@ -116,8 +116,33 @@ export async function publishModel(deps: ReconcileDeps, model: ModelObject, extr
     // Each key's quota tier, from its metadata record (read only while quotas are on).
     ...(deps.gateway.quotas ? { apiKeyTiers: keyTiersFromMetadata(keysMetadata.data) } : {}),
   });
+  const idConflict = await modelIdCondition(deps, model, peers ?? new ExternalEndpointPeers(model.kind));
+  if (idConflict) outcome.conditions.push(idConflict);
   const waits = [outcome.requeueAfterMs, keys.requeueAfterMs].filter((n): n is number => n !== undefined);
   return waits.length ? { ...outcome, requeueAfterMs: Math.min(...waits) } : outcome;
+}
+
+export const MODEL_ID_CONFLICT_CONDITION = 'ModelIdConflict';
+
+/**
+ * `ModelIdConflict=True` (reason `DuplicateModelId`) while another model of the namespace serves
+ * one of this model's ids on the same endpoint: pairs stored before the webhook refused them. The
+ * gateway sends the id to whichever route is oldest, so this is said rather than left silent.
+ * Set to False once resolved; models that never had a conflict get no such condition.
+ */
+async function modelIdCondition(deps: ReconcileDeps, model: ModelObject, peers: ExternalEndpointPeers): Promise<ConditionInput | undefined> {
+  const conflicts = await peers.modelIdConflicts(deps.client, model);
+  if (conflicts.length > 0) {
+    const which = conflicts.map((c) => `"${c.id}" on the ${c.endpoint} endpoint is also served by ${c.other}`).join('; ');
+    return {
+      type: MODEL_ID_CONFLICT_CONDITION,
+      status: true,
+      reason: 'DuplicateModelId',
+      message: `${which}; requests for such an id go to whichever model's route is oldest, and re-creating either model moves them. Remove the id from one of the models`,
+    };
+  }
+  const had = ((model.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === MODEL_ID_CONFLICT_CONDITION && c.status === 'True');
+  return had ? { type: MODEL_ID_CONFLICT_CONDITION, status: false, reason: 'Resolved', message: 'no other model serves its model ids' } : undefined;
 }
 
 /** Nothing is published while a key object's name is taken by someone else's object. */

@@ -32,6 +32,12 @@ export function servedModelIds(model: ServingModel): ServedId[] {
   return endpoints.flatMap((endpoint) => [...new Set(ids)].filter((id): id is string => typeof id === 'string' && id !== '').map((id) => ({ endpoint, id })));
 }
 
+/** The entries of `mine` that `theirs` holds too. */
+export function sharedIds(mine: readonly ServedId[], theirs: readonly ServedId[]): ServedId[] {
+  const held = new Set(theirs.map((s) => `${s.endpoint}\0${s.id}`));
+  return mine.filter((s) => held.has(`${s.endpoint}\0${s.id}`));
+}
+
 /** The ids `model` declares that another model, not being deleted, already serves on the same endpoint. */
 export function duplicateModelIds(model: ServingModel, others: readonly ServingModel[]): Array<ServedId & { readonly other: string }> {
   const mine = servedModelIds(model);
@@ -39,8 +45,7 @@ export function duplicateModelIds(model: ServingModel, others: readonly ServingM
   for (const other of others) {
     if (other.metadata?.deletionTimestamp) continue;
     if (other.kind === model.kind && other.metadata?.name === model.metadata?.name) continue;
-    const theirs = new Set(servedModelIds(other).map((s) => `${s.endpoint}\0${s.id}`));
-    for (const s of mine) if (theirs.has(`${s.endpoint}\0${s.id}`)) found.push({ ...s, other: `${other.kind} ${other.metadata?.name}` });
+    for (const s of sharedIds(mine, servedModelIds(other))) found.push({ ...s, other: `${other.kind} ${other.metadata?.name}` });
   }
   return found;
 }
