@@ -72,6 +72,7 @@ function isKeyObjectOf(obj: KubeObject, model: ModelRef): boolean {
  * another model whose name cuts to the same bounded name.
  */
 async function keyObjectConflict(client: KubeRest, model: ModelRef): Promise<KeyObjectConflict | undefined> {
+  // Read from the server: the key watch caches labelled objects only, and a planted one is not.
   for (const desired of [desiredApiKeySecret(model), desiredApiKeyMetadataConfigMap(model)]) {
     const existing = await client.get(objectRef('v1', desired.kind, desired.metadata.name, model.namespace));
     if (existing && !isKeyObjectOf(existing, model)) return new KeyObjectConflict(existing, model);
