@@ -1,5 +1,5 @@
-// Ingress to the operator pods: the webhook port from anywhere (the API server's address is not
-// known in advance) and the metrics port from the configured peers. Egress stays open: the operator
+// Ingress to the operator pods: the webhook port from the configured peers (from anywhere by
+// default: the API server's address is not known in advance) and the metrics port likewise. Egress stays open: the operator
 // talks to the API server, whose address is cluster-specific.
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
@@ -24,7 +24,7 @@ export class OperatorNetworkPolicy extends Construct {
         podSelector: { matchLabels: selectorLabels(ctx, OPERATOR_COMPONENT) },
         policyTypes: ['Ingress'],
         ingress: [
-          { ports: [{ port: k8s.IntOrString.fromNumber(WEBHOOK_PORT), protocol: 'TCP' }] },
+          { ports: [{ port: k8s.IntOrString.fromNumber(WEBHOOK_PORT), protocol: 'TCP' }], ...ctx.block('from', 'networkPolicy.webhookFrom') },
           { ports: [{ port: k8s.IntOrString.fromNumber(METRICS_PORT), protocol: 'TCP' }], ...ctx.block('from', 'networkPolicy.metricsFrom') },
         ],
       },

@@ -134,6 +134,8 @@ export class OperatorDeployment extends Construct {
                     cond.truthy('watchNamespaces'),
                     env('NLS_WATCH_NAMESPACES', ctx.expression('join "," .Values.watchNamespaces | quote', (v) => (v as { watchNamespaces: string[] }).watchNamespaces.join(',')) as string),
                   ),
+                  // Only the API server's client certificate is answered (docs/security.md); unset answers any client.
+                  ...ctx.whenItem(cond.truthy('webhook.clientCA'), env('NLS_WEBHOOK_CLIENT_CA', ctx.text('webhook.clientCA'))),
                   // The image allow-list of the webhooks (docs/security.md); unset allows every image.
                   ...ctx.whenItem(
                     cond.truthy('webhook.allowedImages'),

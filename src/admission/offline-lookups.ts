@@ -12,6 +12,9 @@ export function offlineLookups(objects: readonly KubernetesObject[]): ClusterLoo
     async getModel(kind, namespace, name) {
       return objects.find((o) => o.kind === kind && o.metadata?.name === name && o.metadata?.namespace === namespace);
     },
+    async listModels(kind, namespace) {
+      return objects.filter((o) => o.kind === kind && o.metadata?.namespace === namespace);
+    },
     async userMayGet() {
       return { allowed: true, reason: 'not reviewed offline' };
     },

@@ -130,6 +130,8 @@ export interface MintOptions {
   agent?: KeyAgent;
   /** Who minted, for the audit log (default: `user`). */
   actor?: string;
+  /** The actor's OIDC `sub`, for the audit log. */
+  actorSubject?: string;
   /** Per-user limits to enforce (the portal always passes them; `nls keys mint` unless --over-limit). */
   limits?: KeyLimits;
   /** Recorded in the mint's audit entry (e.g. that the limits were bypassed). */
@@ -182,7 +184,7 @@ export async function mintKey(client: KubeRest, model: ModelRef, user: string, d
     throw err;
   }
   try {
-    await audit(client, model, 'mint', opts.actor ?? user, minted.record, opts.reason, deadline);
+    await audit(client, model, 'mint', { name: opts.actor ?? user, subject: opts.actorSubject }, minted.record, opts.reason, deadline);
   } catch (err) {
     // A key the audit log does not know must not stay usable: take it back before reporting.
     await patchEntry(client, secret, 'secrets', minted.clientId, null).catch(() => undefined);
@@ -193,14 +195,15 @@ export async function mintKey(client: KubeRest, model: ModelRef, user: string, d
 }
 
 /** Append the audit entry of a key's mint or removal (never its value). */
-async function audit(client: KubeRest, model: ModelRef, action: AuditAction, actor: string, record: ApiKeyRecord, reason: string | undefined, deadline: number): Promise<void> {
+async function audit(client: KubeRest, model: ModelRef, action: AuditAction, actor: { name: string; subject?: string }, record: ApiKeyRecord, reason: string | undefined, deadline: number): Promise<void> {
   await appendAuditEntry(
     client,
     model.namespace,
     {
       at: new Date().toISOString(),
       action,
-      actor,
+      actor: actor.name,
+      ...(actor.subject ? { actorSubject: actor.subject } : {}),
       model: { kind: model.kind, name: model.name },
       clientId: record.clientId,
       owner: record.createdBy,
@@ -235,6 +238,8 @@ export interface RevokeOptions {
   waitMs?: number;
   /** Who revoked, for the audit log (default `unknown`). */
   actor?: string;
+  /** The actor's OIDC `sub`, for the audit log. */
+  actorSubject?: string;
   reason?: string;
   /** The audit action (default `revoke`); the operator records `expire` and `access-revoked`. */
   action?: AuditAction;
@@ -269,7 +274,7 @@ export async function revokeKey(client: KubeRest, model: ModelRef, clientId: str
     if (!isNotFound(err)) throw err;
   });
   try {
-    await audit(client, model, opts.action ?? 'revoke', opts.actor ?? 'unknown', record, opts.reason, deadline);
+    await audit(client, model, opts.action ?? 'revoke', { name: opts.actor ?? 'unknown', subject: opts.actorSubject }, record, opts.reason, deadline);
   } catch (err) {
     throw new Error(`key ${clientId} was revoked, but its audit entry could not be written in namespace ${model.namespace} (${(err as Error).message})`);
   }

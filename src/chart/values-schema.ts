@@ -239,6 +239,12 @@ export const ValuesSchema = closed(
             'Each entry is a prefix ending in `/`, `:` or `@` (`registry.example.com/vllm/`, `vllm/vllm-openai:`) or a whole reference matched exactly; images are compared as written (no `docker.io/` is added). ' +
             'Empty allows every image. Checked by the webhook on create and on every spec change, and by `nls validate --allowed-images`. See docs/security.md.',
         }),
+        clientCA: Type.String({
+          default: '',
+          description:
+            "PEM CA bundle that signed the API server's client certificate for webhooks (its AdmissionConfiguration kubeconfig). When set, the webhook port answers only clients presenting a certificate it signed, so no pod can use the webhook to learn what a user may read. " +
+            'Empty (the default) answers any client that reaches the port; restrict it then with networkPolicy.webhookFrom. See docs/security.md.',
+        }),
         agentDeployment: closed(
           {
             enabled: Type.Boolean({
@@ -308,6 +314,11 @@ export const ValuesSchema = closed(
         metricsFrom: Type.Array(Type.Object({}, { additionalProperties: true }), {
           default: [],
           description: 'NetworkPolicy peers allowed to scrape metrics; empty allows any source.',
+        }),
+        webhookFrom: Type.Array(Type.Object({}, { additionalProperties: true }), {
+          default: [],
+          description:
+            "NetworkPolicy peers allowed to reach the webhook port (the API server's addresses, e.g. `ipBlock: {cidr: 10.0.0.0/24}`); empty allows any source, since the API server's address is cluster-specific. See docs/security.md.",
         }),
       },
       'NetworkPolicy for the operator pods.',

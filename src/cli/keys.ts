@@ -12,6 +12,9 @@ import { DEFAULT_KEY_LIMITS, KeyLimitError, KeyLimits, keyLimitsFromEnv } from '
 import { KubeApiError, KubeObject, KubeRest, objectRef } from '../kube/rest';
 import { kubeConfigFrom } from './kubeconfig';
 import { durationMs, parseFlags } from './flags';
+import { terminalSafe, terminalSafeJson } from './output';
+
+export { terminalSafe, terminalSafeJson };
 import { UsageError } from './phases';
 import { commandOutput } from './output';
 
@@ -129,23 +132,6 @@ export function parseKeysArgs(args: string[]): KeysOptions {
   };
 }
 
-/**
- * A table cell as the terminal may see it: owners, descriptions and reasons come from users (and
- * their identity provider's claims), so control characters (escape sequences that move the cursor,
- * rewrite earlier lines or set the window title; tabs and newlines that forge columns or rows) are
- * shown escaped (`\x1b`, `\t`, `\u2028`) instead of being sent to the terminal.
- */
-export function terminalSafe(cell: string): string {
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  return cell.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
-    const code = c.charCodeAt(0);
-    if (c === '\t') return '\\t';
-    if (c === '\n') return '\\n';
-    if (c === '\r') return '\\r';
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
-}
-
 const tableLines = (rows: string[][]) => rows.map((cells) => cells.map(terminalSafe).join('\t'));
 
 /** `nls keys list` as a table: one row per key, empty cells for what an old record lacks. */
@@ -209,7 +195,7 @@ export async function runKeys(args: string[], print: (line: string) => void = co
     if (opts.action === 'audit') {
       const since = opts.sinceMs !== undefined ? new Date(Date.now() - opts.sinceMs) : undefined;
       const entries = await readAuditEntries(client, namespace, { model: opts.model, user: opts.user, since });
-      if (opts.output === 'json') print(JSON.stringify(entries));
+      if (opts.output === 'json') print(terminalSafeJson(entries));
       else if (entries.length === 0) print(`no key audit entries in namespace ${namespace} match`);
       else for (const line of auditTable(entries)) print(line);
       return 0;
@@ -224,25 +210,25 @@ export async function runKeys(args: string[], print: (line: string) => void = co
         if (err instanceof KeyLimitError) throw new Error(`${err.message}; as an administrator, pass --over-limit to mint anyway`);
         throw err;
       });
-      if (opts.output === 'json') print(JSON.stringify({ model: model.name, namespace, kind: model.kind, clientId: minted.clientId, apiKey: minted.apiKey, ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}) }));
+      if (opts.output === 'json') print(terminalSafeJson({ model: model.name, namespace, kind: model.kind, clientId: minted.clientId, apiKey: minted.apiKey, ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}) }));
       else {
         print(`Minted a key for ${model.kind} ${namespace}/${model.name}${expiresAt ? `, expiring at ${expiresAt.toISOString()}` : ''}.`);
-        print(`client ID: ${minted.clientId}`);
+        print(`client ID: ${terminalSafe(minted.clientId)}`);
         print('API key (shown only now; store it safely):');
         print(minted.apiKey);
       }
     } else if (opts.action === 'list') {
       const records = await listKeys(client, model);
-      if (opts.output === 'json') print(JSON.stringify(records));
+      if (opts.output === 'json') print(terminalSafeJson(records));
       else if (records.length === 0) print(`${model.kind} ${namespace}/${model.name} has no API keys; mint one with \`nls keys mint --model ${model.name}\``);
       else for (const line of keysTable(records)) print(line);
     } else {
       const removed = await revokeKey(client, model, opts.clientId!, { actor: kubeUser, reason: 'revoked with nls keys revoke' });
       if (!removed) {
-        print(`${model.kind} ${namespace}/${model.name} has no key with client ID ${opts.clientId}; see \`nls keys list --model ${model.name}\``);
+        print(`${model.kind} ${namespace}/${model.name} has no key with client ID ${terminalSafe(opts.clientId!)}; see \`nls keys list --model ${model.name}\``);
         return 1;
       }
-      print(`Revoked ${opts.clientId}; the gateway rejects it once the model's SecurityPolicy is updated.`);
+      print(`Revoked ${terminalSafe(opts.clientId!)}; the gateway rejects it once the model's SecurityPolicy is updated.`);
     }
     return 0;
   } finally {

@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { version } from '../version';
+import { terminalSafe } from './output';
 
 interface Command {
   readonly summary: string;
@@ -77,7 +78,8 @@ if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: Error) => {
-      process.stderr.write(`error: ${err.message}\n`);
+      // Messages can quote cluster data (owners, descriptions): no control characters reach the terminal.
+      process.stderr.write(`error: ${err.message.split('\n').map(terminalSafe).join('\n')}\n`);
       // Bad arguments exit 2 in every command (UsageError, src/cli/phases.ts); anything else 1.
       process.exit(err.name === 'UsageError' ? 2 : 1);
     },

@@ -47,8 +47,56 @@ export function apiKeySecretWatch(modelKind: string, namespace: string): Seconda
   return { apiVersion: 'v1', kind: 'Secret', namespace, labelSelector: `${apiKeyObjectsSelector},llm.nebari.dev/model-kind=${modelKind}`, map: modelKeyOnClientIdChange, transform: withoutData };
 }
 
+/** A key object of the model's name exists but is not the model's: it is never taken over. */
+export class KeyObjectConflict extends Error {
+  constructor(object: KubeObject, model: ModelRef) {
+    const where = `${object.kind} ${object.metadata.namespace}/${object.metadata.name}`;
+    const owner = object.metadata.annotations?.[ANNOTATION_MODEL_NAME];
+    super(
+      `${where} already exists and is not the API-key object of ${model.kind} ${model.name} ` +
+        `(${owner ? `it belongs to the model "${owner}"` : `it lacks the label ${LABEL_API_KEYS}=true and the annotation ${ANNOTATION_MODEL_NAME}: ${model.name}`}); ` +
+        `the operator never adopts key objects it did not create: delete or rename ${where}, or give the ${model.kind} another name`,
+    );
+    this.name = 'KeyObjectConflict';
+  }
+}
+
+/** Whether an existing key object was created for this model (by name: the other kind of the same name shares it). */
+function isKeyObjectOf(obj: KubeObject, model: ModelRef): boolean {
+  return obj.metadata.labels?.[LABEL_API_KEYS] === 'true' && obj.metadata.annotations?.[ANNOTATION_MODEL_NAME] === model.name;
+}
+
+/**
+ * The conflict when a key object's name is taken by an object that is not this model's: server-side
+ * apply would otherwise adopt a Secret someone pre-created (with keys of their choosing) or that of
+ * another model whose name cuts to the same bounded name.
+ */
+async function keyObjectConflict(client: KubeRest, model: ModelRef): Promise<KeyObjectConflict | undefined> {
+  // Read from the server: the key watch caches labelled objects only, and a planted one is not.
+  for (const desired of [desiredApiKeySecret(model), desiredApiKeyMetadataConfigMap(model)]) {
+    const existing = await client.get(objectRef('v1', desired.kind, desired.metadata.name, model.namespace));
+    if (existing && !isKeyObjectOf(existing, model)) return new KeyObjectConflict(existing, model);
+  }
+  return undefined;
+}
+
+/**
+ * Both key objects as stored, when they are the model's (a missing metadata ConfigMap reads as
+ * empty); undefined when the model has no key Secret of its own. Creates nothing.
+ */
+export async function readApiKeyObjects(client: KubeRest, model: ModelRef): Promise<{ secret: SecretObject; metadata?: ConfigMapObject } | undefined> {
+  const secretRef = desiredApiKeySecret(model);
+  const metadataRef = desiredApiKeyMetadataConfigMap(model);
+  const secret = await client.get<SecretObject>(objectRef('v1', 'Secret', secretRef.metadata.name, model.namespace));
+  if (!secret || !isKeyObjectOf(secret, model)) return undefined;
+  const metadata = await client.get<ConfigMapObject>(objectRef('v1', 'ConfigMap', metadataRef.metadata.name, model.namespace));
+  return { secret, ...(metadata && isKeyObjectOf(metadata, model) ? { metadata } : {}) };
+}
+
 /** Create or refresh both key objects (metadata only) and return them as stored (with their data). */
 export async function ensureApiKeyObjects(client: KubeRest, model: ModelRef): Promise<{ secret: SecretObject; metadata: ConfigMapObject }> {
+  const conflict = await keyObjectConflict(client, model);
+  if (conflict) throw conflict;
   const secret = await applyObject<SecretObject>(client, desiredApiKeySecret(model));
   const metadata = await applyObject<ConfigMapObject>(client, desiredApiKeyMetadataConfigMap(model));
   return { secret, metadata };
@@ -59,7 +107,7 @@ export async function ensureApiKeyObjects(client: KubeRest, model: ModelRef): Pr
  * with the same name exists (the webhook forbids it, but it may have been down), the keys are
  * theirs too and stay.
  */
-export async function deleteApiKeyObjects(client: KubeRest, model: ModelRef, apiVersion: string): Promise<'deleted' | 'kept-shared'> {
+export async function deleteApiKeyObjects(client: KubeRest, model: ModelRef, apiVersion: string): Promise<'deleted' | 'kept-shared' | 'not-ours'> {
   const otherKind = model.kind === 'LLMModel' ? 'PassthroughModel' : 'LLMModel';
   const other = await client.get(objectRef(apiVersion, otherKind, model.name, model.namespace)).catch((err) => {
     // The other kind's CRD may not be installed: then nobody else can own the keys.
@@ -67,6 +115,8 @@ export async function deleteApiKeyObjects(client: KubeRest, model: ModelRef, api
     throw err;
   });
   if (other && !other.metadata.deletionTimestamp) return 'kept-shared';
+  // Objects of these names that are not the model's (the model never published) are not ours to delete.
+  if (await keyObjectConflict(client, model)) return 'not-ours';
   await deleteKeyObjects(client, model);
   return 'deleted';
 }

@@ -9,6 +9,7 @@ import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { LLMMODEL_KIND } from '../api/llmmodel';
 import { PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
 import { externalEndpointKeySecrets, onExternalEndpoint, type EndpointPeer } from '../translate/gateway';
+import { type ServedId, type ServingModel, servedModelIds, sharedIds } from '../translate/gateway/served-ids';
 import type { CachedKind } from './runtime/cached-lookups';
 import type { SecondaryWatch } from './runtime/controller';
 import { objectKey } from './runtime/object-key';
@@ -18,7 +19,7 @@ const MODEL_KINDS = [LLMMODEL_KIND, PASSTHROUGHMODEL_KIND] as const;
 type ModelKind = (typeof MODEL_KINDS)[number];
 export const EXTERNAL_ENDPOINT_CONDITION = 'ExternalEndpointReady';
 
-type PeerObject = KubeObject & EndpointPeer & { published?: boolean };
+type PeerObject = KubeObject & EndpointPeer & { published?: boolean; served?: ServedId[] };
 
 /** What is cached of a model: identity, deletion, whether its external endpoint is on, whether it was published. */
 export function peerOf(obj: KubeObject): PeerObject {
@@ -31,6 +32,7 @@ export function peerOf(obj: KubeObject): PeerObject {
     metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, ...(m.deletionTimestamp ? { deletionTimestamp: m.deletionTimestamp } : {}) },
     spec: external?.enabled === false ? { endpoints: { external: { enabled: false } } } : {},
     published: conditions.some((c) => c.type === EXTERNAL_ENDPOINT_CONDITION),
+    served: servedModelIds(obj as ServingModel),
   };
 }
 
@@ -51,7 +53,8 @@ export class ExternalEndpointPeers {
       apiVersion: API_GROUP_VERSION_V1BETA1,
       kind,
       namespace,
-      transform: peerOf,
+      // List items carry no kind, and the served ids depend on it.
+      transform: (obj) => peerOf({ ...obj, kind }),
       // The models themselves are read by their own informer; this stripped copy answers nothing else.
       lookups: false,
       onCache: (cache) => this.caches.set(kind, cache),
@@ -63,6 +66,22 @@ export class ExternalEndpointPeers {
   modelsToRequeue(kind: ModelKind, obj: PeerObject, event: string, old?: PeerObject): string[] {
     // The first list is the start-up, when every model is reconciled anyway.
     if (event === 'resync' || !this.caches.get(kind)?.hasSynced) return [];
+    return [...new Set([...this.membershipChanged(kind, obj, event, old), ...this.idsChanged(kind, obj, event, old)])];
+  }
+
+  /** This controller's other models that share a model id with `obj` before or after a change of its ids. */
+  private idsChanged(kind: ModelKind, obj: PeerObject, event: string, old?: PeerObject): string[] {
+    const before = event === 'add' ? [] : ((event === 'delete' ? obj : old)?.served ?? []);
+    const after = event === 'delete' || obj.metadata.deletionTimestamp ? [] : (obj.served ?? []);
+    if (JSON.stringify(before) === JSON.stringify(after)) return [];
+    const self = kind === this.primaryKind ? obj.metadata.name : undefined;
+    return (this.caches.get(this.primaryKind)?.list() ?? [])
+      .filter((m) => m.metadata.namespace === obj.metadata.namespace && m.metadata.name !== self)
+      .filter((m) => sharedIds((m as PeerObject).served ?? [], [...before, ...after]).length > 0)
+      .map((m) => objectKey(m.metadata.namespace, m.metadata.name));
+  }
+
+  private membershipChanged(kind: ModelKind, obj: PeerObject, event: string, old?: PeerObject): string[] {
     const before = event === 'add' ? false : isMember(event === 'delete' ? obj : old);
     const after = event === 'delete' ? false : isMember(obj);
     if (before === after) return [];
@@ -79,12 +98,29 @@ export class ExternalEndpointPeers {
    * would lock out the keys of the models not seen yet.
    */
   async keySecrets(client: KubeRest, namespace: string): Promise<string[]> {
+    return externalEndpointKeySecrets((await this.models(client, namespace)).filter(isMember), namespace);
+  }
+
+  /**
+   * The model ids `model` serves that another model of its namespace (not being deleted) serves
+   * on the same endpoint, with that model: stored before the webhook refused such pairs.
+   */
+  async modelIdConflicts(client: KubeRest, model: KubeObject): Promise<Array<ServedId & { other: string }>> {
+    const mine = servedModelIds(model as ServingModel);
+    const others = (await this.models(client, model.metadata.namespace!)).filter(
+      (p) => !p.metadata.deletionTimestamp && !(p.kind === model.kind && p.metadata.name === model.metadata.name),
+    );
+    return others.flatMap((p) => sharedIds(mine, p.served ?? []).map((s) => ({ ...s, other: `${p.kind} ${p.metadata.name}` })));
+  }
+
+  /** Every model of both kinds in `namespace`: from the caches once they listed, else from the server. */
+  private async models(client: KubeRest, namespace: string): Promise<PeerObject[]> {
     const peers: PeerObject[] = [];
     for (const kind of MODEL_KINDS) {
       const cache = this.caches.get(kind);
       const items = cache?.hasSynced ? cache.list() : (await client.list(API_GROUP_VERSION_V1BETA1, kind, { namespace })).items.map((o) => peerOf({ ...o, kind }));
-      peers.push(...(items as PeerObject[]));
+      peers.push(...(items as PeerObject[]).filter((p) => p.metadata.namespace === namespace));
     }
-    return externalEndpointKeySecrets(peers.filter(isMember), namespace);
+    return peers;
   }
 }

@@ -11,7 +11,7 @@ import { apiKeySecretWatch } from './api-key-objects';
 import { ExternalEndpointPeers } from './endpoint-peers';
 import { ProxyStatus } from './proxy-status';
 import { deleteIfControlled, describeErrors, unservedKinds } from './generated-objects';
-import { finalizeModel, generatedObjectWatches, publishModel, type PublishWatches } from './model-shared';
+import { finalizeModel, generatedObjectWatches, publishModel, revokeDueKeysUnpublished, type PublishWatches } from './model-shared';
 import { DEFAULT_CLEANUP_BLOCKED_AFTER_MS, cleanupBlockedCondition, inspectBlockedWait } from './cleanup-blocked';
 import { ReconcileDeps, recordTransitions, reportNotConfigured, requeue, writeStatus } from './reconcile-context';
 import { applyEach, describeFailures, failureReason } from './runtime/apply';
@@ -83,7 +83,12 @@ export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileReques
     const wait = await finalizeModel(d, model);
     return wait ? { requeueAfterMs: wait } : {};
   }
-  if (deps.configurationProblem) return reportNotConfigured(d, model, deps.configurationProblem);
+  if (deps.configurationProblem) {
+    // Nothing is published, but keys that expire (or lose access) are still removed.
+    const keysWait = await revokeDueKeysUnpublished(d, model);
+    const result = await reportNotConfigured(d, model, deps.configurationProblem);
+    return keysWait === undefined ? result : { ...result, requeueAfterMs: keysWait };
+  }
   model = await addFinalizer(deps.client, model);
 
   const providerName = llmModelProviderName(model.spec);

@@ -6,7 +6,7 @@ import { controllerOwnerKey } from './runtime/object-key';
 import { clientIdsOf, ModelRef } from '../translate/keys/api-keys';
 import { desiredGatewayObjects, enabledEndpoints, gatewayTeardown, keyTiersFromMetadata, EndpointName, GatewayContext } from '../translate/gateway';
 import type { ObjectReference } from '../translate/gateway/objects';
-import { deleteApiKeyObjects, ensureApiKeyObjects } from './api-key-objects';
+import { KeyObjectConflict, deleteApiKeyObjects, ensureApiKeyObjects, readApiKeyObjects } from './api-key-objects';
 import { ExternalEndpointPeers } from './endpoint-peers';
 import { PROGRAMMED_CONDITION, ProxyStatus, programmedCondition } from './proxy-status';
 import { revokeDueKeys } from './key-revocation';
@@ -33,13 +33,28 @@ export async function finalizeModel(deps: ReconcileDeps, model: ModelObject): Pr
   const { waiting } = await runDeletions(deps.client, gatewayTeardown(model), model.metadata.uid);
   if (waiting) {
     deps.log.info('waiting for a generated object to go before deleting the rest', { waitingFor: `${waiting.object.kind}/${waiting.object.name}` });
-    return reportIfBlocked(deps, model, waiting.object);
+    const wait = await reportIfBlocked(deps, model, waiting.object);
+    // The auth policy lives until the wait ends, which may be never: keys still expire meanwhile.
+    const keysWait = await revokeDueKeysUnpublished(deps, model);
+    return keysWait === undefined ? wait : Math.min(wait, keysWait);
   }
   const keys = await deleteApiKeyObjects(deps.client, modelRef(model), model.apiVersion);
   if (keys === 'kept-shared') deps.log.warn('API keys kept: a model of the other kind has the same name', {});
+  if (keys === 'not-ours') deps.log.warn('key objects of this name are not the model\'s; left in place', {});
   await removeFinalizer(deps.client, model);
   deps.log.info('cleanup finished; finalizer removed', {});
   return undefined;
+}
+
+/**
+ * Expiry and access revocation for a model that is not being published (its deletion waits, or the
+ * operator is not configured): the keys go from its key objects, as in publishModel, without
+ * creating anything. Returns when to look again (the next expiry), if ever.
+ */
+export async function revokeDueKeysUnpublished(deps: ReconcileDeps, model: ModelObject): Promise<number | undefined> {
+  const objects = await readApiKeyObjects(deps.client, modelRef(model));
+  if (!objects) return undefined;
+  return (await revokeDueKeys(deps, model, modelRef(model), objects.secret.data, objects.metadata?.data)).requeueAfterMs;
 }
 
 /**
@@ -91,7 +106,14 @@ export interface PublishWatches {
  */
 export async function publishModel(deps: ReconcileDeps, model: ModelObject, extra: Partial<GatewayContext> = {}, watches: PublishWatches = {}): Promise<PublishOutcome> {
   const { peers, proxyStatus } = watches;
-  const { secret: keysSecret, metadata: keysMetadata } = await ensureApiKeyObjects(deps.client, modelRef(model));
+  let keyObjects: Awaited<ReturnType<typeof ensureApiKeyObjects>>;
+  try {
+    keyObjects = await ensureApiKeyObjects(deps.client, modelRef(model));
+  } catch (err) {
+    if (err instanceof KeyObjectConflict) return keyObjectConflict(model, err.message);
+    throw err;
+  }
+  const { secret: keysSecret, metadata: keysMetadata } = keyObjects;
   const keys = await revokeDueKeys(deps, model, modelRef(model), keysSecret.data, keysMetadata.data);
   // The key Secrets of every model on the external endpoint (without a watch, listed from the server).
   const externalEndpointKeySecrets = enabledEndpoints(model.spec.endpoints).includes('external')
@@ -105,6 +127,8 @@ export async function publishModel(deps: ReconcileDeps, model: ModelObject, extr
     // Each key's quota tier, from its metadata record (read only while quotas are on).
     ...(deps.gateway.quotas ? { apiKeyTiers: keyTiersFromMetadata(keysMetadata.data) } : {}),
   });
+  const idConflict = await modelIdCondition(deps, model, peers ?? new ExternalEndpointPeers(model.kind));
+  if (idConflict) outcome.conditions.push(idConflict);
   const programmed = proxyStatus ? await programmedOutcome(proxyStatus, model, outcome) : undefined;
   if (programmed) outcome.conditions.push(programmed.condition);
   const waits = [outcome.requeueAfterMs, keys.requeueAfterMs, programmed?.requeueAfterMs].filter((n): n is number => n !== undefined);
@@ -121,6 +145,43 @@ async function programmedOutcome(proxyStatus: ProxyStatus, model: ModelObject, p
   const enabled = enabledEndpoints(model.spec.endpoints);
   const previous = ((model.status as { conditions?: Condition[] } | undefined)?.conditions ?? []).find((c) => c.type === PROGRAMMED_CONDITION);
   return programmedCondition(await proxyStatus.endpoints(model.metadata.name, model.metadata.namespace!, enabled), previous);
+}
+
+export const MODEL_ID_CONFLICT_CONDITION = 'ModelIdConflict';
+
+/**
+ * `ModelIdConflict=True` (reason `DuplicateModelId`) while another model of the namespace serves
+ * one of this model's ids on the same endpoint: pairs stored before the webhook refused them. The
+ * gateway sends the id to whichever route is oldest, so this is said rather than left silent.
+ * Set to False once resolved; models that never had a conflict get no such condition.
+ */
+async function modelIdCondition(deps: ReconcileDeps, model: ModelObject, peers: ExternalEndpointPeers): Promise<ConditionInput | undefined> {
+  const conflicts = await peers.modelIdConflicts(deps.client, model);
+  if (conflicts.length > 0) {
+    const which = conflicts.map((c) => `"${c.id}" on the ${c.endpoint} endpoint is also served by ${c.other}`).join('; ');
+    return {
+      type: MODEL_ID_CONFLICT_CONDITION,
+      status: true,
+      reason: 'DuplicateModelId',
+      message: `${which}; requests for such an id go to whichever model's route is oldest, and re-creating either model moves them. Remove the id from one of the models`,
+    };
+  }
+  const had = ((model.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === MODEL_ID_CONFLICT_CONDITION && c.status === 'True');
+  return had ? { type: MODEL_ID_CONFLICT_CONDITION, status: false, reason: 'Resolved', message: 'no other model serves its model ids' } : undefined;
+}
+
+/** Nothing is published while a key object's name is taken by someone else's object. */
+function keyObjectConflict(model: ModelObject, message: string): PublishOutcome {
+  const enabled = enabledEndpoints(model.spec.endpoints);
+  return {
+    conditions: (['external', 'internal'] as const).map((e) => ({ type: endpointConditionType[e], status: false, reason: enabled.includes(e) ? 'Conflict' : 'EndpointDisabled', message: enabled.includes(e) ? message : `the ${e} endpoint is disabled` })),
+    ok: false,
+    buildFailed: false,
+    crdMissing: false,
+    requeueAfterMs: requeue.conflict,
+    endpoints: {},
+    summary: { reason: 'Conflict', message },
+  };
 }
 
 async function publishTranslation(deps: ReconcileDeps, model: ModelObject, keys: Partial<GatewayContext>): Promise<PublishOutcome> {

@@ -11,7 +11,7 @@ import { CredentialSecrets, secretEntries } from './credential-secrets';
 import { ExternalEndpointPeers } from './endpoint-peers';
 import { ProxyStatus } from './proxy-status';
 import { objectKey } from './runtime/object-key';
-import { finalizeModel, generatedObjectWatches, publishModel, type PublishWatches } from './model-shared';
+import { finalizeModel, generatedObjectWatches, publishModel, revokeDueKeysUnpublished, type PublishWatches } from './model-shared';
 import { ReconcileDeps, recordTransitions, reportNotConfigured, requeue, writeStatus } from './reconcile-context';
 import { ConditionInput } from './runtime/conditions';
 import { ControllerOptions, ReconcileRequest, ReconcileResult } from './runtime/controller';
@@ -67,7 +67,12 @@ export async function reconcilePassthroughModel(deps: ReconcileDeps, req: Reconc
     const wait = await finalizeModel(d, model);
     return wait ? { requeueAfterMs: wait } : {};
   }
-  if (deps.configurationProblem) return reportNotConfigured(d, model, deps.configurationProblem);
+  if (deps.configurationProblem) {
+    // Nothing is published, but keys that expire (or lose access) are still removed.
+    const keysWait = await revokeDueKeysUnpublished(d, model);
+    const result = await reportNotConfigured(d, model, deps.configurationProblem);
+    return keysWait === undefined ? result : { ...result, requeueAfterMs: keysWait };
+  }
   // The finalizer goes on before anything is created, so nothing can outlive the model.
   model = await addFinalizer(deps.client, model);
 

@@ -302,7 +302,7 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
     const models = (await listModels(client, config.namespace)).filter((m) => m.ref.kind === ref.kind && m.ref.name === ref.name);
     const key = (await listAllKeys(client, models)).find((k) => k.record.clientId === clientId);
     if (!key || (!admin && !ownedBy(key.record, s))) throw new RequestError(404, `key ${clientId} of ${ref.name} not found`);
-    const done = await revokePortalKey(client, ref, clientId, { actor: s.username, reason: admin && !ownedBy(key.record, s) ? 'revoked by an administrator' : 'revoked by its owner' });
+    const done = await revokePortalKey(client, ref, clientId, { actor: s.username, actorSubject: s.sub, reason: admin && !ownedBy(key.record, s) ? 'revoked by an administrator' : 'revoked by its owner' });
     if (!done) throw new RequestError(404, `key ${clientId} of ${ref.name} not found`);
     log.info('revoked key', { model: `${ref.kind}/${ref.name}`, clientId, owner: key.record.createdBy, by: s.username });
   }

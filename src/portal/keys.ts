@@ -57,6 +57,7 @@ export async function mintPortalKey(client: KubeRest, model: ModelRef, req: Mint
     ...(req.tier ? { tier: req.tier } : {}),
     source: 'portal',
     actor: req.username,
+    actorSubject: req.sub,
     limits: req.limits,
   });
   // Fail closed: when the refusal cannot be read, the key is taken back too.
@@ -74,8 +75,8 @@ export async function listAllKeys(client: KubeRest, models: readonly PortalModel
   return perModel.flat();
 }
 
-export async function revokePortalKey(client: KubeRest, model: ModelRef, clientId: string, opts: { actor: string; reason: string; action?: 'revoke' | 'access-revoked' }): Promise<boolean> {
-  return revokeKey(client, model, clientId, { waitMs: 30_000, actor: opts.actor, reason: opts.reason, action: opts.action ?? 'revoke' });
+export async function revokePortalKey(client: KubeRest, model: ModelRef, clientId: string, opts: { actor: string; actorSubject?: string; reason: string; action?: 'revoke' | 'access-revoked' }): Promise<boolean> {
+  return revokeKey(client, model, clientId, { waitMs: 30_000, actor: opts.actor, ...(opts.actorSubject ? { actorSubject: opts.actorSubject } : {}), reason: opts.reason, action: opts.action ?? 'revoke' });
 }
 
 export async function readAudit(client: KubeRest, namespace: string, filter: AuditFilter): Promise<AuditEntry[]> {

@@ -1,6 +1,7 @@
 // The OIDC relying party (openid-client 6): discovery, the authorization code flow with PKCE
-// (S256), state and nonce, the code exchange (which validates the ID token: issuer, audience,
-// signature, expiry, nonce) and refresh. Plain-http issuers are accepted only on loopback (tests).
+// (S256), state and nonce, the code exchange (which validates the ID token's claims: issuer,
+// audience, expiry, nonce; not its signature, as the token comes from the token endpoint over
+// verified TLS, OIDC Core 3.1.3.7) and refresh. Plain-http issuers are accepted only on loopback (tests).
 import * as https from 'node:https';
 import * as fs from 'node:fs';
 import * as oidc from 'openid-client';
@@ -23,10 +24,15 @@ export function groupsFromClaim(value: unknown): string[] {
   return [];
 }
 
-/** The name the portal shows and records as `createdBy`. */
+/**
+ * The name the portal shows and records as `createdBy` and as audit actor: `preferred_username`,
+ * else `email` only when the issuer says it is verified (`email_verified: true`; an unverified
+ * address is whatever the user typed), else `sub`. Never `name`, which users edit freely. Names
+ * are for people to read: ownership and the audit log's `subject`/`actorSubject` use `sub`.
+ */
 export function usernameFromClaims(claims: Record<string, unknown>): string {
-  for (const c of ['preferred_username', 'email', 'name']) {
-    const v = claims[c];
+  const candidates = [claims.preferred_username, claims.email_verified === true ? claims.email : undefined];
+  for (const v of candidates) {
     if (typeof v === 'string' && v.trim()) return v.trim();
   }
   return String(claims.sub);

@@ -159,6 +159,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       certificate: current.first,
       host: options.host,
       port: settings.port,
+      ...(settings.clientCa ? { clientCa: settings.clientCa } : {}),
       log,
     });
   } catch (error) {

@@ -23,6 +23,8 @@ export interface AccessReviewResult {
 export interface ClusterLookups {
   /** A model object; undefined when it is absent or its CRD is not installed. */
   getModel(kind: ModelKind, namespace: string, name: string): Promise<KubernetesObject | undefined>;
+  /** Every model of a kind in a namespace; empty when its CRD is not installed. */
+  listModels(kind: ModelKind, namespace: string): Promise<KubernetesObject[]>;
   /** A SubjectAccessReview: may `user` `get` the Secret (or ConfigMap) `namespace/name`? Throws when the review cannot be made. */
   userMayGet(user: UserInfo, namespace: string, resource: ReadableResource, name: string): Promise<AccessReviewResult>;
   /**
@@ -78,6 +80,16 @@ export function kubernetesLookups(rest: KubeRest, options: { timeoutMs?: number 
       } catch (error) {
         if (statusCode(error) === 404) return undefined;
         throw new Error(`reading ${kind} ${namespace}/${name}: ${describeApiError(error)}`);
+      }
+    },
+
+    async listModels(kind, namespace) {
+      try {
+        const list = await bounded(`listing ${kind} in ${namespace}`, rest.list(API_GROUP_VERSION_V1BETA1, kind, { namespace }), timeoutMs);
+        return list.items as KubernetesObject[];
+      } catch (error) {
+        if (statusCode(error) === 404 || (error as Error).name === 'KindNotServedError') return [];
+        throw new Error(`listing ${kind} in ${namespace}: ${describeApiError(error)}`);
       }
     },
 

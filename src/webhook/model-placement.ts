@@ -4,7 +4,8 @@
 // may not share a name because both derive the same `<name>-api-keys` Secret. The operator
 // namespace needs no label: it is the one namespace admitted, and `helm --create-namespace`
 // (the usual way to make it) cannot label it.
-import { apiKeysSecretName } from '../translate/gateway/names';
+import { apiKeysSecretName, sharedGeneratedNames } from '../translate/gateway/names';
+import { type ServingModel, duplicateModelIds, modelIdsField, servedModelIds } from '../translate/gateway/served-ids';
 import type { AdmissionContext } from './admission';
 import type { ClusterLookups, ModelKind } from './lookups';
 import { jsonEqual } from './json-patch';
@@ -51,6 +52,55 @@ export async function checkModelPlacement(placement: ModelPlacement, lookups: Cl
   }
 }
 
+/** Every model of both kinds in the namespace. */
+async function modelsIn(namespace: string, lookups: ClusterLookups): Promise<ServingModel[]> {
+  return (await Promise.all((['LLMModel', 'PassthroughModel'] as const).map((kind) => lookups.listModels(kind, namespace)))).flat() as ServingModel[];
+}
+
+/**
+ * Refuses a new model whose generated objects would have the name of another model's (its short
+ * name equals a long name's cut form, or two long names' hashes collide): the operator would
+ * report a Conflict at best, so the name is refused before anything is stored.
+ */
+export async function checkGeneratedNames(kind: ModelKind, name: string, namespace: string, lookups: ClusterLookups, findings: Findings): Promise<void> {
+  let others: ServingModel[];
+  try {
+    others = await modelsIn(namespace, lookups);
+  } catch (error) {
+    findings.deny(lookupFailed(`which names the models in "${namespace}" generate`, error), 503);
+    return;
+  }
+  for (const other of others) {
+    const shared = other.metadata?.name ? sharedGeneratedNames(name, other.metadata.name) : [];
+    if (shared.length > 0) {
+      findings.deny(`metadata.name: the ${kind} "${name}" would generate objects named like those of ${other.kind} ${other.metadata?.name} in "${namespace}" (${shared.join(', ')}); choose another name`);
+    }
+  }
+}
+
+/**
+ * Refuses a model that would declare a model id another model of the namespace already serves on
+ * the same endpoint: the gateway would send the id's requests to whichever route is oldest, and
+ * re-creating either model would move them silently.
+ */
+export async function checkModelIds(model: ServingModel, namespace: string, lookups: ClusterLookups, findings: Findings): Promise<void> {
+  if (servedModelIds(model).length === 0) return;
+  let others: ServingModel[];
+  try {
+    others = await modelsIn(namespace, lookups);
+  } catch (error) {
+    findings.deny(lookupFailed(`which model ids the models in "${namespace}" serve`, error), 503);
+    return;
+  }
+  const field = modelIdsField(model.kind);
+  for (const d of duplicateModelIds(model, others)) {
+    findings.deny(
+      `${field}: model id "${d.id}" is already served on the ${d.endpoint} endpoint by ${d.other} in "${namespace}"; ` +
+        `two models with one id would take turns getting its requests as they are re-created. Choose another id, or remove "${d.id}" from ${d.other} first`,
+    );
+  }
+}
+
 /** What a model kind hands the confused-deputy guard: the Secrets it names and where they are sent. */
 export interface ModelSecretUse<T> {
   readonly secrets: (model: T) => SecretReference[];
@@ -77,6 +127,7 @@ export async function validateModel<T extends { metadata?: { name?: string; name
   if (request.operation === 'CREATE') {
     const placement = { ...kinds, namespace, name: model.metadata?.name ?? request.name, operatorNamespace: context.operatorNamespace };
     await checkModelPlacement(placement, context.lookups, findings);
+    if (namespace && placement.name) await checkGeneratedNames(kinds.kind, placement.name, namespace, context.lookups, findings);
   }
   const old = request.oldObject as T | undefined;
   const secrets = secretUse.secrets(model);
@@ -84,6 +135,9 @@ export async function validateModel<T extends { metadata?: { name?: string; name
   if (secrets.length > 0 && namespace && (changed(secretUse.secrets) || (secretUse.destination && changed(secretUse.destination)))) {
     await checkSecretAccess(secrets, { user: request.userInfo, namespace, kind: 'model' }, context.lookups, findings);
   }
+  // Ids are checked when they are declared: on CREATE and when an UPDATE changes them or the endpoints.
+  const served = (m: T) => servedModelIds({ ...(m as ServingModel), kind: kinds.kind });
+  if (namespace && changed(served)) await checkModelIds({ ...(model as ServingModel), kind: kinds.kind }, namespace, context.lookups, findings);
   fieldFindings(model, findings);
   return findings.verdict();
 }

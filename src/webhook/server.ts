@@ -24,6 +24,13 @@ export interface AdmissionServerOptions {
   readonly conversionPath?: string;
   /** Told how long each ConversionReview took to answer and how many objects it held. */
   readonly onConversion?: (durationMs: number, objects: number) => void;
+  /**
+   * PEM CA bundle the API server's client certificate must chain to (its AdmissionConfiguration
+   * kubeconfig for webhooks). When set, a client without such a certificate fails the TLS
+   * handshake: no other pod can ask the webhook questions it answers with the operator's rights
+   * (whether a user may read a Secret). Unset, any client that reaches the port is answered.
+   */
+  readonly clientCa?: string;
   /** The certificate served first; replace it later with `setCertificate`. */
   readonly certificate: ServingCertificate;
   /** @default '0.0.0.0' */
@@ -160,7 +167,7 @@ class Deadlines {
   }
 }
 
-const tlsOptions = (c: ServingCertificate) => ({ cert: c.cert, key: c.key, minVersion: 'TLSv1.2' as const });
+const tlsOptions = (c: ServingCertificate, clientCa?: string) => ({ cert: c.cert, key: c.key, minVersion: 'TLSv1.2' as const, ...(clientCa ? { ca: clientCa } : {}) });
 
 /**
  * The TLS and connection settings of the admission listener (exported so the benchmark's
@@ -168,10 +175,11 @@ const tlsOptions = (c: ServingCertificate) => ({ cert: c.cert, key: c.key, minVe
  */
 export function admissionServerSettings(
   certificate: ServingCertificate,
-  timeouts: Pick<AdmissionServerOptions, 'requestTimeoutMs' | 'headersTimeoutMs'> = {},
+  timeouts: Pick<AdmissionServerOptions, 'requestTimeoutMs' | 'headersTimeoutMs' | 'clientCa'> = {},
 ): https.ServerOptions {
   return {
-    ...tlsOptions(certificate),
+    ...tlsOptions(certificate, timeouts.clientCa),
+    ...(timeouts.clientCa ? { requestCert: true, rejectUnauthorized: true } : {}),
     // Slow or stalled clients must not pin sockets past the API server's own timeout; the
     // checking interval bounds how late these timeouts fire (Node's default is 30 s).
     requestTimeout: timeouts.requestTimeoutMs ?? 15_000,
@@ -282,7 +290,7 @@ export async function listenAdmissionServer(options: AdmissionServerOptions): Pr
   return {
     port: (server.address() as AddressInfo).port,
     setCertificate(certificate) {
-      server.setSecureContext(tlsOptions(certificate));
+      server.setSecureContext(tlsOptions(certificate, options.clientCa));
       served = certificate;
     },
     servedCertificate: () => served.cert,

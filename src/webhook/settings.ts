@@ -32,6 +32,8 @@ export interface WebhookSettings {
   readonly logLevel: string;
   /** Where AgentDeployments are admitted: `namespace` plus `NLS_WATCH_NAMESPACES`. */
   readonly agentNamespaces: readonly string[];
+  /** `NLS_WEBHOOK_CLIENT_CA` (PEM, the chart's `webhook.clientCA`): callers must present a certificate it signed. */
+  readonly clientCa?: string;
   /** `NLS_ALLOWED_IMAGES` (comma-separated, the chart's `webhook.allowedImages`): images tenants may run; empty allows all. */
   readonly allowedImages: readonly string[];
 }
@@ -82,10 +84,15 @@ export function webhookSettingsFromEnv(env: NodeJS.ProcessEnv): WebhookSettings 
     const problem = allowedImageEntryProblem(entry);
     if (problem) throw new Error(`NLS_ALLOWED_IMAGES: ${problem}; set the chart value webhook.allowedImages to image prefixes or references`);
   }
+  const clientCa = env.NLS_WEBHOOK_CLIENT_CA?.trim();
+  if (clientCa && !clientCa.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new Error('NLS_WEBHOOK_CLIENT_CA is not a PEM certificate bundle; set the chart value webhook.clientCA to the CA that signed the API server\'s webhook client certificate, or leave it empty');
+  }
   return {
     namespace,
     port,
     certMode,
+    ...(clientCa ? { clientCa } : {}),
     certDir: env.NLS_CERT_DIR?.trim() || defaultCertDir,
     secretName: env.NLS_WEBHOOK_SECRET?.trim() || `${release}-webhook-server-cert`,
     serviceName: env.NLS_WEBHOOK_SERVICE?.trim() || `${release}-webhook`,

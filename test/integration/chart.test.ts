@@ -217,6 +217,23 @@ describe('the internal endpoint\'s token audiences (issue 29, Medium 9)', () => 
   });
 });
 
+describe('the webhook port answers only the API server, when told how to recognise it (issue 29, Low)', () => {
+  test('webhook.clientCA reaches the operator and networkPolicy.webhookFrom limits the webhook port', async () => {
+    const caFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'client-ca-')), 'ca.pem');
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIBdummy\n-----END CERTIFICATE-----\n';
+    fs.writeFileSync(caFile, pem);
+    for (const version of [3, 4] as const) {
+      const r = await helm(version, ['template', `wh-${version}`, chartDir, '--kube-version', kubeVersion, '--set-file', `webhook.clientCA=${caFile}`, '--set', 'networkPolicy.webhookFrom[0].ipBlock.cidr=10.0.0.0/24']);
+      expect(r.code).toBe(0);
+      const objects = docs(r.stdout);
+      const operator = objects.find((o) => o.kind === 'Deployment' && o.metadata.name.endsWith('-operator')) as unknown as { spec: { template: { spec: { containers: Array<{ env: Array<{ name: string; value?: string }> }> } } } };
+      expect(operator.spec.template.spec.containers[0].env.find((e) => e.name === 'NLS_WEBHOOK_CLIENT_CA')?.value).toBe(pem);
+      const policy = objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name.endsWith('-operator')) as unknown as { spec: { ingress: Array<{ ports: Array<{ port: number }>; from?: unknown }> } };
+      expect(policy.spec.ingress.find((i) => i.ports[0].port === 9443)?.from).toEqual([{ ipBlock: { cidr: '10.0.0.0/24' } }]);
+    }
+  });
+});
+
 describe('the key portal', () => {
   const portalSet = ['--set', 'portal.enabled=true', '--set', 'platform.baseDomain=example.com', '--set', 'platform.jwt.issuer=https://id.example.com/realms/nebari', '--set', 'platform.jwt.audiences={nebari-llm}', '--set', 'portal.oidc.clientId=llm-keys'];
   const without = (key: string) => {

@@ -69,6 +69,7 @@ function recordingLookups(base: ClusterLookups, who: string, log: LookupLog): Cl
       log.set(key, [...(log.get(key) ?? []), who]);
       return base.getModel(kind, namespace, name);
     },
+    listModels: (kind, namespace) => base.listModels(kind, namespace),
     userMayGet: (user, namespace, resource, name) => base.userMayGet(user, namespace, resource, name),
     userMayBindModel: (user, namespace, kind, name) => base.userMayBindModel(user, namespace, kind, name),
   };
@@ -124,7 +125,8 @@ const llmModel = (name: string, namespace: string, labels: Record<string, string
   apiVersion: 'llm.nebari.dev/v1alpha1',
   kind: 'LLMModel',
   metadata: { name, namespace, labels },
-  spec: { model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface' }, resources: { gpu: { count: 1 } }, access: { public: true } },
+  // One model id per model: the webhook refuses a second model serving an id (issue 29, Low).
+  spec: { model: { name: `nls-test/${name}`, source: 'huggingface' }, resources: { gpu: { count: 1 } }, access: { public: true } },
 });
 
 export const fixtures = {
@@ -133,7 +135,7 @@ export const fixtures = {
     apiVersion: 'llm.nebari.dev/v1alpha1',
     kind: 'PassthroughModel',
     metadata: { name, namespace, labels },
-    spec: { provider: { hostname: 'api.openai.com', credentialSecretName: 'openai-key' }, models: { declared: ['gpt-4o'] }, access: { public: true } },
+    spec: { provider: { hostname: 'api.openai.com', credentialSecretName: 'openai-key' }, models: { declared: [`gpt-4o-${name}`] }, access: { public: true } },
   }),
   agent: (name: string, namespace: string, labels: Record<string, string> = {}) => ({
     apiVersion: 'llm.nebari.dev/v1alpha1',

@@ -15,13 +15,14 @@ const llmModel = (name: string, spec: Record<string, unknown> = {}) => ({
   apiVersion: 'llm.nebari.dev/v1alpha1',
   kind: 'LLMModel',
   metadata: { name },
-  spec: { model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface' }, resources: { gpu: { count: 2 } }, access: { public: true }, ...spec },
+  // One model id per model (the webhook refuses a second model serving an id).
+  spec: { model: { name: `Qwen/Qwen3-0.6B-${name}`, source: 'huggingface' }, resources: { gpu: { count: 2 } }, access: { public: true }, ...spec },
 });
 const passthroughModel = (name: string, provider: Record<string, unknown> = {}, spec: Record<string, unknown> = {}) => ({
   apiVersion: 'llm.nebari.dev/v1alpha1',
   kind: 'PassthroughModel',
   metadata: { name },
-  spec: { provider: { hostname: 'api.openai.com', credentialSecretName: 'openai-key', ...provider }, models: { declared: ['gpt-4o'] }, access: { groups: ['ml'] }, ...spec },
+  spec: { provider: { hostname: 'api.openai.com', credentialSecretName: 'openai-key', ...provider }, models: { declared: [`gpt-4o-${name}`] }, access: { groups: ['ml'] }, ...spec },
 });
 const agent = (name: string, model: Record<string, unknown>, spec: Record<string, unknown> = {}) => ({
   apiVersion: 'llm.nebari.dev/v1alpha1',
@@ -82,7 +83,7 @@ describe('LLMModel admission through the API server', () => {
     const response = await create(
       env.operatorNamespace,
       'llmmodels',
-      llmModel('scratch', { model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface', storage: { type: 'emptyDir' }, preload: true } }),
+      llmModel('scratch', { model: { name: 'Qwen/Qwen3-0.6B-scratch', source: 'huggingface', storage: { type: 'emptyDir' }, preload: true } }),
     );
     expect(response).toMatchObject({ status: 201 });
     // A v1alpha1 client also hears that the version is deprecated (the CRD's deprecationWarning).
@@ -118,6 +119,15 @@ describe('PassthroughModel admission through the API server', () => {
     expect(message(response)).toContain('longer than 63 characters');
   });
 
+  it('denies a second model serving a model id, naming the first and the fix (issue 29, Low)', async () => {
+    expect((await create(env.operatorNamespace, 'passthroughmodels', passthroughModel('first-id', {}, { models: { declared: ['shared-id'] } }))).status).toBe(201);
+    const response = await create(env.operatorNamespace, 'llmmodels', llmModel('second-id', { model: { name: 'shared-id', source: 'huggingface' } }));
+    expect(response).toMatchObject({ status: 422 });
+    expect(message(response)).toContain(
+      `spec.model.name: model id "shared-id" is already served on the external endpoint by PassthroughModel first-id in "${env.operatorNamespace}"; two models with one id would take turns getting its requests as they are re-created. Choose another id, or remove "shared-id" from PassthroughModel first-id first`,
+    );
+  });
+
   it('warns that the host name is normalised, and stores it as written', async () => {
     const response = await create(env.operatorNamespace, 'passthroughmodels', passthroughModel('upper', { hostname: 'API.OpenAI.com.' }));
     expect(response).toMatchObject({ status: 201 });
@@ -131,7 +141,7 @@ describe('AgentDeployment admission through the API server', () => {
   it('allows a reference to an existing model and stores defaults read from it', async () => {
     const response = await create(env.operatorNamespace, 'agentdeployments', agent('helper', { modelRef: { kind: 'LLMModel', name: 'qwen' } }));
     expect(response).toMatchObject({ status: 201 });
-    expect(response.body).toMatchObject({ spec: { replicas: 1, model: { modelRef: { modelName: 'Qwen/Qwen3-0.6B' } } } });
+    expect(response.body).toMatchObject({ spec: { replicas: 1, model: { modelRef: { modelName: 'Qwen/Qwen3-0.6B-qwen' } } } });
   });
 
   it('denies a reference to a model that does not exist', async () => {

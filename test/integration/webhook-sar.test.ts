@@ -113,7 +113,7 @@ describe('credentialSecretName admission on PassthroughModel', () => {
     apiVersion: 'llm.nebari.dev/v1alpha1',
     kind: 'PassthroughModel',
     metadata: { name },
-    spec: { provider: { hostname, credentialSecretName: 'provider-key' }, models: { declared: ['gpt-4o'] }, access: { public: true } },
+    spec: { provider: { hostname, credentialSecretName: 'provider-key' }, models: { declared: [`gpt-4o-${name}`] }, access: { public: true } },
   });
   const models = () => collectionPath(env.operatorNamespace, 'passthroughmodels');
 
@@ -164,7 +164,7 @@ describe('credentialSecretName admission on PassthroughModel', () => {
       apiVersion: 'llm.nebari.dev/v1alpha1',
       kind: 'LLMModel',
       metadata: { name },
-      spec: { model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface', authSecretName: 'provider-key' }, resources: { gpu: { count: 1 } }, access: { public: true } },
+      spec: { model: { name: `Qwen/Qwen3-0.6B-${name}`, source: 'huggingface', authSecretName: 'provider-key' }, resources: { gpu: { count: 1 } }, access: { public: true } },
     });
     const denied = await kubeRequest(as(frank), 'POST', collectionPath(env.operatorNamespace, 'llmmodels'), llm('franks-llm'));
     expect(denied).toMatchObject({ status: 403 });
@@ -184,7 +184,8 @@ describe('LLMModel authors and the Secrets of the release namespace', () => {
     apiVersion: 'llm.nebari.dev/v1beta1',
     kind: 'LLMModel',
     metadata: { name },
-    spec: { model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface' }, resources: { gpu: { count: 1 } }, access: { public: true }, ...spec },
+    // One model id per model (the webhook refuses a second model serving an id).
+    spec: { model: { name: `Qwen/Qwen3-0.6B-${name}`, source: 'huggingface' }, resources: { gpu: { count: 1 } }, access: { public: true }, ...spec },
   });
   const stored = async (name: string) => (await kubeRequest(admin, 'GET', `${llmModels()}/${name}`)).status;
 
@@ -234,7 +235,7 @@ describe('LLMModel authors and the Secrets of the release namespace', () => {
 
   it('denies changing the image of a model whose Secrets the user may not read', async () => {
     expect(
-      await kubeRequest(admin, 'POST', llmModels(), served('gated', { model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface', authSecretName: 'portal-session' }, serving: { image: 'registry.example.com/vllm:1' } })),
+      await kubeRequest(admin, 'POST', llmModels(), served('gated', { model: { name: 'Qwen/Qwen3-0.6B-gated', source: 'huggingface', authSecretName: 'portal-session' }, serving: { image: 'registry.example.com/vllm:1' } })),
     ).toMatchObject({ status: 201 });
     const swap = await kubeRequest(as(mallory), 'PATCH', `${llmModels()}/gated`, { spec: { serving: { image: 'registry.example.com/exfiltrate:1' } } }, 'application/merge-patch+json');
     expect(swap).toMatchObject({ status: 403 });

@@ -83,6 +83,37 @@ function computeNames(modelName: string): GatewayObjectNames {
   };
 }
 
+/**
+ * The names of `modelName`'s generated objects, by the kind of object each names (names of
+ * different kinds never clash). Two models whose lists share a name of one kind would write the
+ * same object: a short name can equal a long name's cut form (`<head>-<hash>-<suffix>`), and the
+ * 32-bit hash of two long names can collide.
+ */
+export function generatedNamesByKind(modelName: string): Record<string, readonly string[]> {
+  const n = gatewayObjectNames(modelName);
+  return {
+    AIGatewayRoute: [n.route('external'), n.route('internal')],
+    SecurityPolicy: [n.securityPolicy('external'), n.securityPolicy('internal')],
+    BackendTrafficPolicy: [n.quotaPolicy],
+    Backend: [n.backend],
+    BackendTLSPolicy: [n.backendTLSPolicy],
+    AIServiceBackend: [n.aiServiceBackend],
+    BackendSecurityPolicy: [n.backendSecurityPolicy],
+    InferencePool: [n.inferencePool],
+    Service: [n.endpointPicker],
+    Secret: [n.apiKeysSecret],
+    ConfigMap: [boundedName(modelName, 'api-key-metadata')],
+    'label llm.nebari.dev/model': [n.modelLabel],
+  };
+}
+
+/** The generated names two different models would share, as `<kind> <name>`; empty when none. */
+export function sharedGeneratedNames(a: string, b: string): string[] {
+  if (a === b) return [];
+  const [na, nb] = [generatedNamesByKind(a), generatedNamesByKind(b)];
+  return Object.keys(na).flatMap((kind) => na[kind].filter((name) => nb[kind].includes(name)).map((name) => `${kind} ${name}`));
+}
+
 /** `<model>-api-keys`: the per-model key Secret the operator owns (shared by both model kinds). */
 export function apiKeysSecretName(modelName: string): string {
   return boundedName(modelName, 'api-keys');

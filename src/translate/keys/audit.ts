@@ -24,6 +24,8 @@ export interface AuditEntry {
   readonly action: AuditAction;
   /** Who did it: a username, `operator`, or `portal` for the portal's own revocations. */
   readonly actor: string;
+  /** The actor's OIDC `sub` when a portal user did it: names can change, the subject cannot. */
+  readonly actorSubject?: string;
   readonly model: { readonly kind: ModelKind; readonly name: string };
   readonly clientId: string;
   /** The key's owner (its record's createdBy). */
@@ -98,6 +100,7 @@ export function serializeAuditEntry(entry: AuditEntry): string {
     at: entry.at,
     action: entry.action,
     actor: text(entry.actor),
+    ...(entry.actorSubject ? { actorSubject: text(entry.actorSubject) } : {}),
     model: { kind: entry.model.kind, name: entry.model.name },
     clientId: entry.clientId,
     owner: text(entry.owner),
@@ -117,6 +120,7 @@ export function parseAuditEntry(json: string): AuditEntry | undefined {
       at: v.at,
       action: v.action as AuditAction,
       actor: v.actor,
+      ...(typeof v.actorSubject === 'string' ? { actorSubject: v.actorSubject } : {}),
       model: { kind: v.model.kind, name: v.model.name },
       clientId: v.clientId,
       owner: v.owner,

@@ -4,6 +4,7 @@
 // more keys than the limit; listing reads the metadata ConfigMap and never the key Secret.
 import { MemoryKube } from './memory-kube';
 import { listKeys, mintKey, revokeKey } from '../../../src/api-keys/key-store';
+import { mintPortalKey, revokePortalKey } from '../../../src/portal/keys';
 import { appendAuditEntry, readAuditEntries } from '../../../src/api-keys/audit-log';
 import { CLEANUP_FINALIZER } from '../../../src/api/common';
 import { KeyLimitError } from '../../../src/translate/keys/limits';
@@ -118,5 +119,18 @@ describe('per-user limits on minting', () => {
     for (let i = 0; i < left; i++) await mintKey(kube, model, 'alice', `top${i}`, { limits, waitMs: 2_000 });
     await expect(mintKey(kube, model, 'alice', 'one too many', { limits, waitMs: 2_000 })).rejects.toThrow(KeyLimitError);
     expect(Object.keys((await keyData(kube)).secret)).toHaveLength(2);
+  });
+});
+
+describe('who the audit log names (issue 29, Low)', () => {
+  it('records the actor\'s OIDC subject beside their name for a portal mint and revoke', async () => {
+    const kube = await cluster();
+    const minted = await mintPortalKey(kube, model, { sub: 'sub-alice', username: 'alice', description: 'laptop', grant: { allowed: true, grantedBy: 'groups', groups: ['team-a'] }, expiresAt: new Date(Date.now() + 86_400_000), limits: { keysPerUserPerModel: 10, mintsPerUserPerHour: 10 } });
+    expect(await revokePortalKey(kube, model, minted.clientId, { actor: 'root', actorSubject: 'sub-root', reason: 'revoked by an administrator' })).toBe(true);
+    const entries = await readAuditEntries(kube, ns);
+    expect(entries.map((e) => [e.action, e.actor, e.actorSubject, e.owner, e.subject])).toEqual([
+      ['mint', 'alice', 'sub-alice', 'alice', 'sub-alice'],
+      ['revoke', 'root', 'sub-root', 'alice', 'sub-alice'],
+    ]);
   });
 });

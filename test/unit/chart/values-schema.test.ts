@@ -22,7 +22,7 @@ describe('values schema', () => {
   });
 
   test('every object is closed, or a typed map, or an explicit Kubernetes pass-through', () => {
-    const passThrough = new Set(['operator.tolerations[]', 'operator.affinity', 'networkPolicy.metricsFrom[]', 'gateway.gateway.listeners[]', 'portal.tolerations[]', 'portal.networkPolicy.from[]']);
+    const passThrough = new Set(['operator.tolerations[]', 'operator.affinity', 'networkPolicy.metricsFrom[]', 'networkPolicy.webhookFrom[]', 'gateway.gateway.listeners[]', 'portal.tolerations[]', 'portal.networkPolicy.from[]']);
     const open: string[] = [];
     walk(ValuesSchema, '', (s, path) => {
       if (s.type !== 'object') return;

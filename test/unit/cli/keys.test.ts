@@ -1,4 +1,4 @@
-import { auditTable, keyLimitsInNamespace, keysTable, parseKeysArgs } from '../../../src/cli/keys';
+import { auditTable, keyLimitsInNamespace, keysTable, parseKeysArgs, terminalSafe, terminalSafeJson } from '../../../src/cli/keys';
 import { KubeApiError } from '../../../src/kube/rest';
 import { MemoryKube } from '../api-keys/memory-kube';
 
@@ -90,5 +90,20 @@ describe('nls keys mint limits', () => {
     const forbidden = new MemoryKube();
     forbidden.request = () => Promise.reject(new KubeApiError(403, '', 'Forbidden', 'GET deployments: 403 Forbidden'));
     expect(await keyLimitsInNamespace(forbidden, 'llm')).toEqual({ keysPerUserPerModel: 10, mintsPerUserPerHour: 20 });
+  });
+});
+
+describe('nls keys output reaches the terminal without control characters (issue 29, Low)', () => {
+  test('JSON output escapes C1 controls and line separators, and parses back to the same value', () => {
+    const records = [{ clientId: 'c1', createdBy: 'mallory\u009b2J', createdAt: '2026-01-01T00:00:00.000Z', description: 'a\u2028b\u007f' }];
+    const line = terminalSafeJson(records);
+    // eslint-disable-next-line no-control-regex -- the point of the test
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+    expect(line).toContain('mallory\\u009b2J');
+    expect(JSON.parse(line)).toEqual(records);
+  });
+
+  test('error messages are escaped line by line', () => {
+    expect('owner "\u001b]0;pwned\u0007"\nnext'.split('\n').map(terminalSafe).join('\n')).toBe('owner "\\x1b]0;pwned\\x07"\nnext');
   });
 });

@@ -19,7 +19,7 @@ const stored = (name: string, hostname: string, extra: Record<string, unknown> =
     finalizers: ['llm.nebari.dev/cleanup'],
     ...extra,
   },
-  spec: { provider: { hostname, credentialSecretName: 'key' }, models: { declared: ['gpt-4.1'] }, access: { public: true } },
+  spec: { provider: { hostname, credentialSecretName: 'key' }, models: { declared: [`gpt-4.1-${name}`] }, access: { public: true } },
   status: { conditions: [{ type: 'Ready', status: 'True' }] },
 });
 
@@ -43,6 +43,13 @@ test('stored objects are admitted as CREATEs: an invalid stored hostname is a fi
       fix: 'correct spec.provider.hostname (kubectl edit passthroughmodel legacy -n llm, or in the manifests your GitOps tool applies), then run nls preflight again',
     },
   ]);
+});
+
+test('stored models serving one model id on one endpoint are findings naming the other model (issue 29, Low)', async () => {
+  const shared = (name: string) => ({ ...stored(name, 'api.openai.com'), spec: { ...stored(name, 'api.openai.com').spec, models: { declared: ['gpt-4.1'] } } });
+  const { findings } = await admitStoredObjects([shared('first'), shared('second')], 'llm', []);
+  expect(findings.map((f) => `${f.name} ${f.field}`)).toContain('first spec.models.declared');
+  expect(findings.find((f) => f.name === 'first')?.message).toContain('model id "gpt-4.1" is already served on the external endpoint by PassthroughModel second');
 });
 
 test('a field this release does not declare is a warning (pruned on the next write), not a refusal', async () => {

@@ -28,14 +28,26 @@ describe('ExternalEndpointPeers', () => {
   const claude = model('PassthroughModel', 'claude');
   const internalOnly = model('PassthroughModel', 'internal-only', { external: false });
 
-  it('caches only identity, deletion, the external switch and whether the model was published', () => {
+  it('caches only identity, deletion, the external switch, whether the model was published and the ids it serves', () => {
     expect(model('LLMModel', 'llama', { external: false })).toEqual({
       apiVersion: 'llm.nebari.dev/v1beta1',
       kind: 'LLMModel',
       metadata: { name: 'llama', namespace: 'llm', uid: 'uid-llama', resourceVersion: '1' },
       spec: { endpoints: { external: { enabled: false } } },
       published: true,
+      served: [],
     });
+  });
+
+  it('re-renders this kind\'s models that share a model id another model takes or gives up (issue 29, Low)', () => {
+    const serving = (kind: string, name: string, declared: string[]) =>
+      peerOf({ apiVersion: 'llm.nebari.dev/v1beta1', kind, metadata: { name, namespace: 'llm' }, spec: { models: { declared } } } as KubeObject);
+    const peers = peersWith([], [serving('PassthroughModel', 'a', ['gpt-4o']), serving('PassthroughModel', 'b', ['other'])]);
+    const c = serving('PassthroughModel', 'c', ['gpt-4o']);
+    expect(peers.modelsToRequeue('PassthroughModel', c, 'add')).toEqual(['llm/a']);
+    expect(peers.modelsToRequeue('PassthroughModel', c, 'delete')).toEqual(['llm/a']);
+    expect(peers.modelsToRequeue('PassthroughModel', serving('PassthroughModel', 'c', ['x']), 'update', c)).toEqual(['llm/a']);
+    expect(peers.modelsToRequeue('PassthroughModel', c, 'update', c)).toEqual([]);
   });
 
   it('re-renders this kind\'s other models on the endpoint when a model is first published there (of either kind)', () => {

@@ -51,4 +51,11 @@ describe('small rules', () => {
     expect(usernameFromClaims({ sub: 's', email: 'e@x', preferred_username: 'p' })).toBe('p');
     expect(usernameFromClaims({ sub: 's' })).toBe('s');
   });
+  it('takes an email as the username only when the issuer verified it, and never the free-form name (issue 29, Low)', () => {
+    expect(usernameFromClaims({ sub: 's', email: 'ceo@example.com' })).toBe('s');
+    expect(usernameFromClaims({ sub: 's', email: 'ceo@example.com', email_verified: false })).toBe('s');
+    expect(usernameFromClaims({ sub: 's', email: 'ceo@example.com', email_verified: 'true' })).toBe('s');
+    expect(usernameFromClaims({ sub: 's', email: 'eve@example.com', email_verified: true })).toBe('eve@example.com');
+    expect(usernameFromClaims({ sub: 's', name: 'Administrator' })).toBe('s');
+  });
 });

@@ -37,6 +37,10 @@ export function memoryLookups(state: ClusterState): ClusterLookups & { reviews: 
       const found = state.models.find((m) => m.kind === kind && m.namespace === namespace && m.name === name);
       return found ? ({ kind, metadata: { name, namespace }, spec: found.spec } as KubernetesObject) : undefined;
     },
+    async listModels(kind, namespace) {
+      if (state.failing?.listModels) throw state.failing.listModels;
+      return state.models.filter((m) => m.kind === kind && m.namespace === namespace).map((m) => ({ kind, metadata: { name: m.name, namespace: m.namespace }, spec: m.spec }) as KubernetesObject);
+    },
     async userMayGet(user: UserInfo, namespace, resource, name) {
       // Secrets as `user/namespace/name`, ConfigMaps as `user/namespace/configmap:name`.
       const key = `${user.username}/${namespace}/${resource === 'configmaps' ? 'configmap:' : ''}${name}`;

@@ -2,6 +2,7 @@
 import * as https from 'node:https';
 import * as tls from 'node:tls';
 import { X509Certificate } from 'node:crypto';
+import * as forge from 'node-forge';
 import { issueCertificateAuthority, issueServingCertificate } from '../../../src/webhook/certificates';
 import { allow } from '../../../src/webhook/review';
 import { type AdmissionServer, type AdmissionHandler, listenAdmissionServer } from '../../../src/webhook/server';
@@ -122,5 +123,61 @@ describe('admission server', () => {
     server.setCertificate({ cert: second.certPem, key: second.keyPem });
     expect(await peerFingerprint()).toBe(new X509Certificate(second.certPem).fingerprint256);
     expect(server.servedCertificate()).toBe(second.certPem);
+  });
+});
+
+/** A TLS client certificate (extKeyUsage clientAuth) signed by `issuer`, as the API server's webhook kubeconfig holds. */
+function clientCertificate(issuer: { certPem: string; keyPem: string }, commonName: string): { certPem: string; keyPem: string } {
+  const keys = forge.pki.rsa.generateKeyPair(2048);
+  const caCert = forge.pki.certificateFromPem(issuer.certPem);
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = '01';
+  cert.validity.notBefore = new Date(Date.now() - 60_000);
+  cert.validity.notAfter = new Date(Date.now() + 3_600_000);
+  cert.setSubject([{ name: 'commonName', value: commonName }]);
+  cert.setIssuer(caCert.subject.attributes);
+  cert.setExtensions([{ name: 'basicConstraints', cA: false }, { name: 'keyUsage', digitalSignature: true, keyEncipherment: true }, { name: 'extKeyUsage', clientAuth: true }]);
+  cert.sign(forge.pki.privateKeyFromPem(issuer.keyPem), forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(cert), keyPem: forge.pki.privateKeyToPem(keys.privateKey) };
+}
+
+describe('admission server restricted to the API server\'s client certificate (issue 29, Low)', () => {
+  const apiServerCa = issueCertificateAuthority({ commonName: 'api-server-webhook-client-ca' });
+  const apiServer = clientCertificate(apiServerCa, 'kube-apiserver');
+  const otherCa = issueCertificateAuthority({ commonName: 'some-pod-ca' });
+  const otherPod = clientCertificate(otherCa, 'some-pod');
+  let restricted: AdmissionServer;
+  beforeAll(async () => {
+    restricted = await listenAdmissionServer({ routes, certificate: { cert: first.certPem, key: first.keyPem }, clientCa: apiServerCa.certPem, host: '127.0.0.1', port: 0 });
+  });
+  afterAll(() => restricted.close());
+
+  const call = (client?: { certPem: string; keyPem: string }) =>
+    new Promise<number>((resolve, reject) => {
+      const request = https.request(
+        { host: '127.0.0.1', port: restricted.port, path: '/allow', method: 'POST', ca: ca.certPem, headers: { 'Content-Type': 'application/json' }, ...(client ? { cert: client.certPem, key: client.keyPem } : {}) },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      request.on('error', reject);
+      request.end(JSON.stringify(review));
+    });
+
+  it('answers the API server, presenting a certificate of the configured CA', async () => {
+    expect(await call(apiServer)).toBe(200);
+  });
+
+  it('refuses, at the TLS handshake, a pod without a certificate or with one of another CA', async () => {
+    await expect(call()).rejects.toThrow();
+    await expect(call(otherPod)).rejects.toThrow();
+  });
+
+  it('keeps requiring it after the serving certificate is replaced', async () => {
+    restricted.setCertificate({ cert: second.certPem, key: second.keyPem });
+    await expect(call()).rejects.toThrow();
+    expect(await call(apiServer)).toBe(200);
   });
 });

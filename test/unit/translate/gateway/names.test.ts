@@ -96,3 +96,14 @@ test('the generated names of a typical model', () => {
   });
   expect(apiKeysSecretName('openai')).toBe('openai-api-keys');
 });
+
+describe('generated names of two long models', () => {
+  test('two long names that cut to the same head differ by their hash', () => {
+    const a = `${'m'.repeat(70)}-alpha`;
+    const b = `${'m'.repeat(70)}-bravo`;
+    expect(apiKeysSecretName(a).slice(0, 40)).toBe(apiKeysSecretName(b).slice(0, 40));
+    expect(apiKeysSecretName(a)).not.toBe(apiKeysSecretName(b));
+    expect(boundedName(a)).not.toBe(boundedName(b));
+  });
+
+});
