@@ -8,9 +8,8 @@
 // sidecar. Once True it stays True through later rolls (the old pods keep serving the model while
 // new ones start); it turns False again when the route loses its acceptance or no proxy is available.
 import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
-import { gatewayObjectNames } from '../translate/gateway/names';
+import { gatewayObjectNames, type EndpointName } from '../translate/gateway/names';
 import { resolveGatewayContext, type GatewayContext } from '../translate/gateway/context';
-import type { EndpointName } from '../translate/gateway/names';
 import { AI_GATEWAY_API_VERSION } from '../translate/gateway/objects';
 import { cachedLookup, type CachedKind } from './runtime/cached-lookups';
 import type { Condition, ConditionInput } from './runtime/conditions';
@@ -113,7 +112,9 @@ function endpointProblem(e: EndpointProgramming, wasProgrammed: boolean): Condit
     return problem('Unknown', 'ProxyNotVisible', `the operator cannot read the proxy Deployments in namespace ${e.gateway.namespace} (the chart's Role there; chart value platform.proxyStatus)`);
   }
   const mine = e.proxies.filter((p) => p.gatewayName === e.gateway.name && p.gatewayNamespace === e.gateway.namespace);
-  if (mine.length === 0) return problem(false, 'ProxyMissing', `no Envoy proxy Deployment of Gateway ${gateway} in namespace ${e.gateway.namespace} (labels ${PROXY_SELECTOR}); is the Gateway programmed by Envoy Gateway?`);
+  if (mine.length === 0) {
+    return problem(false, 'ProxyMissing', `no Envoy proxy Deployment of Gateway ${gateway} in namespace ${e.gateway.namespace} (labels ${PROXY_SELECTOR}); is the Gateway programmed by Envoy Gateway? If Envoy Gateway runs its proxies in another namespace than the Gateway's, set platform.proxyStatus=false`);
+  }
   const unavailable = mine.find((p) => p.availableReplicas === 0);
   if (unavailable) return problem(false, 'ProxyUnavailable', `proxy Deployment ${unavailable.name} has no available pod`);
   if (wasProgrammed) return undefined;
