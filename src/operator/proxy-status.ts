@@ -84,7 +84,8 @@ export interface ProgrammedOutcome {
 export function programmedCondition(endpoints: readonly EndpointProgramming[], previous: Condition | undefined): ProgrammedOutcome {
   const wasProgrammed = previous?.status === 'True';
   const problems = endpoints.map((e) => endpointProblem(e, wasProgrammed)).filter((p): p is ConditionInput => p !== undefined);
-  if (problems.length > 0) return { condition: problems[0], requeueAfterMs: problems[0].status === 'Unknown' ? 30_000 : undefined };
+  // No polling on a problem: route and proxy changes (and the proxies' first list) bring the model back.
+  if (problems.length > 0) return { condition: problems[0] };
   const served = endpoints.map((e) => `${e.endpoint} (HTTPRoute ${e.routeName} on Gateway ${e.gateway.namespace}/${e.gateway.name}, ${describeProxies(e.proxies!)})`).join('; ');
   if (!wasProgrammed && previous?.reason !== SETTLING) {
     return { condition: { type: PROGRAMMED_CONDITION, status: false, reason: SETTLING, message: `routes accepted and proxies rolled out; confirming in ${SETTLE_MS / 1000} s that no roll started: ${served}` }, requeueAfterMs: SETTLE_MS };

@@ -92,7 +92,7 @@ describe('programmedCondition', () => {
     const unseen = programmedCondition([endpoint({ proxies: undefined })], undefined);
     expect(unseen.condition).toMatchObject({ status: 'Unknown', reason: 'ProxyNotVisible' });
     expect(unseen.condition.message).toContain('platform.proxyStatus');
-    expect(unseen.requeueAfterMs).toBe(30_000);
+    expect(unseen.requeueAfterMs).toBeUndefined();
   });
 
   test('every enabled endpoint must be served: the internal one pending keeps it False', () => {
