@@ -30,6 +30,8 @@ const OWNING_GATEWAY_NAMESPACE = 'gateway.envoyproxy.io/owning-gateway-namespace
  * that began meanwhile shows up as a Deployment change before then.
  */
 export const SETTLE_MS = 3_000;
+/** How soon a model whose proxies the operator cannot see yet is looked at again. */
+export const UNSEEN_PROXIES_REQUEUE_MS = 60_000;
 const SETTLING = 'Settling';
 
 export interface RouteParentView {
@@ -84,8 +86,9 @@ export interface ProgrammedOutcome {
 export function programmedCondition(endpoints: readonly EndpointProgramming[], previous: Condition | undefined): ProgrammedOutcome {
   const wasProgrammed = previous?.status === 'True';
   const problems = endpoints.map((e) => endpointProblem(e, wasProgrammed)).filter((p): p is ConditionInput => p !== undefined);
-  // No polling on a problem: route and proxy changes (and the proxies' first list) bring the model back.
-  if (problems.length > 0) return { condition: problems[0] };
+  // Route and proxy changes bring a model back; only an unseen proxy state is looked at again,
+  // slowly (the proxies' watch may not have listed yet, or the chart's Role may be missing).
+  if (problems.length > 0) return { condition: problems[0], requeueAfterMs: problems[0].status === 'Unknown' ? UNSEEN_PROXIES_REQUEUE_MS : undefined };
   const served = endpoints.map((e) => `${e.endpoint} (HTTPRoute ${e.routeName} on Gateway ${e.gateway.namespace}/${e.gateway.name}, ${describeProxies(e.proxies!)})`).join('; ');
   if (!wasProgrammed && previous?.reason !== SETTLING) {
     return { condition: { type: PROGRAMMED_CONDITION, status: false, reason: SETTLING, message: `routes accepted and proxies rolled out; confirming in ${SETTLE_MS / 1000} s that no roll started: ${served}` }, requeueAfterMs: SETTLE_MS };
@@ -110,6 +113,8 @@ function endpointProblem(e: EndpointProgramming, wasProgrammed: boolean): Condit
     return problem(false, 'RoutePending', `waiting for Envoy Gateway to accept the latest change of HTTPRoute ${e.routeName}`);
   }
   if (!e.proxies) {
+    // A Programmed model stays so while the operator's view of the proxies is not there yet (a restart).
+    if (wasProgrammed) return undefined;
     return problem('Unknown', 'ProxyNotVisible', `the operator cannot read the proxy Deployments in namespace ${e.gateway.namespace} (the chart's Role there; chart value platform.proxyStatus)`);
   }
   const mine = e.proxies.filter((p) => p.gatewayName === e.gateway.name && p.gatewayNamespace === e.gateway.namespace);

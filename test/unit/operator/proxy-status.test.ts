@@ -1,6 +1,6 @@
 // The Programmed condition from what the cluster shows: the generated HTTPRoute's acceptance and
 // the Gateway's proxy Deployments (issue 28, defect 4: Ready was not servable).
-import { EndpointProgramming, ProxyView, SETTLE_MS, programmedCondition, proxyViewOf, routeViewOf } from '../../../src/operator/proxy-status';
+import { EndpointProgramming, ProxyView, SETTLE_MS, UNSEEN_PROXIES_REQUEUE_MS, programmedCondition, proxyViewOf, routeViewOf } from '../../../src/operator/proxy-status';
 import type { Condition } from '../../../src/operator/runtime/conditions';
 
 const GATEWAY = { name: 'nebari-gateway', namespace: 'envoy-gateway-system' };
@@ -92,7 +92,9 @@ describe('programmedCondition', () => {
     const unseen = programmedCondition([endpoint({ proxies: undefined })], undefined);
     expect(unseen.condition).toMatchObject({ status: 'Unknown', reason: 'ProxyNotVisible' });
     expect(unseen.condition.message).toContain('platform.proxyStatus');
-    expect(unseen.requeueAfterMs).toBeUndefined();
+    expect(unseen.requeueAfterMs).toBe(UNSEEN_PROXIES_REQUEUE_MS);
+    // After an operator restart, before the proxies' watch has listed: a Programmed model stays so.
+    expect(programmedCondition([endpoint({ proxies: undefined })], condition('True', 'Serving')).condition).toMatchObject({ status: true, reason: 'Serving' });
   });
 
   test('every enabled endpoint must be served: the internal one pending keeps it False', () => {
