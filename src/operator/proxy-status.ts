@@ -89,6 +89,10 @@ export function programmedCondition(endpoints: readonly EndpointProgramming[], p
   // Route and proxy changes bring a model back; only an unseen proxy state is looked at again,
   // slowly (the proxies' watch may not have listed yet, or the chart's Role may be missing).
   if (problems.length > 0) return { condition: problems[0], requeueAfterMs: problems[0].status === 'Unknown' ? UNSEEN_PROXIES_REQUEUE_MS : undefined };
+  if (wasProgrammed && endpoints.some((e) => !e.proxies)) {
+    // Restarted, the proxies' watch not listed yet: say what was said, and look again.
+    return { condition: { type: PROGRAMMED_CONDITION, status: true, reason: previous!.reason, message: previous!.message }, requeueAfterMs: UNSEEN_PROXIES_REQUEUE_MS };
+  }
   const served = endpoints.map((e) => `${e.endpoint} (HTTPRoute ${e.routeName} on Gateway ${e.gateway.namespace}/${e.gateway.name}, ${describeProxies(e.proxies!)})`).join('; ');
   if (!wasProgrammed && previous?.reason !== SETTLING) {
     return { condition: { type: PROGRAMMED_CONDITION, status: false, reason: SETTLING, message: `routes accepted and proxies rolled out; confirming in ${SETTLE_MS / 1000} s that no roll started: ${served}` }, requeueAfterMs: SETTLE_MS };

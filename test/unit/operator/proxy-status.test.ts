@@ -94,7 +94,8 @@ describe('programmedCondition', () => {
     expect(unseen.condition.message).toContain('platform.proxyStatus');
     expect(unseen.requeueAfterMs).toBe(UNSEEN_PROXIES_REQUEUE_MS);
     // After an operator restart, before the proxies' watch has listed: a Programmed model stays so.
-    expect(programmedCondition([endpoint({ proxies: undefined })], condition('True', 'Serving')).condition).toMatchObject({ status: true, reason: 'Serving' });
+    const kept = programmedCondition([endpoint({ proxies: undefined })], { ...condition('True', 'Serving'), message: 'as before' });
+    expect(kept.condition).toEqual({ type: 'Programmed', status: true, reason: 'Serving', message: 'as before' });
   });
 
   test('every enabled endpoint must be served: the internal one pending keeps it False', () => {
