@@ -16,8 +16,8 @@ import {
   KeySource,
   KeyAgent,
   ModelRef,
-  apiKeyMetadataConfigMapName,
-  apiKeysSecretName,
+  ApiKeyObjectNames,
+  apiKeyObjectNames,
   desiredApiKeyMetadataConfigMap,
   desiredApiKeySecret,
   apiKeyRecordsOf,
@@ -41,16 +41,16 @@ export interface ConfigMapObject extends KubeObject {
 }
 
 /** Delete both key objects of a model, whoever owns them. */
-export async function deleteKeyObjects(client: KubeRest, model: ModelRef): Promise<void> {
-  await client.delete(objectRef('v1', 'Secret', apiKeysSecretName(model.name), model.namespace));
-  await client.delete(objectRef('v1', 'ConfigMap', apiKeyMetadataConfigMapName(model.name), model.namespace));
+export async function deleteKeyObjects(client: KubeRest, model: ModelRef, names: ApiKeyObjectNames = apiKeyObjectNames(model.name)): Promise<void> {
+  await client.delete(objectRef('v1', 'Secret', names.secret, model.namespace));
+  await client.delete(objectRef('v1', 'ConfigMap', names.metadata, model.namespace));
 }
 
-async function getSecret(client: KubeRest, model: ModelRef): Promise<SecretObject | undefined> {
-  return client.get<SecretObject>(objectRef('v1', 'Secret', apiKeysSecretName(model.name), model.namespace));
+async function getSecret(client: KubeRest, model: ModelRef, names: ApiKeyObjectNames): Promise<SecretObject | undefined> {
+  return client.get<SecretObject>(objectRef('v1', 'Secret', names.secret, model.namespace));
 }
-async function getMetadata(client: KubeRest, model: ModelRef): Promise<ConfigMapObject | undefined> {
-  return client.get<ConfigMapObject>(objectRef('v1', 'ConfigMap', apiKeyMetadataConfigMapName(model.name), model.namespace));
+async function getMetadata(client: KubeRest, model: ModelRef, names: ApiKeyObjectNames): Promise<ConfigMapObject | undefined> {
+  return client.get<ConfigMapObject>(objectRef('v1', 'ConfigMap', names.metadata, model.namespace));
 }
 
 /** Field manager of key data written by the CLI (distinct from the operator's). */
@@ -85,9 +85,9 @@ const deletedWhileMinting = (model: ModelRef) => new Error(`${model.kind} ${mode
  * the operator has put its cleanup finalizer on the model, so a key can never outlive its model
  * (without the finalizer, deleting the model would leave the key Secret behind).
  */
-async function keyObjects(client: KubeRest, model: ModelRef, deadline: number): Promise<{ secret: SecretObject; metadata: ConfigMapObject }> {
+async function keyObjects(client: KubeRest, model: ModelRef, names: ApiKeyObjectNames, deadline: number): Promise<{ secret: SecretObject; metadata: ConfigMapObject }> {
   for (;;) {
-    const [secret, metadata] = await Promise.all([getSecret(client, model), getMetadata(client, model)]);
+    const [secret, metadata] = await Promise.all([getSecret(client, model, names), getMetadata(client, model, names)]);
     if (secret && metadata) return { secret, metadata };
     const owner = await client.get(objectRef(API_GROUP_VERSION_V1BETA1, model.kind, model.name, model.namespace));
     if (!owner || owner.metadata.deletionTimestamp) throw new Error(`${model.kind} ${model.namespace}/${model.name} does not exist or is being deleted; keys can only be minted for a live model`);
@@ -96,13 +96,13 @@ async function keyObjects(client: KubeRest, model: ModelRef, deadline: number): 
       await new Promise((r) => setTimeout(r, 500));
       continue;
     }
-    if (!secret) await createIfMissing(client, desiredApiKeySecret(model));
-    if (!metadata) await createIfMissing(client, desiredApiKeyMetadataConfigMap(model));
+    if (!secret) await createIfMissing(client, desiredApiKeySecret(model, names));
+    if (!metadata) await createIfMissing(client, desiredApiKeyMetadataConfigMap(model, names));
     // Had the model been deleted (and its finalizer run) just before the create, the objects
     // just created would outlive it: check again and take them back.
     const after = await client.get(objectRef(API_GROUP_VERSION_V1BETA1, model.kind, model.name, model.namespace));
     if (!after || after.metadata.uid !== owner.metadata.uid || after.metadata.deletionTimestamp) {
-      if (!after || after.metadata.uid !== owner.metadata.uid) await deleteKeyObjects(client, model);
+      if (!after || after.metadata.uid !== owner.metadata.uid) await deleteKeyObjects(client, model, names);
       throw deletedWhileMinting(model);
     }
   }
@@ -157,7 +157,8 @@ export async function mintKey(client: KubeRest, model: ModelRef, user: string, d
   const now = new Date();
   // Checked before any write: a bad expiry must not leave objects behind.
   if (opts.expiresAt) checkKeyExpiry(opts.expiresAt, now);
-  const { secret, metadata } = await retryTransient(deadline, () => keyObjects(client, model, deadline));
+  const names = apiKeyObjectNames(model.name);
+  const { secret, metadata } = await retryTransient(deadline, () => keyObjects(client, model, names, deadline));
   const owner: KeyOwner = { user, ...(opts.subject ? { subject: opts.subject } : {}) };
   if (opts.limits) await checkLimits(client, model, owner, metadata.data, opts.limits, deadline);
   const minted = mintApiKey(secret.data, metadata.data, { model, user, description, now: new Date(), random: randomBytes(32), idRandom: randomBytes(CLIENT_ID_RANDOM_BYTES), grant });
@@ -169,7 +170,7 @@ export async function mintKey(client: KubeRest, model: ModelRef, user: string, d
     // taken back here never existed and has no audit entry.
     if (opts.limits) {
       const limits = opts.limits;
-      const after = await retryTransient(deadline, () => getMetadata(client, model));
+      const after = await retryTransient(deadline, () => getMetadata(client, model, names));
       const others = liveKeysOf(apiKeyRecordsOf(after?.data), owner, new Date()).filter((r) => r.clientId !== minted.clientId);
       const tooMany = keyCountRefusal(model, owner, others.length, limits);
       if (tooMany) {
@@ -220,7 +221,7 @@ async function audit(client: KubeRest, model: ModelRef, action: AuditAction, act
  * written by hand without a record is not listed (revoke it by client ID).
  */
 export async function listKeys(client: KubeRest, model: ModelRef): Promise<ApiKeyRecord[]> {
-  return apiKeyRecordsOf((await getMetadata(client, model))?.data);
+  return apiKeyRecordsOf((await getMetadata(client, model, apiKeyObjectNames(model.name)))?.data);
 }
 
 /** A JSON Pointer to one data entry (RFC 6901 escaping). */
@@ -247,11 +248,12 @@ export interface RevokeOptions {
 
 export async function revokeKey(client: KubeRest, model: ModelRef, clientId: string, opts: RevokeOptions = {}): Promise<boolean> {
   const deadline = Date.now() + (opts.waitMs ?? 60_000);
+  const names = apiKeyObjectNames(model.name);
   // The record before removal names the owner in the audit entry.
-  const record = parseApiKeyRecord(clientId, (await retryTransient(deadline, () => getMetadata(client, model)))?.data?.[clientId]);
+  const record = parseApiKeyRecord(clientId, (await retryTransient(deadline, () => getMetadata(client, model, names)))?.data?.[clientId]);
   const removed = await retryTransient(deadline, async () => {
     for (;;) {
-      const secret = await getSecret(client, model);
+      const secret = await getSecret(client, model, names);
       const value = secret?.data?.[clientId];
       if (!secret || value === undefined) return false;
       const path = dataPointer(clientId);
@@ -268,7 +270,7 @@ export async function revokeKey(client: KubeRest, model: ModelRef, clientId: str
   });
   if (!removed) return false;
   await retryTransient(deadline, async () => {
-    const metadata = await getMetadata(client, model);
+    const metadata = await getMetadata(client, model, names);
     if (metadata?.data?.[clientId] !== undefined) await patchEntry(client, metadata, 'configmaps', clientId, null);
   }).catch((err) => {
     if (!isNotFound(err)) throw err;

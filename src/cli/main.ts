@@ -15,18 +15,18 @@ interface Command {
 
 // Commands implemented elsewhere in src/cli/ register here with one line each.
 export const commands: Record<string, Command> = {
-  keys: { summary: 'mint, list or revoke API keys of a model; read the key audit log', module: './keys', entry: 'runKeys' },
-  crds: { summary: 'apply the CRDs server-side and wait until Established', module: './crds', entry: 'runCrds' },
-  preflight: { summary: 'before an upgrade: stored objects this release refuses, gateway stack versions', module: './preflight', entry: 'runPreflight' },
-  upgrade: { summary: 'guarded upgrade of an installation', module: './upgrade', entry: 'runUpgrade' },
-  rollback: { summary: 'roll an installation back', module: './rollback', entry: 'runRollback' },
-  verify: { summary: 'check an installation', module: './verify', entry: 'runVerify' },
-  smoke: { summary: 'call every model through the gateway with real credentials (/v1/models, one-token chat)', module: './smoke', entry: 'runSmoke' },
-  storage: { summary: 'rewrite the stored objects of a CRD in its storage version', module: './storage', entry: 'runStorage' },
-  build: { summary: 'render a custom build (values.yaml, models.yaml) for a GitOps repository', module: './build', entry: 'runBuild' },
-  validate: { summary: 'admit manifests offline as the cluster would (CI of GitOps repositories)', module: './validate', entry: 'runValidate' },
-  gateway: { summary: 'inventory, migrate or roll the shared Gateways (AI Gateway upgrade steps)', module: './gateway', entry: 'runGateway' },
-  'wait-webhooks': { summary: 'wait until the API server reaches the admission webhooks', module: './wait-webhooks', entry: 'runWaitWebhooks' },
+  keys: { summary: 'mint, list or revoke API keys of a model; read the key audit log', module: './keys/keys', entry: 'runKeys' },
+  crds: { summary: 'apply the CRDs server-side and wait until Established', module: './lifecycle/crds', entry: 'runCrds' },
+  preflight: { summary: 'before an upgrade: stored objects this release refuses, gateway stack versions', module: './lifecycle/preflight', entry: 'runPreflight' },
+  upgrade: { summary: 'guarded upgrade of an installation', module: './lifecycle/upgrade', entry: 'runUpgrade' },
+  rollback: { summary: 'roll an installation back', module: './lifecycle/rollback', entry: 'runRollback' },
+  verify: { summary: 'check an installation', module: './lifecycle/verify', entry: 'runVerify' },
+  smoke: { summary: 'call every model through the gateway with real credentials (/v1/models, one-token chat)', module: './gateway/smoke', entry: 'runSmoke' },
+  storage: { summary: 'rewrite the stored objects of a CRD in its storage version', module: './lifecycle/storage', entry: 'runStorage' },
+  build: { summary: 'render a custom build (values.yaml, models.yaml) for a GitOps repository', module: './builds/build', entry: 'runBuild' },
+  validate: { summary: 'admit manifests offline as the cluster would (CI of GitOps repositories)', module: './builds/validate', entry: 'runValidate' },
+  gateway: { summary: 'inventory, migrate or roll the shared Gateways (AI Gateway upgrade steps)', module: './gateway/gateway', entry: 'runGateway' },
+  'wait-webhooks': { summary: 'wait until the API server reaches the admission webhooks', module: './lifecycle/wait-webhooks', entry: 'runWaitWebhooks' },
 };
 
 export function usage(): string {

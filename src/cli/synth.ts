@@ -11,12 +11,12 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { crdCostProblems } from '../admission';
 import { CHART_DIR } from '../chart/files';
-import { BuildFileError, callerDirectory, loadBuildFile, resolveBuildFile } from './build-file';
-import { checkOutDir, runCustomBuild } from './build';
+import { BuildFileError, callerDirectory, loadBuildFile, resolveBuildFile } from './builds/build-file';
+import { checkOutDir, runCustomBuild } from './builds/build';
 import { generatedFiles } from '../generate';
 import { version } from '../version';
 
-export { writeCustomBuild } from './build';
+export { writeCustomBuild } from './builds/build';
 
 const root = path.resolve(__dirname, '..', '..');
 

@@ -14,7 +14,7 @@ import { MintedKey, listKeys, mintKey, revokeKey } from '../../src/api-keys/key-
 import { readAuditEntries } from '../../src/api-keys/audit-log';
 import { CLEANUP_FINALIZER } from '../../src/api/common';
 import { KeyLimitError } from '../../src/translate/keys/limits';
-import { runKeys } from '../../src/cli/keys';
+import { runKeys } from '../../src/cli/keys/keys';
 import { installOwnCRDs, passthroughModel } from './operator-support';
 
 const ns = uniqueName('keys-contention');

@@ -21,9 +21,9 @@ import { parseAllDocuments } from 'yaml';
 import { type ControlPlane, installCRDs, startControlPlane, upstreamCrdDir } from '../support/cluster';
 import { toolPaths } from '../support/tools';
 import { KubeRest } from '../../src/kube/rest';
-import { runPreflight } from '../../src/cli/preflight';
-import { runUpgrade } from '../../src/cli/upgrade';
-import { runVerify } from '../../src/cli/verify';
+import { runPreflight } from '../../src/cli/lifecycle/preflight';
+import { runUpgrade } from '../../src/cli/lifecycle/upgrade';
+import { runVerify } from '../../src/cli/lifecycle/verify';
 import { version } from '../../src/version';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */

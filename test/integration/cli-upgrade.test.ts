@@ -33,11 +33,11 @@ import { type ControlPlane, helm, registryAddress, startControlPlane } from '../
 import { freePort, waitFor } from '../support/processes';
 import { toolPaths } from '../support/tools';
 import { KubeRest } from '../../src/kube/rest';
-import { runCrdsApply } from '../../src/cli/crds';
-import { runRollback } from '../../src/cli/rollback';
-import { runUpgrade } from '../../src/cli/upgrade';
-import { runVerify } from '../../src/cli/verify';
-import { observeRollout } from '../../src/cli/wait';
+import { runCrdsApply } from '../../src/cli/lifecycle/crds';
+import { runRollback } from '../../src/cli/lifecycle/rollback';
+import { runUpgrade } from '../../src/cli/lifecycle/upgrade';
+import { runVerify } from '../../src/cli/lifecycle/verify';
+import { observeRollout } from '../../src/cli/lifecycle/wait';
 import { AgentWriter, CHART, GUARD_WEBHOOK, type LookupLog, NEW_FIELD, type OperatorStandIn, fixtures, outcomeSequence, startOperatorStandIn, wiredChart } from './cli-upgrade-support';
 
 const OLD = '0.2.0';

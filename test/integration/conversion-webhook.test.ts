@@ -8,7 +8,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { API_GROUP, applyDefaults, KIND_DEFINITIONS, rootSchema } from '../../src/api';
 import { convertTo, restoreAnnotation } from '../../src/api/conversion';
-import { FIELD_MANAGER } from '../../src/cli/crds';
+import { FIELD_MANAGER } from '../../src/cli/lifecycle/crds';
 import { type ControlPlane, applyObject, readManifests, startControlPlane, uniqueName } from '../support/cluster';
 import { freePort } from '../support/processes';
 import { kubeRequest } from '../support/webhook/kube-raw';

@@ -19,7 +19,7 @@ import { PREVIEW_FILE } from '../../src/chart/custom-build';
 import { gatewayContextJson } from '../../constructs';
 import { GATEWAY_OBJECT_KINDS } from '../../src/translate/gateway';
 import { packageChart, releaseRefs } from '../../scripts/release/publish';
-import { imageChecks } from '../../src/cli/verify-images';
+import { imageChecks } from '../../src/cli/lifecycle/verify-images';
 import { defaultValues } from '../../src/chart/values-schema';
 import { RELEASED_IMAGE_ANNOTATION } from '../../src/release-pin';
 import { repoRoot, toolPaths } from '../support/tools';

@@ -13,9 +13,9 @@ import * as os from 'os';
 import * as path from 'path';
 import type * as k8s from '@kubernetes/client-node';
 import { applyObject, getObject, installCRDs, readManifests, startControlPlane, upstreamCrdDir, type ControlPlane } from '../support/cluster';
-import { runGatewayInventory, type InventorySnapshot } from '../../src/cli/gateway-inventory';
-import { runGatewayMigrate } from '../../src/cli/gateway-migrate';
-import { AI_GATEWAY_FINALIZER, OPERATOR_FIELD_MANAGER } from '../../src/cli/gateway-objects';
+import { runGatewayInventory, type InventorySnapshot } from '../../src/cli/gateway/gateway-inventory';
+import { runGatewayMigrate } from '../../src/cli/gateway/gateway-migrate';
+import { AI_GATEWAY_FINALIZER, OPERATOR_FIELD_MANAGER } from '../../src/cli/gateway/gateway-objects';
 import { KubeRest } from '../../src/kube/rest';
 
 const GW_NS = 'envoy-gateway-system';

@@ -13,7 +13,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { applyObject, getObject, installCRDs, startControlPlane, upstreamCrdDir, type ControlPlane } from '../support/cluster';
 import { startEnvoyGatewayStandIn, STANDIN_FIELD_MANAGER } from '../support/envoy-gateway-standin';
 import { waitFor } from '../support/processes';
-import { ROLL_FIELD_MANAGER, ROLLOUT_ANNOTATION, runGatewayRollDataplane } from '../../src/cli/gateway-roll-dataplane';
+import { ROLL_FIELD_MANAGER, ROLLOUT_ANNOTATION, runGatewayRollDataplane } from '../../src/cli/gateway/gateway-roll-dataplane';
 import { KubeRest, type KubeObject } from '../../src/kube/rest';
 
 const GW_NS = 'envoy-gateway-system';

@@ -6,7 +6,7 @@ import { applyObject, deleteObject, getObject, kubeconfigPath, uniqueName } from
 import { waitFor } from '../support/processes';
 import { KubeRest, KubeObject } from '../../src/kube/rest';
 import { mintKey, listKeys } from '../../src/api-keys/key-store';
-import { runKeys } from '../../src/cli/keys';
+import { runKeys } from '../../src/cli/keys/keys';
 import {
   OperatorProcess,
   condition,

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import type * as k8s from '@kubernetes/client-node';
-import { migrateStorage, runStorage } from '../../src/cli/storage';
+import { migrateStorage, runStorage } from '../../src/cli/lifecycle/storage';
 import { KubeApiError, KubeRest } from '../../src/kube/rest';
 import { type ControlPlane, readManifests, startControlPlane, upstreamCrdDir } from '../support/cluster';
 import { repoRoot } from '../support/tools';

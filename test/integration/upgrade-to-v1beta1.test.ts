@@ -15,8 +15,8 @@
 //    writer's change and every API key is still there. Prints the migration rate.
 import * as k8s from '@kubernetes/client-node';
 import { API_GROUP, crdObjects } from '../../src/api';
-import { runCrds } from '../../src/cli/crds';
-import { migrateStorage } from '../../src/cli/storage';
+import { runCrds } from '../../src/cli/lifecycle/crds';
+import { migrateStorage } from '../../src/cli/lifecycle/storage';
 import { KubeApiError, KubeRest } from '../../src/kube/rest';
 import { type WebhookServer, startWebhookServer } from '../../src/webhook';
 import { silentLogger } from '../../src/webhook/log';

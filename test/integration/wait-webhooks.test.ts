@@ -4,7 +4,7 @@
 // The configurations are scoped to this file's namespaces (shared control plane).
 import * as net from 'node:net';
 import * as k8s from '@kubernetes/client-node';
-import { waitWebhooks } from '../../src/cli/wait-webhooks';
+import { waitWebhooks } from '../../src/cli/lifecycle/wait-webhooks';
 import { KubeRest } from '../../src/kube/rest';
 import { installCRDs, kubeConfig, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';

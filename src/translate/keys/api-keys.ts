@@ -86,6 +86,16 @@ export function apiKeyMetadataConfigMapName(modelName: string): string {
   return boundedName(modelName, 'api-key-metadata');
 }
 
+/** The names of a model's two key objects: derived once per model on the mint and revoke paths, then passed down. */
+export interface ApiKeyObjectNames {
+  readonly secret: string;
+  readonly metadata: string;
+}
+
+export function apiKeyObjectNames(modelName: string): ApiKeyObjectNames {
+  return { secret: apiKeysSecretName(modelName), metadata: apiKeyMetadataConfigMapName(modelName) };
+}
+
 /** `sk-` + base64url of the given random bytes (the caller supplies randomness, so this is pure). */
 export function formatApiKey(random: Uint8Array): string {
   if (random.length < API_KEY_RANDOM_BYTES) {
@@ -148,12 +158,12 @@ export function apiKeyLabels(model: ModelRef): Record<string, string> {
  * the operator then owns just these fields, so a re-apply can never remove a key that the CLI
  * added (the CLI writes `data` under its own field manager).
  */
-export function desiredApiKeySecret(model: ModelRef) {
+export function desiredApiKeySecret(model: ModelRef, names: ApiKeyObjectNames = apiKeyObjectNames(model.name)) {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: {
-      name: apiKeysSecretName(model.name),
+      name: names.secret,
       namespace: model.namespace,
       labels: apiKeyLabels(model),
       annotations: { [ANNOTATION_MODEL_NAME]: model.name },
@@ -163,12 +173,12 @@ export function desiredApiKeySecret(model: ModelRef) {
 }
 
 /** The metadata ConfigMap as the operator applies it (metadata only, for the same reason). */
-export function desiredApiKeyMetadataConfigMap(model: ModelRef) {
+export function desiredApiKeyMetadataConfigMap(model: ModelRef, names: ApiKeyObjectNames = apiKeyObjectNames(model.name)) {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: {
-      name: apiKeyMetadataConfigMapName(model.name),
+      name: names.metadata,
       namespace: model.namespace,
       labels: apiKeyLabels(model),
       annotations: { [ANNOTATION_MODEL_NAME]: model.name },

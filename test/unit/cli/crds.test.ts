@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { crdObjects } from '../../../src/api/kinds';
-import { type CrdObject, crdChangeProblems, needsConversionFirst, readCrdDirectory, runCrds, runCrdsApply } from '../../../src/cli/crds';
+import { type CrdObject, crdChangeProblems, needsConversionFirst, readCrdDirectory, runCrds, runCrdsApply } from '../../../src/cli/lifecycle/crds';
 
 const crd = (versions: { name: string; served: boolean; storage: boolean }[], extra: Partial<CrdObject['spec']> = {}, storedVersions?: string[]): CrdObject => ({
   apiVersion: 'apiextensions.k8s.io/v1',

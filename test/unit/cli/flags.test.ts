@@ -1,8 +1,8 @@
 import { durationMs, goDuration, parseFlags } from '../../../src/cli/flags';
-import { parseKeysArgs } from '../../../src/cli/keys';
+import { parseKeysArgs } from '../../../src/cli/keys/keys';
 import { UsageError } from '../../../src/cli/phases';
-import { runVerify } from '../../../src/cli/verify';
-import { runWaitWebhooks } from '../../../src/cli/wait-webhooks';
+import { runVerify } from '../../../src/cli/lifecycle/verify';
+import { runWaitWebhooks } from '../../../src/cli/lifecycle/wait-webhooks';
 
 const options = {
   chart: { type: 'string' },

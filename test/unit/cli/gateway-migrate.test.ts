@@ -1,6 +1,6 @@
-import { migrationPlan } from '../../../src/cli/gateway-migrate';
-import { dataPlaneSelector, ROLLOUT_ANNOTATION, rolloutPatch, rolloutState } from '../../../src/cli/gateway-roll-dataplane';
-import type { KindStorage } from '../../../src/cli/gateway-objects';
+import { migrationPlan } from '../../../src/cli/gateway/gateway-migrate';
+import { dataPlaneSelector, ROLLOUT_ANNOTATION, rolloutPatch, rolloutState } from '../../../src/cli/gateway/gateway-roll-dataplane';
+import type { KindStorage } from '../../../src/cli/gateway/gateway-objects';
 import type { KubeObject } from '../../../src/kube/rest';
 
 type Obj = KubeObject & { spec?: Record<string, unknown> };

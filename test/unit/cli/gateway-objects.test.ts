@@ -1,6 +1,6 @@
-import { compareInventories, type InventorySnapshot } from '../../../src/cli/gateway-inventory';
-import { gatewaysOfContext, parseGatewayFlag } from '../../../src/cli/gateway-cluster';
-import { AI_GATEWAY_FINALIZER, fingerprint, gatewayInventory, legacyFields, ownerOf } from '../../../src/cli/gateway-objects';
+import { compareInventories, type InventorySnapshot } from '../../../src/cli/gateway/gateway-inventory';
+import { gatewaysOfContext, parseGatewayFlag } from '../../../src/cli/gateway/gateway-cluster';
+import { AI_GATEWAY_FINALIZER, fingerprint, gatewayInventory, legacyFields, ownerOf } from '../../../src/cli/gateway/gateway-objects';
 import type { KubeObject } from '../../../src/kube/rest';
 
 type Obj = KubeObject & { spec?: Record<string, unknown> };

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   AI_GATEWAY_CRDS, BUNDLE_VERSION_ANNOTATION, type CrdFacts, ENVOY_GATEWAY_CRDS, GATEWAY_API_CRDS, GATEWAY_MATRIX, type GatewayStackFacts, gatewayStackFindings, imageTagVersion,
-} from '../../../src/cli/gateway-stack';
+} from '../../../src/cli/gateway/gateway-stack';
 
 const route = (fields: { hostnames: boolean; ruleName: boolean }) => ({
   openAPIV3Schema: {

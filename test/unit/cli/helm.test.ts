@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Helm, HelmError, findHelm } from '../../../src/cli/helm';
+import { Helm, HelmError, findHelm } from '../../../src/cli/lifecycle/helm';
 
 describe('findHelm', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-helm-'));

@@ -1,4 +1,4 @@
-import { auditTable, keyLimitsInNamespace, keysTable, parseKeysArgs, terminalSafe, terminalSafeJson } from '../../../src/cli/keys';
+import { auditTable, keyLimitsInNamespace, keysTable, parseKeysArgs, terminalSafe, terminalSafeJson } from '../../../src/cli/keys/keys';
 import { KubeApiError } from '../../../src/kube/rest';
 import { MemoryKube } from '../api-keys/memory-kube';
 

@@ -1,11 +1,11 @@
 // Pure parts of upgrade, rollback and verify: plans (--dry-run), rollback revision choice, values
 // handling, installation names, the verify table.
-import { installationFromDeployment } from '../../../src/cli/installation';
-import { chartVersionOf, valuesArgs } from '../../../src/cli/helm';
-import { rollbackPlan, runRollback } from '../../../src/cli/rollback';
-import { withoutPhaseKeys } from '../../../src/cli/guarded-phases';
-import { runUpgrade } from '../../../src/cli/upgrade';
-import { acceptance, formatChecks, verifyExitCode } from '../../../src/cli/verify';
+import { installationFromDeployment } from '../../../src/cli/lifecycle/installation';
+import { chartVersionOf, valuesArgs } from '../../../src/cli/lifecycle/helm';
+import { rollbackPlan, runRollback } from '../../../src/cli/lifecycle/rollback';
+import { withoutPhaseKeys } from '../../../src/cli/lifecycle/guarded-phases';
+import { runUpgrade } from '../../../src/cli/lifecycle/upgrade';
+import { acceptance, formatChecks, verifyExitCode } from '../../../src/cli/lifecycle/verify';
 
 async function capture(run: (args: string[], out: (l: string) => void) => Promise<number>, args: string[]) {
   const lines: string[] = [];

@@ -1,7 +1,7 @@
 // `nls preflight`'s pure parts: the writable form of a stored object, the offline admission of
 // stored objects as CREATEs, the report and the version rule.
-import { formatPreflight, type PreflightReport, runPreflight, versionMismatch } from '../../../src/cli/preflight';
-import { admitStoredObjects, writableForm } from '../../../src/cli/preflight-objects';
+import { formatPreflight, type PreflightReport, runPreflight, versionMismatch } from '../../../src/cli/lifecycle/preflight';
+import { admitStoredObjects, writableForm } from '../../../src/cli/lifecycle/preflight-objects';
 import { version } from '../../../src/version';
 
 const stored = (name: string, hostname: string, extra: Record<string, unknown> = {}) => ({

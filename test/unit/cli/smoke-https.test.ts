@@ -9,8 +9,8 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import { runSmoke, type SmokeCluster } from '../../../src/cli/smoke';
-import type { SmokeModel } from '../../../src/cli/smoke-checks';
+import { runSmoke, type SmokeCluster } from '../../../src/cli/gateway/smoke';
+import type { SmokeModel } from '../../../src/cli/gateway/smoke-checks';
 import { issueCertificateAuthority, issueServingCertificate } from '../../../src/webhook/certificates';
 
 const EXTERNAL = 'llm.example.test';

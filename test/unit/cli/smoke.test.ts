@@ -15,8 +15,8 @@ import {
   type Outcome,
   type PlannedCheck,
   type SmokeModel,
-} from '../../../src/cli/smoke-checks';
-import { parseSmokeArgs } from '../../../src/cli/smoke';
+} from '../../../src/cli/gateway/smoke-checks';
+import { parseSmokeArgs } from '../../../src/cli/gateway/smoke';
 import type { LLMModelV1beta1, PassthroughModelV1beta1 } from '../../../src/api/v1beta1';
 
 const targets = { external: { hostname: 'llm.example.com', port: 443 }, internal: { hostname: 'llm-internal.example.com', port: 443 } };

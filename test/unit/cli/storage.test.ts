@@ -1,6 +1,6 @@
 // `nls storage migrate` argument handling (the migration itself runs against a real API server in
 // test/integration/storage-migrate.test.ts).
-import { runStorage } from '../../../src/cli/storage';
+import { runStorage } from '../../../src/cli/lifecycle/storage';
 
 describe('nls storage', () => {
   it.each([

@@ -1,7 +1,7 @@
 // The N→N+1 rule of `nls upgrade` (RELEASES.md): the pure decision, and how the command shows it
 // in its usage, its --dry-run plan and its flags.
-import { runRollback } from '../../../src/cli/rollback';
-import { runUpgrade, upgradeStepProblem, upgradeUsage } from '../../../src/cli/upgrade';
+import { runRollback } from '../../../src/cli/lifecycle/rollback';
+import { runUpgrade, upgradeStepProblem, upgradeUsage } from '../../../src/cli/lifecycle/upgrade';
 
 async function capture(run: (args: string[], out: (l: string) => void) => Promise<number>, args: string[]) {
   const lines: string[] = [];

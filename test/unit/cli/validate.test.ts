@@ -4,7 +4,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { formatVerdicts, inputFiles, readObjects, runValidate, validateObjects } from '../../../src/cli/validate';
+import { formatVerdicts, inputFiles, readObjects, runValidate, validateObjects } from '../../../src/cli/builds/validate';
 
 const root = path.resolve(__dirname, '../../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-validate-'));
@@ -159,7 +159,7 @@ test('a CRD rule Kubernetes 1.32 would refuse for its cost is a line of its own 
   let run: typeof runValidate = runValidate;
   jest.isolateModules(() => {
     jest.doMock('../../../src/admission', () => ({ ...jest.requireActual('../../../src/admission'), crdCostProblems: () => [line] }));
-    run = (jest.requireActual('../../../src/cli/validate') as typeof import('../../../src/cli/validate')).runValidate;
+    run = (jest.requireActual('../../../src/cli/builds/validate') as typeof import('../../../src/cli/builds/validate')).runValidate;
   });
   const out: string[] = [];
   expect(await run([path.join(dir, 'repo')], (l) => out.push(l))).toBe(1);

@@ -1,6 +1,6 @@
 // `nls verify --images` on facts (the integration test reads them from a real API server).
-import { type ImageFacts, chartVersionOfLabel, imageChecks, imageDigest, imageTag } from '../../../src/cli/verify-images';
-import { runVerify } from '../../../src/cli/verify';
+import { type ImageFacts, chartVersionOfLabel, imageChecks, imageDigest, imageTag } from '../../../src/cli/lifecycle/verify-images';
+import { runVerify } from '../../../src/cli/lifecycle/verify';
 
 const A = `sha256:${'a'.repeat(64)}`;
 const B = `sha256:${'b'.repeat(64)}`;

@@ -1,6 +1,6 @@
 import Ajv from 'ajv';
 import { kindDefinition, PASSTHROUGHMODEL_DEFINITION, rootSchema } from '../../../src/api';
-import { NO_API_SERVER_ATTEMPTS, probeObject, probeOutcome, waitWebhooks } from '../../../src/cli/wait-webhooks';
+import { NO_API_SERVER_ATTEMPTS, probeObject, probeOutcome, waitWebhooks } from '../../../src/cli/lifecycle/wait-webhooks';
 import type { KubeRest } from '../../../src/kube/rest';
 import { apiError } from '../../../src/kube/rest';
 

@@ -1,4 +1,4 @@
-import { WaitTimeout, waitUntil } from '../../../src/cli/wait';
+import { WaitTimeout, waitUntil } from '../../../src/cli/lifecycle/wait';
 
 describe('waitUntil', () => {
   test('reports each new status once and returns the final one', async () => {

@@ -8,17 +8,17 @@ import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
-import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
-import type { LLMModelV1beta1, PassthroughModelV1beta1 } from '../api/v1beta1';
-import { mintKey, revokeKey, type MintedKey } from '../api-keys/key-store';
-import { KubeRest, type KubeObject } from '../kube/rest';
-import type { EndpointName } from '../translate/gateway';
-import type { ModelKind } from '../translate/keys/api-keys';
-import { durationMs, parseFlags } from './flags';
-import { CHART_NAME } from './guarded-phases';
-import { kubeConfigFrom } from './kubeconfig';
-import { commandOutput } from './output';
-import { ExitCode, UsageError } from './phases';
+import { API_GROUP_VERSION_V1BETA1 } from '../../api/common';
+import type { LLMModelV1beta1, PassthroughModelV1beta1 } from '../../api/v1beta1';
+import { mintKey, revokeKey, type MintedKey } from '../../api-keys/key-store';
+import { KubeRest, type KubeObject } from '../../kube/rest';
+import type { EndpointName } from '../../translate/gateway';
+import type { ModelKind } from '../../translate/keys/api-keys';
+import { durationMs, parseFlags } from '../flags';
+import { CHART_NAME } from '../lifecycle/guarded-phases';
+import { kubeConfigFrom } from '../kubeconfig';
+import { commandOutput } from '../output';
+import { ExitCode, UsageError } from '../phases';
 import {
   addressFor,
   answerBody,

@@ -6,13 +6,13 @@
 //
 // The probe is a dry-run PassthroughModel create in the release namespace (nothing is stored). Any
 // answer from our webhooks counts, including a denial: it proves the path, not the object.
-import { API_GROUP, API_GROUP_VERSION_V1BETA1, type PassthroughModelV1beta1 } from '../api';
-import { KubeRest } from '../kube/rest';
+import { API_GROUP, API_GROUP_VERSION_V1BETA1, type PassthroughModelV1beta1 } from '../../api';
+import { KubeRest } from '../../kube/rest';
 import { kubeConfigFrom } from './crds';
-import { durationMs, parseFlags } from './flags';
+import { durationMs, parseFlags } from '../flags';
 import { CHART_NAME } from './guarded-phases';
-import { ExitCode, UsageError } from './phases';
-import { commandOutput } from './output';
+import { ExitCode, UsageError } from '../phases';
+import { commandOutput } from '../output';
 
 /** Probes in a row that found no API server before giving up (a restart of the API server is a blip, not a state). */
 export const NO_API_SERVER_ATTEMPTS = 3;

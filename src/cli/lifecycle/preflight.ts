@@ -8,16 +8,16 @@
 // The version: this nls can only run its own release's admission, so `nls preflight --version V`
 // for another V is refused, naming the nls to run instead. `nls upgrade --version V` with another V
 // (a test build, or an nls older than the target) still runs this release's checks and says so.
-import { version as cliVersion } from '../version';
-import { type KubeRest, KubeRest as Rest } from '../kube/rest';
+import { version as cliVersion } from '../../version';
+import { type KubeRest, KubeRest as Rest } from '../../kube/rest';
 import { kubeConfigFrom } from './crds';
-import { parseFlags } from './flags';
-import { type GatewayFinding, gatewayStackFindings, readGatewayStack } from './gateway-stack';
+import { parseFlags } from '../flags';
+import { type GatewayFinding, gatewayStackFindings, readGatewayStack } from '../gateway/gateway-stack';
 import { CHART_NAME } from './guarded-phases';
 import { findInstallation } from './installation';
-import { ExitCode, type Phase, RefusedError, UsageError } from './phases';
+import { ExitCode, type Phase, RefusedError, UsageError } from '../phases';
 import { admitStoredObjects, listStoredObjects, type ObjectFinding } from './preflight-objects';
-import { commandOutput } from './output';
+import { commandOutput } from '../output';
 
 export const preflightUsage = `Usage:
   nls preflight [--version V] [--release NAME] [--namespace NS] [--kubeconfig PATH] [--context NAME] [--output text|json]

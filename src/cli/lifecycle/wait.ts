@@ -3,8 +3,8 @@
 // the webhook Service, the serving CA in its Secret, every AgentDeployment webhook trusting it,
 // and whether the API server enforces the upgrade guard). Observations are plain reads; nothing
 // here writes.
-import type { KubeObject, KubeRest } from '../kube/rest';
-import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
+import type { KubeObject, KubeRest } from '../../kube/rest';
+import { API_GROUP_VERSION_V1BETA1 } from '../../api/common';
 
 export interface Observation {
   readonly done: boolean;

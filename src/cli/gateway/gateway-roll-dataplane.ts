@@ -4,12 +4,12 @@
 // Gateway copies into the pod template of the Deployment it generates. The generated Deployment is
 // only read, never written. Then waits for the rollout: every pod of each data-plane Deployment
 // carries the new value and is Ready, and no old pod is left.
-import type { KubeObject, KubeRest } from '../kube/rest';
-import { durationMs } from './flags';
+import type { KubeObject, KubeRest } from '../../kube/rest';
+import { durationMs } from '../flags';
 import { GATEWAY_TARGET_USAGE, parseGatewayCommand } from './gateway-cluster';
 import { ENVOY_GATEWAY_GROUP, GATEWAY_API_GROUP, type GatewayName } from './gateway-objects';
-import { ExitCode, UsageError } from './phases';
-import { commandOutput } from './output';
+import { ExitCode, UsageError } from '../phases';
+import { commandOutput } from '../output';
 
 export const gatewayRollDataplaneUsage = `Usage:
   nls gateway roll-dataplane [--timeout 10m] [--dry-run] [--gateway NS/NAME]... [--release NAME] [--namespace NS]

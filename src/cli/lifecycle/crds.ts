@@ -6,16 +6,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { conversionSpec } from '../api/crd';
-import { crdObjects } from '../api/kinds';
-import { KubeRest, type KubeObject } from '../kube/rest';
-import { durationMs, parseFlags } from './flags';
-import { kubeConfigFrom } from './kubeconfig';
+import { conversionSpec } from '../../api/crd';
+import { crdObjects } from '../../api/kinds';
+import { KubeRest, type KubeObject } from '../../kube/rest';
+import { durationMs, parseFlags } from '../flags';
+import { kubeConfigFrom } from '../kubeconfig';
 import { Helm, findHelm, type ChartSource } from './helm';
-import { ExitCode, type Phase, RefusedError, UsageError, runPhases } from './phases';
+import { ExitCode, type Phase, RefusedError, UsageError, runPhases } from '../phases';
 import { findInstallation } from './installation';
 import { servingCa, waitUntil } from './wait';
-import { commandOutput } from './output';
+import { commandOutput } from '../output';
 
 export const FIELD_MANAGER = 'nebari-llm-serving-cli';
 

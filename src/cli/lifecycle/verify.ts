@@ -3,20 +3,20 @@
 // serving CA, no upgrade guard left behind, and our gateway objects accepted where a controller
 // wrote a status; with --images, the desired version and the running pods' images (./verify-images).
 // Reads only; exit 5 when any check fails.
-import { KIND_DEFINITIONS } from '../api/kinds';
-import { API_GROUP } from '../api/common';
-import { APP_NAME } from '../translate/gateway/labels';
-import { GATEWAY_OBJECT_KINDS } from '../translate/gateway/objects';
-import { KubeRest, type KubeObject, isNotFound } from '../kube/rest';
+import { KIND_DEFINITIONS } from '../../api/kinds';
+import { API_GROUP } from '../../api/common';
+import { APP_NAME } from '../../translate/gateway/labels';
+import { GATEWAY_OBJECT_KINDS } from '../../translate/gateway/objects';
+import { KubeRest, type KubeObject, isNotFound } from '../../kube/rest';
 import { kubeConfigFrom } from './crds';
-import { parseFlags } from './flags';
+import { parseFlags } from '../flags';
 import { type Installation, findInstallation } from './installation';
 import { CHART_NAME } from './guarded-phases';
 import type { Check, CheckResult } from './check';
-import { ExitCode, UsageError } from './phases';
+import { ExitCode, UsageError } from '../phases';
 import { imageChecks, readImageFacts } from './verify-images';
 import { observeRollout, serviceEndpoints, servingCa, webhookEntries } from './wait';
-import { commandOutput } from './output';
+import { commandOutput } from '../output';
 
 export const verifyUsage = `Usage:
   nls verify [--release NAME] [--namespace NS] [--kubeconfig PATH] [--context NAME] [--output text|json]

@@ -10,8 +10,8 @@ import {
 import { type CrdObject, loadCrds } from './crds';
 import { chartVersionOf, type Helm, type ReleaseRevision } from './helm';
 import { findInstallation } from './installation';
-import { ExitCode, type Phase, RefusedError, UsageError } from './phases';
-import { commandOutput } from './output';
+import { ExitCode, type Phase, RefusedError, UsageError } from '../phases';
+import { commandOutput } from '../output';
 
 export const rollbackUsage = `Usage:
   nls rollback --to V --chart oci://REGISTRY/PATH/nebari-llm-serving [options]

@@ -4,7 +4,7 @@
 // the operator rewrites its own), and writes the GatewayConfig equivalent of an AIGatewayRoute's
 // `spec.filterConfig` (removed in 0.6) before removing that field. A dry run with a diff unless
 // `--apply`; every write is conditional on the value it replaces, so a second run finds nothing.
-import type { KubeObject, KubeRest } from '../kube/rest';
+import type { KubeObject, KubeRest } from '../../kube/rest';
 import { apiVersionOf, GATEWAY_TARGET_USAGE, parseGatewayCommand, readGatewayObjects } from './gateway-cluster';
 import {
   GATEWAY_CONFIG_ANNOTATION,
@@ -16,8 +16,8 @@ import {
   type GatewayName,
   type KindStorage,
 } from './gateway-objects';
-import { ExitCode, UsageError } from './phases';
-import { commandOutput } from './output';
+import { ExitCode, UsageError } from '../phases';
+import { commandOutput } from '../output';
 
 export const gatewayMigrateUsage = `Usage:
   nls gateway migrate [--apply] [--gateway NS/NAME]... [--release NAME] [--namespace NS]

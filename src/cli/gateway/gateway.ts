@@ -2,7 +2,7 @@
 // do (docs/upgrading.md). Each subcommand lives in its own module, loaded only when used. The group
 // prints its own help (main.ts would print one text for every subcommand).
 
-import { commandOutput } from './output';
+import { commandOutput } from '../output';
 
 interface Subcommand {
   readonly summary: string;

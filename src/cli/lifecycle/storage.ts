@@ -9,11 +9,11 @@
 // storedVersions is trimmed only after a complete pass in which every object was rewritten or was
 // deleted meanwhile, and only while the storage version is still the one the pass wrote.
 import type * as k8s from '@kubernetes/client-node';
-import { KubeApiError, KubeRest } from '../kube/rest';
+import { KubeApiError, KubeRest } from '../../kube/rest';
 import { kubeConfigFrom } from './crds';
-import { parseFlags } from './flags';
-import { ExitCode, RefusedError, UsageError } from './phases';
-import { commandOutput } from './output';
+import { parseFlags } from '../flags';
+import { ExitCode, RefusedError, UsageError } from '../phases';
+import { commandOutput } from '../output';
 
 export const storageUsage = `Usage:
   nls storage migrate --crd NAME [options]

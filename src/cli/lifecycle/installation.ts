@@ -1,7 +1,7 @@
 // Where an installation's parts are: found from the operator Deployment of a release (its labels
 // and the environment contract the chart fills in), so the commands never re-derive the chart's
 // naming rules (fullname, overrides) and work the same for Helm, Argo CD and plain manifests.
-import type { KubeObject, KubeRest } from '../kube/rest';
+import type { KubeObject, KubeRest } from '../../kube/rest';
 
 export interface Installation {
   readonly release: string;

@@ -4,15 +4,15 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { StaticModelError } from '../../constructs/models';
-import { type BuildProvenance, CustomBuildConfigError, customBuildFiles, PREVIEW_FILE, resolveCustomBuild } from '../chart/custom-build';
-import { version } from '../version';
+import { StaticModelError } from '../../../constructs/models';
+import { type BuildProvenance, CustomBuildConfigError, customBuildFiles, PREVIEW_FILE, resolveCustomBuild } from '../../chart/custom-build';
+import { version } from '../../version';
 import { BuildFileError, loadBuildFile, resolveBuildFile } from './build-file';
-import { parseFlags } from './flags';
-import { UsageError } from './phases';
+import { parseFlags } from '../flags';
+import { UsageError } from '../phases';
 
 /** The directory above src/ (the checkout, or lib/ of the installed package). */
-const root = path.resolve(__dirname, '..', '..');
+const root = path.resolve(__dirname, '..', '..', '..');
 
 /**
  * `git rev-parse HEAD` of this checkout, marked when tracked files differ from it; undefined when

@@ -3,11 +3,11 @@
 // the AI Gateway controller has not finalized. `--save FILE` keeps it for a rollback to compare
 // against with `--compare FILE`. Reads only.
 import * as fs from 'node:fs';
-import type { KubeRest } from '../kube/rest';
+import type { KubeRest } from '../../kube/rest';
 import { readGatewayObjects, GATEWAY_TARGET_USAGE, parseGatewayCommand } from './gateway-cluster';
 import { gatewayInventory, objectName, type GatewayName, type InventoryEntry, type KindStorage } from './gateway-objects';
-import { ExitCode, UsageError } from './phases';
-import { commandOutput } from './output';
+import { ExitCode, UsageError } from '../phases';
+import { commandOutput } from '../output';
 
 export const gatewayInventoryUsage = `Usage:
   nls gateway inventory [--output text|json] [--save FILE] [--compare FILE] [--gateway NS/NAME]... [--release NAME] [--namespace NS]

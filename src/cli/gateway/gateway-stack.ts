@@ -5,8 +5,8 @@
 // Only what breaks the new operator is an error (it blocks the upgrade); a stack below the
 // supported versions but inside the seed's staged upgrade path, newer than tested, missing or
 // unreadable is a warning, because upgrading the pack does not make it worse.
-import { compareVersions, formatVersion, tryParseVersion, type Version } from '../semver';
-import type { KubeObject, KubeRest } from '../kube/rest';
+import { compareVersions, formatVersion, tryParseVersion, type Version } from '../../semver';
+import type { KubeObject, KubeRest } from '../../kube/rest';
 
 /** The versions this release is written for and the newest its tests load (docs/compatibility.md). */
 export const GATEWAY_MATRIX = {

@@ -9,9 +9,9 @@
 // into a new cluster is a CREATE: an object a CREATE would refuse is one the new version may fail
 // to reconcile, and the user must fix it. The server-populated metadata is stripped first, as the
 // API server ignores it on a write.
-import type { AdmissionResult } from '../admission';
-import { API_GROUP_VERSION } from '../api/common';
-import { isNotFound, type KubeObject, type KubeRest } from '../kube/rest';
+import type { AdmissionResult } from '../../admission';
+import { API_GROUP_VERSION } from '../../api/common';
+import { isNotFound, type KubeObject, type KubeRest } from '../../kube/rest';
 
 export const STORED_KINDS = ['LLMModel', 'PassthroughModel', 'AgentDeployment'] as const;
 
@@ -61,7 +61,7 @@ export async function admitStoredObjects(
   watchNamespaces: readonly string[],
 ): Promise<{ checked: number; findings: ObjectFinding[] }> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { admit } = require('../admission') as typeof import('../admission');
+  const { admit } = require('../../admission') as typeof import('../../admission');
   // Objects being deleted are going away; the operator only runs their cleanup.
   const live = stored.filter((o) => !(isRecord(o.metadata) && o.metadata.deletionTimestamp)).map(writableForm);
   const findings: ObjectFinding[] = [];

@@ -6,12 +6,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
-import { KubeRest, type KubeObject } from '../kube/rest';
+import { KubeRest, type KubeObject } from '../../kube/rest';
 import { type CrdsApplyContext, FIELD_MANAGER, kubeConfigFrom } from './crds';
-import { type FlagOptions, durationMs, goDuration, parseFlags } from './flags';
+import { type FlagOptions, durationMs, goDuration, parseFlags } from '../flags';
 import { type ChartSource, Helm, type ReleaseRef, type ReleaseRevision, findHelm } from './helm';
 import { type Installation, findInstallation } from './installation';
-import { type Phase, RefusedError, UsageError, runPhases } from './phases';
+import { type Phase, RefusedError, UsageError, runPhases } from '../phases';
 import { observeAgentDeploymentTrust, observeGuardEnforced, observeGuardGone, observeRollout, waitUntil } from './wait';
 
 export const CHART_NAME = 'nebari-llm-serving';

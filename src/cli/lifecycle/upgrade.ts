@@ -4,7 +4,7 @@
 // routes on, CA trusted -> unguard. The check phase also enforces the support policy's N→N+1 rule
 // (upgradeStepProblem); the preflight phase before it (./preflight) refuses an upgrade over stored
 // objects the new rules refuse, or onto a gateway stack that cannot serve it.
-import { compareVersions, formatVersion, releaseLine, skippedLine, tryParseVersion } from '../semver';
+import { compareVersions, formatVersion, releaseLine, skippedLine, tryParseVersion } from '../../semver';
 import { crdPhases } from './crds';
 import { chartVersionOf } from './helm';
 import { findInstallation } from './installation';
@@ -12,9 +12,9 @@ import {
   CHART_NAME, type GuardedContext, type LifecycleArgs, type ReleaseTarget, activatePhase, controllerPhase, guardPhase, runLifecycle,
   lifecycleContext, parseLifecycleArgs, renderGuard, requirePublished, requireRelease, unguardPhase, withoutPhaseKeys, writeValuesFile,
 } from './guarded-phases';
-import { ExitCode, type Phase, RefusedError, UsageError } from './phases';
+import { ExitCode, type Phase, RefusedError, UsageError } from '../phases';
 import { preflightPhase } from './preflight';
-import { commandOutput } from './output';
+import { commandOutput } from '../output';
 
 export const upgradeUsage = `Usage:
   nls upgrade --chart oci://REGISTRY/PATH/nebari-llm-serving --version V [options]

@@ -2,21 +2,21 @@
 // the key audit log. The key is printed once, at minting; only its client ID and metadata can be
 // listed afterwards. Minting obeys the per-user limits of the namespace's portal unless
 // --over-limit says otherwise.
-import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
-import { ModelKind, ModelRef } from '../translate/keys/api-keys';
-import { ApiKeyRecord } from '../translate/keys/api-keys';
-import { AuditEntry } from '../translate/keys/audit';
-import { listKeys, mintKey, revokeKey } from '../api-keys/key-store';
-import { readAuditEntries } from '../api-keys/audit-log';
-import { DEFAULT_KEY_LIMITS, KeyLimitError, KeyLimits, keyLimitsFromEnv } from '../translate/keys/limits';
-import { KubeApiError, KubeObject, KubeRest, objectRef } from '../kube/rest';
-import { kubeConfigFrom } from './kubeconfig';
-import { durationMs, parseFlags } from './flags';
-import { terminalSafe, terminalSafeJson } from './output';
+import { API_GROUP_VERSION_V1BETA1 } from '../../api/common';
+import { ModelKind, ModelRef } from '../../translate/keys/api-keys';
+import { ApiKeyRecord } from '../../translate/keys/api-keys';
+import { AuditEntry } from '../../translate/keys/audit';
+import { listKeys, mintKey, revokeKey } from '../../api-keys/key-store';
+import { readAuditEntries } from '../../api-keys/audit-log';
+import { DEFAULT_KEY_LIMITS, KeyLimitError, KeyLimits, keyLimitsFromEnv } from '../../translate/keys/limits';
+import { KubeApiError, KubeObject, KubeRest, objectRef } from '../../kube/rest';
+import { kubeConfigFrom } from '../kubeconfig';
+import { durationMs, parseFlags } from '../flags';
+import { terminalSafe, terminalSafeJson } from '../output';
 
 export { terminalSafe, terminalSafeJson };
-import { UsageError } from './phases';
-import { commandOutput } from './output';
+import { UsageError } from '../phases';
+import { commandOutput } from '../output';
 
 export const keysUsage = `Usage:
   nls keys mint   --model NAME [--namespace NS] [--kind LLMModel|PassthroughModel] [--description TEXT] [--user NAME]

@@ -5,8 +5,8 @@
 // the chart values name (the Deployment's operator container). Actual: the image digest each
 // running operator pod reports (status.containerStatuses[].imageID). With an Argo CD Application,
 // also its target revision for this chart.
-import type { KubeObject, KubeRest } from '../kube/rest';
-import { RELEASED_IMAGE_ANNOTATION } from '../release-pin';
+import type { KubeObject, KubeRest } from '../../kube/rest';
+import { RELEASED_IMAGE_ANNOTATION } from '../../release-pin';
 import { CHART_NAME } from './guarded-phases';
 import type { Installation } from './installation';
 import type { Check } from './check';

@@ -1,12 +1,12 @@
 // The pure half of `nls smoke` (./smoke): which requests to send for the stored models, what a
 // response means (a table row with the likely fix), the table itself, and the curl-like flags.
 // No I/O here, so every decision is unit-tested without a gateway.
-import type { LLMModelV1beta1, PassthroughModelV1beta1 } from '../api/v1beta1';
-import { enabledEndpoints, type EndpointName } from '../translate/gateway';
-import { gatewayContextFromEnv, resolveGatewayContext, type ResolvedEndpoint } from '../translate/gateway/context';
-import type { ModelKind } from '../translate/keys/api-keys';
-import { UsageError } from './phases';
-import { terminalSafe } from './keys';
+import type { LLMModelV1beta1, PassthroughModelV1beta1 } from '../../api/v1beta1';
+import { enabledEndpoints, type EndpointName } from '../../translate/gateway';
+import { gatewayContextFromEnv, resolveGatewayContext, type ResolvedEndpoint } from '../../translate/gateway/context';
+import type { ModelKind } from '../../translate/keys/api-keys';
+import { UsageError } from '../phases';
+import { terminalSafe } from '../keys/keys';
 
 /** What the checks need of one stored LLMModel or PassthroughModel. */
 export interface SmokeModel {

@@ -5,13 +5,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import type { AdmissionResult } from '../admission';
-import { editDistance } from '../chart/value-problems';
-import { allowedImageEntryProblem } from '../webhook/image-policy';
-import { API_GROUP, API_VERSION_V1BETA1 } from '../api/common';
-import { parseFlags } from './flags';
-import { ExitCode, UsageError } from './phases';
-import { commandOutput } from './output';
+import type { AdmissionResult } from '../../admission';
+import { editDistance } from '../../chart/value-problems';
+import { allowedImageEntryProblem } from '../../webhook/image-policy';
+import { API_GROUP, API_VERSION_V1BETA1 } from '../../api/common';
+import { parseFlags } from '../flags';
+import { ExitCode, UsageError } from '../phases';
+import { commandOutput } from '../output';
 
 /** The chart's default release namespace (`helm install -n nebari-llm-serving-system`). */
 const DEFAULT_OPERATOR_NAMESPACE = 'nebari-llm-serving-system';
@@ -117,7 +117,7 @@ export async function validateObjects(
 ): Promise<ObjectVerdict[]> {
   // Loaded here: the CEL and schema machinery is only needed by this command.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { admit, admittedKinds, isOurObject } = require('../admission') as typeof import('../admission');
+  const { admit, admittedKinds, isOurObject } = require('../../admission') as typeof import('../../admission');
   const misspelled: ObjectVerdict[] = [];
   for (const o of objects) {
     const problem = isOurObject(o.object) ? undefined : misspelledGroupProblem(o.object, admittedKinds);
@@ -195,7 +195,7 @@ export async function runValidate(args: string[], out: (line: string) => void = 
   const verdicts = await validateObjects(objects, operatorNamespace, watchNamespaces, allowedImages);
   // Not about the input: a CRD this nls carries that Kubernetes 1.32 would refuse for its CEL cost.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const crdProblems = (require('../admission') as typeof import('../admission')).crdCostProblems();
+  const crdProblems = (require('../../admission') as typeof import('../../admission')).crdCostProblems();
   if (output === 'json') out(JSON.stringify({ files: files.length, objects: verdicts, crdProblems }, null, 2));
   else for (const line of [...crdProblems, ...formatVerdicts(verdicts)]) out(line);
   return crdProblems.length === 0 && verdicts.every((v) => v.admitted) ? ExitCode.ok : 1;

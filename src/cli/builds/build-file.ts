@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { parse } from 'yaml';
 
 /** The repository checkout this CLI runs from (its node_modules serve build modules too). */
-const checkout = path.resolve(__dirname, '..', '..');
+const checkout = path.resolve(__dirname, '..', '..', '..');
 
 /** A build file that cannot be found or read; exit 2 like any other config problem. */
 export class BuildFileError extends Error {}

@@ -3,8 +3,8 @@
 // and the legacy fields and missing finalizers an upgrade from AI Gateway 0.5 has to deal with.
 // Pure functions over listed objects; the reading is in gateway-cluster.ts.
 import { createHash } from 'node:crypto';
-import type { KubeObject } from '../kube/rest';
-import { APP_NAME } from '../translate/gateway/labels';
+import type { KubeObject } from '../../kube/rest';
+import { APP_NAME } from '../../translate/gateway/labels';
 
 export const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
 export const ENVOY_GATEWAY_GROUP = 'gateway.envoyproxy.io';

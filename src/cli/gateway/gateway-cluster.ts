@@ -1,13 +1,13 @@
 // Reading what `nls gateway …` works on: which Gateways the pack attaches to (from the operator
 // Deployment's NLS_GATEWAY_CONTEXT, the same settings the operator uses, or `--gateway NS/NAME`),
 // the CRDs of the gateway kinds (storage version, storedVersions) and every object of those kinds.
-import { KubeRest, type KubeObject, isNotFound } from '../kube/rest';
-import { type GatewayContext, resolveGatewayContext } from '../translate/gateway/context';
-import { kubeConfigFrom } from './crds';
-import { parseFlags, type FlagOptions, type ParsedFlags } from './flags';
+import { KubeRest, type KubeObject, isNotFound } from '../../kube/rest';
+import { type GatewayContext, resolveGatewayContext } from '../../translate/gateway/context';
+import { kubeConfigFrom } from '../lifecycle/crds';
+import { parseFlags, type FlagOptions, type ParsedFlags } from '../flags';
 import { INVENTORY_KINDS, type GatewayName, type InventoryKind, type KindStorage } from './gateway-objects';
-import { CHART_NAME } from './guarded-phases';
-import { UsageError } from './phases';
+import { CHART_NAME } from '../lifecycle/guarded-phases';
+import { UsageError } from '../phases';
 
 /** Flags every `nls gateway` subcommand takes. */
 export const GATEWAY_TARGET_FLAGS = {
