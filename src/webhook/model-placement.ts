@@ -72,10 +72,10 @@ async function modelsIn(namespace: string, lookups: ClusterLookups): Promise<Ser
  * name equals a long name's cut form, or two long names' hashes collide): the operator would
  * report a Conflict at best, so the name is refused before anything is stored.
  */
-export async function checkGeneratedNames(kind: ModelKind, name: string, namespace: string, lookups: ClusterLookups, findings: Findings): Promise<void> {
+export async function checkGeneratedNames(kind: ModelKind, name: string, namespace: string, models: () => Promise<ServingModel[]>, findings: Findings): Promise<void> {
   let others: ServingModel[];
   try {
-    others = await modelsIn(namespace, lookups);
+    others = await models();
   } catch (error) {
     findings.warn(uncheckedWarning(`which names the models in "${namespace}" generate`, error, 'the operator reports a Conflict on the endpoint conditions if another model owns them'));
     return;
@@ -93,11 +93,11 @@ export async function checkGeneratedNames(kind: ModelKind, name: string, namespa
  * the same endpoint: the gateway would send the id's requests to whichever route is oldest, and
  * re-creating either model would move them silently.
  */
-export async function checkModelIds(model: ServingModel, namespace: string, lookups: ClusterLookups, findings: Findings): Promise<void> {
+export async function checkModelIds(model: ServingModel, namespace: string, models: () => Promise<ServingModel[]>, findings: Findings): Promise<void> {
   if (servedModelIds(model).length === 0) return;
   let others: ServingModel[];
   try {
-    others = await modelsIn(namespace, lookups);
+    others = await models();
   } catch (error) {
     findings.warn(uncheckedWarning(`which model ids the models in "${namespace}" serve`, error, 'the operator reports ModelIdConflict on both models if one of its ids is taken'));
     return;
@@ -134,10 +134,13 @@ export async function validateModel<T extends { metadata?: { name?: string; name
   const model = request.object as T;
   const findings = new Findings();
   const namespace = model.metadata?.namespace ?? request.namespace;
+  // Listed at most once per request, for both checks that need every model of the namespace.
+  let listed: Promise<ServingModel[]> | undefined;
+  const models = () => (listed ??= modelsIn(namespace!, context.lookups));
   if (request.operation === 'CREATE') {
     const placement = { ...kinds, namespace, name: model.metadata?.name ?? request.name, operatorNamespace: context.operatorNamespace };
     await checkModelPlacement(placement, context.lookups, findings);
-    if (namespace && placement.name) await checkGeneratedNames(kinds.kind, placement.name, namespace, context.lookups, findings);
+    if (namespace && placement.name) await checkGeneratedNames(kinds.kind, placement.name, namespace, models, findings);
   }
   const old = request.oldObject as T | undefined;
   const secrets = secretUse.secrets(model);
@@ -147,7 +150,7 @@ export async function validateModel<T extends { metadata?: { name?: string; name
   }
   // Ids are checked when they are declared: on CREATE and when an UPDATE changes them or the endpoints.
   const served = (m: T) => servedModelIds({ ...(m as ServingModel), kind: kinds.kind });
-  if (namespace && changed(served)) await checkModelIds({ ...(model as ServingModel), kind: kinds.kind }, namespace, context.lookups, findings);
+  if (namespace && changed(served)) await checkModelIds({ ...(model as ServingModel), kind: kinds.kind }, namespace, models, findings);
   fieldFindings(model, findings);
   return findings.verdict();
 }
