@@ -80,6 +80,19 @@ async function keyObjectConflict(client: KubeRest, model: ModelRef): Promise<Key
   return undefined;
 }
 
+// Models whose key objects this process has checked and applied. The check guards against objects
+// planted before the model's first pass (or between a deletion and a re-creation, which the
+// finalizer's deleteApiKeyObjects forgets); once the operator's own objects stand, replacing them
+// needs the right to delete Secrets there, which already reaches far more. So each model is checked
+// once per process, not on every pass (two GETs per model per resync otherwise).
+const checkedModels = new WeakMap<KubeRest, Set<string>>();
+const modelKey = (model: ModelRef) => `${model.kind}/${model.namespace}/${model.name}`;
+function checked(client: KubeRest): Set<string> {
+  let set = checkedModels.get(client);
+  if (!set) checkedModels.set(client, (set = new Set()));
+  return set;
+}
+
 /**
  * Both key objects as stored, when they are the model's (a missing metadata ConfigMap reads as
  * empty); undefined when the model has no key Secret of its own. Creates nothing.
@@ -95,10 +108,13 @@ export async function readApiKeyObjects(client: KubeRest, model: ModelRef): Prom
 
 /** Create or refresh both key objects (metadata only) and return them as stored (with their data). */
 export async function ensureApiKeyObjects(client: KubeRest, model: ModelRef): Promise<{ secret: SecretObject; metadata: ConfigMapObject }> {
-  const conflict = await keyObjectConflict(client, model);
-  if (conflict) throw conflict;
+  if (!checked(client).has(modelKey(model))) {
+    const conflict = await keyObjectConflict(client, model);
+    if (conflict) throw conflict;
+  }
   const secret = await applyObject<SecretObject>(client, desiredApiKeySecret(model));
   const metadata = await applyObject<ConfigMapObject>(client, desiredApiKeyMetadataConfigMap(model));
+  checked(client).add(modelKey(model));
   return { secret, metadata };
 }
 
@@ -114,6 +130,8 @@ export async function deleteApiKeyObjects(client: KubeRest, model: ModelRef, api
     if (isNotFound(err) || (err as Error).name === 'KindNotServedError') return undefined;
     throw err;
   });
+  // A model of this name created later is checked afresh.
+  checked(client).delete(modelKey(model));
   if (other && !other.metadata.deletionTimestamp) return 'kept-shared';
   // Objects of these names that are not the model's (the model never published) are not ours to delete.
   if (await keyObjectConflict(client, model)) return 'not-ours';

@@ -34,8 +34,10 @@ describe('benchmarks (smoke run, tiny sizes)', () => {
       expect(figures["plain client with the operator's writes, requests per model, by verb and resource"]).toMatch(write);
     }
     positive(figures, "ratio operator / plain client with the operator's writes");
-    // The credential Secret comes from the operator's watch: no GET of it per model.
-    expect(figures['operator requests per model, by verb and resource']).not.toMatch(/GET secrets/);
+    // The credential Secret comes from the operator's watch: no GET of it per model. The one GET of
+    // a Secret left is the key Secret's ownership check, once per model per process (api-key-objects.ts).
+    const secretGets = /GET secrets ([\d.]+)/.exec(figures['operator requests per model, by verb and resource'] as string);
+    expect(Number(secretGets?.[1] ?? 0)).toBeLessThanOrEqual(1);
     positive(figures, 'operator peak RSS (VmHWM) through convergence, MiB');
   });
 
