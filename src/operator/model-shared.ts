@@ -8,7 +8,7 @@ import { desiredGatewayObjects, enabledEndpoints, gatewayTeardown, keyTiersFromM
 import type { ObjectReference } from '../translate/gateway/objects';
 import { KeyObjectConflict, deleteApiKeyObjects, ensureApiKeyObjects, readApiKeyObjects } from './api-key-objects';
 import { ExternalEndpointPeers } from './endpoint-peers';
-import { PROGRAMMED_CONDITION, ProxyStatus, programmedCondition } from './proxy-status';
+import { PROGRAMMED_CONDITION, ProxyStatus } from './proxy-status';
 import { revokeDueKeys } from './key-revocation';
 import { describeErrors, runDeletions, syncGatewayObjects } from './generated-objects';
 import { DEFAULT_CLEANUP_BLOCKED_AFTER_MS, cleanupBlockedCondition, inspectBlockedWait } from './cleanup-blocked';
@@ -144,7 +144,7 @@ async function programmedOutcome(proxyStatus: ProxyStatus, model: ModelObject, p
   }
   const enabled = enabledEndpoints(model.spec.endpoints);
   const previous = ((model.status as { conditions?: Condition[] } | undefined)?.conditions ?? []).find((c) => c.type === PROGRAMMED_CONDITION);
-  return programmedCondition(await proxyStatus.endpoints(model.metadata.name, model.metadata.namespace!, enabled), previous);
+  return proxyStatus.programmed(model.metadata.name, model.metadata.namespace!, enabled, previous);
 }
 
 export const MODEL_ID_CONFLICT_CONDITION = 'ModelIdConflict';

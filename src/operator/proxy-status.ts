@@ -77,13 +77,16 @@ export interface EndpointProgramming {
 export interface ProgrammedOutcome {
   condition: ConditionInput;
   requeueAfterMs?: number;
+  /** When the model was first seen served while not yet Programmed (kept by the caller between passes). */
+  settlingSince?: number;
 }
 
 /**
  * Programmed from what the cluster shows for each enabled endpoint. `previous` is the stored
- * condition: a model already Programmed stays so while a roll is on.
+ * condition: a model already Programmed stays so while a roll is on. A model not Programmed yet
+ * turns so only after everything looked served for SETTLE_MS (`settlingSince`, when it first did).
  */
-export function programmedCondition(endpoints: readonly EndpointProgramming[], previous: Condition | undefined): ProgrammedOutcome {
+export function programmedCondition(endpoints: readonly EndpointProgramming[], previous: Condition | undefined, settling: { since?: number; now: number }): ProgrammedOutcome {
   const wasProgrammed = previous?.status === 'True';
   const problems = endpoints.map((e) => endpointProblem(e, wasProgrammed)).filter((p): p is ConditionInput => p !== undefined);
   // Route and proxy changes bring a model back; only an unseen proxy state is looked at again,
@@ -94,8 +97,13 @@ export function programmedCondition(endpoints: readonly EndpointProgramming[], p
     return { condition: { type: PROGRAMMED_CONDITION, status: true, reason: previous!.reason, message: previous!.message }, requeueAfterMs: UNSEEN_PROXIES_REQUEUE_MS };
   }
   const served = endpoints.map((e) => `${e.endpoint} (HTTPRoute ${e.routeName} on Gateway ${e.gateway.namespace}/${e.gateway.name}, ${describeProxies(e.proxies!)})`).join('; ');
-  if (!wasProgrammed && previous?.reason !== SETTLING) {
-    return { condition: { type: PROGRAMMED_CONDITION, status: false, reason: SETTLING, message: `routes accepted and proxies rolled out; confirming in ${SETTLE_MS / 1000} s that no roll started: ${served}` }, requeueAfterMs: SETTLE_MS };
+  const since = settling.since ?? settling.now;
+  if (!wasProgrammed && settling.now - since < SETTLE_MS) {
+    return {
+      condition: { type: PROGRAMMED_CONDITION, status: false, reason: SETTLING, message: `routes accepted and proxies rolled out; confirming for ${SETTLE_MS / 1000} s that no roll starts: ${served}` },
+      requeueAfterMs: SETTLE_MS - (settling.now - since),
+      settlingSince: since,
+    };
   }
   return { condition: { type: PROGRAMMED_CONDITION, status: true, reason: 'Serving', message: `the gateway's proxies serve this model: ${served}` } };
 }
@@ -192,6 +200,8 @@ export class ProxyStatus {
   private routes?: Cache;
   private readonly proxies = new Map<string, Cache>();
   private models?: Cache;
+  /** Per model: when it was first seen served while not yet Programmed (SETTLE_MS from then). */
+  private readonly settlingSince = new Map<string, number>();
 
   constructor(
     private readonly client: KubeRest,
@@ -252,6 +262,15 @@ export class ProxyStatus {
 
   private allModels(): string[] {
     return (this.models?.list() ?? []).map((m) => objectKey(m.metadata.namespace, m.metadata.name));
+  }
+
+  /** Programmed for a model, from what its enabled endpoints show now. */
+  async programmed(modelName: string, namespace: string, enabled: readonly EndpointName[], previous: Condition | undefined): Promise<ProgrammedOutcome> {
+    const key = objectKey(namespace, modelName);
+    const outcome = programmedCondition(await this.endpoints(modelName, namespace, enabled), previous, { since: this.settlingSince.get(key), now: Date.now() });
+    if (outcome.settlingSince === undefined) this.settlingSince.delete(key);
+    else this.settlingSince.set(key, outcome.settlingSince);
+    return outcome;
   }
 
   /** What each enabled endpoint shows, from the watches' caches (a route not cached yet is read from the server). */

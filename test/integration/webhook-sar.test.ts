@@ -276,13 +276,14 @@ describe('binding an AgentDeployment to a restricted model', () => {
     apiVersion: 'llm.nebari.dev/v1alpha1',
     kind: 'PassthroughModel',
     metadata: { name },
-    spec: { provider: { hostname: 'api.openai.com', credentialSecretName: 'bind-provider-key' }, models: { declared: ['gpt-4o'] }, access },
+    // Each model its own id: one id is served by one model per endpoint (issue 29, Low).
+    spec: { provider: { hostname: 'api.openai.com', credentialSecretName: 'bind-provider-key' }, models: { declared: [`${name}-gpt`] }, access },
   });
   const bound = (name: string, model: string) => ({
     apiVersion: 'llm.nebari.dev/v1alpha1',
     kind: 'AgentDeployment',
     metadata: { name },
-    spec: { image: 'registry.example.com/agent:1.0', model: { modelRef: { kind: 'PassthroughModel', name: model, modelName: 'gpt-4o' } } },
+    spec: { image: 'registry.example.com/agent:1.0', model: { modelRef: { kind: 'PassthroughModel', name: model, modelName: `${model}-gpt` } } },
   });
 
   beforeAll(async () => {
@@ -329,7 +330,7 @@ describe('binding an AgentDeployment to a restricted model', () => {
 
   it('denies re-pointing an agent to the restricted model without `bind`', async () => {
     const path = `${agents()}/heidis-public-agent`;
-    const repoint = await kubeRequest(as(heidi), 'PATCH', path, { spec: { model: { modelRef: { name: 'bind-restricted' } } } }, 'application/merge-patch+json');
+    const repoint = await kubeRequest(as(heidi), 'PATCH', path, { spec: { model: { modelRef: { name: 'bind-restricted', modelName: 'bind-restricted-gpt' } } } }, 'application/merge-patch+json');
     expect(repoint).toMatchObject({ status: 403 });
     expect(String(repoint.body.message)).toContain(`user "${heidi}" may not bind agents to it`);
   });
