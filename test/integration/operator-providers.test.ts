@@ -232,7 +232,13 @@ async function readyStep(c: ProviderCase): Promise<void> {
   if (c.failed) {
     // Read back by the operator's poll of a Ready model's provider resource (NLS_PROVIDER_POLL_SECONDS).
     await writeStatus(c.failed.status);
-    await waitFor(`${c.provider}: failure reported`, async () => (condition(await model(name()), 'ModelServing')?.message ?? '').includes(c.failed!.message), { timeoutMs: 120_000 });
+    try {
+      await waitFor(`${c.provider}: failure reported`, async () => (condition(await model(name()), 'ModelServing')?.message ?? '').includes(c.failed!.message), { timeoutMs: 120_000 });
+    } catch (err) {
+      // What the model says and what the operator did with it, for a failure seen only under load.
+      const lines = operator.lines.filter((l) => l.includes(name())).slice(-15);
+      throw new Error(`${(err as Error).message}\nstatus: ${JSON.stringify(status(await model(name())))}\noperator lines about ${name()}:\n${lines.join('\n')}`);
+    }
     expect(status(await model(name())).phase).not.toBe('Ready');
   }
 }
