@@ -148,27 +148,28 @@ export class OperatorRbac extends Construct {
   }
 }
 
-export interface AgentNamespaceRbacProps extends OperatorRbacProps {
-  /** One namespace listed in `watchNamespaces` (a template variable in the chart). */
+export interface OtherNamespaceRbacProps extends OperatorRbacProps {
+  /** The namespace the Role goes to (a template variable in the chart). */
   readonly namespace: string;
 }
 
-/** The operator's Role and RoleBinding in one more namespace where AgentDeployments are reconciled. */
+/** A Role named `roleName` in another namespace, bound to the operator's ServiceAccount. */
+function operatorRoleIn(scope: Construct, props: OtherNamespaceRbacProps, roleName: string, rules: k8s.PolicyRule[]): void {
+  const ctx = props.context;
+  const meta = { ...namespacedMeta(ctx, roleName, OPERATOR_COMPONENT), namespace: props.namespace };
+  kubeObject(k8s.KubeRole, scope, 'Role', { metadata: meta, rules });
+  kubeObject(k8s.KubeRoleBinding, scope, 'RoleBinding', {
+    metadata: meta,
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: roleName },
+    subjects: [{ kind: 'ServiceAccount', name: serviceAccountName(ctx), namespace: ctx.namespace }],
+  });
+}
+
+/** The operator's Role and RoleBinding in one more namespace (of `watchNamespaces`) where AgentDeployments are reconciled. */
 export class AgentNamespaceRbac extends Construct {
-  constructor(scope: Construct, id: string, props: AgentNamespaceRbacProps) {
+  constructor(scope: Construct, id: string, props: OtherNamespaceRbacProps) {
     super(scope, id);
-    const ctx = props.context;
-    const names = objectNames(ctx);
-    const meta = { ...namespacedMeta(ctx, names.agentRole, OPERATOR_COMPONENT), namespace: props.namespace };
-    kubeObject(k8s.KubeRole, this, 'Role', {
-      metadata: meta,
-      rules: agentNamespaceRules(),
-    });
-    kubeObject(k8s.KubeRoleBinding, this, 'RoleBinding', {
-      metadata: meta,
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: names.agentRole },
-      subjects: [{ kind: 'ServiceAccount', name: serviceAccountName(ctx), namespace: ctx.namespace }],
-    });
+    operatorRoleIn(this, props, objectNames(props.context).agentRole, agentNamespaceRules());
   }
 }
 
@@ -177,24 +178,11 @@ export function gatewayNamespaceRules() {
   return [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['list', 'watch'] }];
 }
 
-export interface GatewayNamespaceRbacProps extends OperatorRbacProps {
-  /** The namespace of a Gateway the models attach to (a template variable in the chart). */
-  readonly namespace: string;
-}
-
 /** The operator's read-only Role and RoleBinding in a Gateway's namespace (`platform.proxyStatus`). */
 export class GatewayNamespaceRbac extends Construct {
-  constructor(scope: Construct, id: string, props: GatewayNamespaceRbacProps) {
+  constructor(scope: Construct, id: string, props: OtherNamespaceRbacProps) {
     super(scope, id);
-    const ctx = props.context;
-    const names = objectNames(ctx);
-    const meta = { ...namespacedMeta(ctx, names.proxyStatusRole, OPERATOR_COMPONENT), namespace: props.namespace };
-    kubeObject(k8s.KubeRole, this, 'Role', { metadata: meta, rules: gatewayNamespaceRules() });
-    kubeObject(k8s.KubeRoleBinding, this, 'RoleBinding', {
-      metadata: meta,
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: names.proxyStatusRole },
-      subjects: [{ kind: 'ServiceAccount', name: serviceAccountName(ctx), namespace: ctx.namespace }],
-    });
+    operatorRoleIn(this, props, objectNames(props.context).proxyStatusRole, gatewayNamespaceRules());
   }
 }
 
