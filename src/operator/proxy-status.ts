@@ -9,7 +9,7 @@
 // new ones start); it turns False again when the route loses its acceptance or no proxy is available.
 import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { gatewayObjectNames, type EndpointName } from '../translate/gateway/names';
-import { resolveGatewayContext, type GatewayContext } from '../translate/gateway/context';
+import { resolveGatewayContext, type GatewayContext, type ResolvedGatewayContext } from '../translate/gateway/context';
 import { AI_GATEWAY_API_VERSION } from '../translate/gateway/objects';
 import { cachedLookup, type CachedKind } from './runtime/cached-lookups';
 import type { Condition, ConditionInput } from './runtime/conditions';
@@ -203,11 +203,16 @@ export class ProxyStatus {
   /** Per model: when it was first seen served while not yet Programmed (SETTLE_MS from then). */
   private readonly settlingSince = new Map<string, number>();
 
+  /** The endpoints' Gateways, resolved once (the gateway settings are fixed for the process). */
+  private readonly endpointSettings: ResolvedGatewayContext['endpoints'];
+
   constructor(
     private readonly client: KubeRest,
     private readonly modelKind: 'LLMModel' | 'PassthroughModel',
     private readonly gateway: GatewayContext,
-  ) {}
+  ) {
+    this.endpointSettings = resolveGatewayContext(gateway).context.endpoints;
+  }
 
   /** On with the chart value `platform.proxyStatus` (its default), which grants the read in the Gateways' namespaces. */
   get enabled(): boolean {
@@ -215,8 +220,7 @@ export class ProxyStatus {
   }
 
   private gatewayNamespaces(): string[] {
-    const { context } = resolveGatewayContext(this.gateway);
-    return [...new Set(Object.values(context.endpoints).map((e) => e.gatewayNamespace))];
+    return [...new Set(Object.values(this.endpointSettings).map((e) => e.gatewayNamespace))];
   }
 
   watches(namespace: string): SecondaryWatch[] {
@@ -275,10 +279,9 @@ export class ProxyStatus {
 
   /** What each enabled endpoint shows, from the watches' caches (a route not cached yet is read from the server). */
   async endpoints(modelName: string, namespace: string, enabled: readonly EndpointName[]): Promise<EndpointProgramming[]> {
-    const { context } = resolveGatewayContext(this.gateway);
     const out: EndpointProgramming[] = [];
     for (const endpoint of enabled) {
-      const settings = context.endpoints[endpoint];
+      const settings = this.endpointSettings[endpoint];
       const routeName = gatewayObjectNames(modelName).route(endpoint);
       let route = this.routes?.hasSynced ? viewOf<RouteView>(this.routes.get(namespace, routeName)) : undefined;
       if (!this.routes?.hasSynced) {
