@@ -14,6 +14,7 @@ import { e2eState } from './support/state';
 import { type AwsCredentials, EG_NAMESPACE, installAiGateway, installCoreDns, installEnvoyGateway, installPlatformGateways, proxyAddress, proxyPods, pushDataPlaneImages, REDIS_HOST, startRedis } from './support/dataplane';
 import { chat, gatewayRequest, type GatewayTarget, JWT_AUDIENCE, type JwtIssuer, startJwtIssuer } from './support/gateway-client';
 import { sigV4Problem, STREAM_PIECES, startStandInProviders, type StandInProviders } from './support/providers';
+import { startSteadyTraffic, type TrafficTarget } from './support/traffic';
 
 const state = e2eState();
 const GROUP = 'llm.nebari.dev/v1beta1';
@@ -425,6 +426,83 @@ test('a quota tier turned on by helm upgrade answers 429 to its keys only, once 
     const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys[m.name].key, body: chat(m.answersAs) });
     expect(`${m.name}: ${r.status}`).toBe(`${m.name}: 200`);
   }
+});
+
+/** Every model Ready and Programmed at its current generation. */
+async function everyModelServing(): Promise<boolean> {
+  for (const m of MODELS) {
+    const o = await admin().get<KubeObject>(objectRef(GROUP, m.kind, m.name, NAMESPACE));
+    if (!o || !readyAtGeneration(o) || !programmed(o)) return false;
+  }
+  return true;
+}
+
+test('steady traffic to two models on both endpoints fails no request while we roll the data plane, delete the operator leader, re-render every gateway object and upgrade the release', async () => {
+  // A PassthroughModel and the LLMModel (InferencePool and endpoint picker), each with a key on
+  // the external endpoint and a token on the internal one (docs/upgrading.md, "Requests during
+  // our operations").
+  const token = () => issuer.token({ sub: 'ana', groups: ['team-a', 'team-g'] });
+  const targets: TrafficTarget[] = [
+    { name: 'alpha via external', gateway: external, model: 'alpha-model', token: () => keys.alpha.key },
+    { name: 'tiny via external', gateway: external, model: 'e2e/tiny-chat', token: () => keys.tiny.key },
+    { name: 'alpha via internal', gateway: internal, model: 'alpha-model', token },
+    { name: 'tiny via internal', gateway: internal, model: 'e2e/tiny-chat', token },
+  ];
+  for (const t of targets) expect(`${t.name}: ${(await gatewayRequest(t.gateway, 'POST', '/v1/chat/completions', { token: t.token(), body: chat(t.model) })).status}`).toBe(`${t.name}: 200`);
+  const durations: Record<string, string> = {};
+  const traffic = startSteadyTraffic(targets, { maxMs: 480000 });
+  const operation = async (name: string, run: () => Promise<void>) => {
+    traffic.during(name);
+    const started = Date.now();
+    await run();
+    durations[name] = seconds(started);
+  };
+  let failed: Error | undefined;
+  try {
+    await operation('nls gateway roll-dataplane', async () => {
+      const rolled = await nls(['gateway', 'roll-dataplane', '--release', RELEASE, '--namespace', NAMESPACE, '--timeout', '240s']);
+      if (rolled.code !== 0) throw new Error(`nls gateway roll-dataplane failed (${rolled.code}):\n${rolled.output}`);
+    });
+    await operation('operator leader deleted', async () => {
+      const leaseRef = objectRef('coordination.k8s.io/v1', 'Lease', `${RELEASE}-operator-leader`, NAMESPACE);
+      const leader = (await admin().get<KubeObject & { spec: { holderIdentity?: string } }>(leaseRef))?.spec.holderIdentity;
+      if (!leader) throw new Error('no operator leader');
+      await admin().delete(objectRef('v1', 'Pod', leader, NAMESPACE));
+      await waitFor('a new operator leader', async () => {
+        const holder = (await admin().get<KubeObject & { spec: { holderIdentity?: string } }>(leaseRef))?.spec.holderIdentity;
+        return !!holder && holder !== leader;
+      }, { timeoutMs: 120000 });
+      await waitFor('every model Ready and Programmed', everyModelServing, { timeoutMs: 120000, intervalMs: 1000 });
+    });
+    await operation('helm upgrade re-rendering every gateway object', async () => {
+      // Both values reach every model's AIGatewayRoute (timeouts of PassthroughModels, owned_by
+      // of LLMModels), so the AI Gateway re-renders its routes and extproc configuration.
+      await helmOk(4, [
+        'upgrade', RELEASE, `${state.chartRepo}/${CHART}`, '--version', state.version, '-n', NAMESPACE, '--reuse-values', '--wait', '--timeout', '5m',
+        '--set', 'platform.passthroughRequestTimeout=150s', '--set', 'platform.modelsOwnedBy=nebari-e2e',
+      ]);
+      await waitFor('every model\'s routes re-rendered', async () => {
+        const routes = await admin().list<KubeObject>('aigateway.envoyproxy.io/v1alpha1', 'AIGatewayRoute', { namespace: NAMESPACE });
+        const text = (m: (typeof MODELS)[number]) => JSON.stringify(routes.items.filter((r) => r.metadata.labels?.['llm.nebari.dev/model'] === m.name));
+        return MODELS.every((m) => text(m).includes(m.kind === 'LLMModel' ? 'nebari-e2e' : '150s'));
+      }, { timeoutMs: 120000, intervalMs: 1000 });
+      await waitFor('every proxy pod serving after the re-render', async () => (await proxiesServing(EXTERNAL.name)) && (await proxiesServing(INTERNAL.name)), { timeoutMs: 180000, intervalMs: 1000 });
+    });
+    await operation('nls upgrade to the next version', async () => {
+      const upgraded = await nls(['upgrade', '--chart', `${state.chartRepo}/${CHART}`, '--version', state.next, '--plain-http', '--timeout', '4m']);
+      if (upgraded.code !== 0) throw new Error(`nls upgrade failed (${upgraded.code}):\n${upgraded.output}\n${await podLogs(OPERATOR_SELECTOR)}`);
+      await waitFor('every model Ready and Programmed after the upgrade', everyModelServing, { timeoutMs: 180000, intervalMs: 1000 });
+    });
+    traffic.during('after the operations');
+    await new Promise((r) => setTimeout(r, 3000));
+  } catch (err) {
+    failed = err as Error;
+  }
+  const tally = await traffic.stop();
+  figures.operationsUnderTraffic = `${tally.sent} requests (${Object.entries(tally.perTarget).map(([k, v]) => `${k} ${v}`).join(', ')}), ${tally.failures.length} failed, slowest ${tally.slowestMs.toFixed(0)} ms; ${Object.entries(durations).map(([k, v]) => `${k} ${v}`).join(', ')}`;
+  if (failed) throw new Error(`${failed.message}\ntraffic meanwhile: ${figures.operationsUnderTraffic}\n${JSON.stringify(tally.failures.slice(0, 20), null, 1)}`);
+  expect(tally.failures).toEqual([]);
+  expect(tally.answered).toBe(tally.sent);
 });
 
 test('re-creating the oldest model keeps every other model\'s keys working', async () => {
