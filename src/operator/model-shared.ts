@@ -41,6 +41,7 @@ export async function finalizeModel(deps: ReconcileDeps, model: ModelObject): Pr
   const keys = await deleteApiKeyObjects(deps.client, modelRef(model), model.apiVersion);
   if (keys === 'kept-shared') deps.log.warn('API keys kept: a model of the other kind has the same name', {});
   if (keys === 'not-ours') deps.log.warn('key objects of this name are not the model\'s; left in place', {});
+  deps.keyInfo?.delete(modelRef(model));
   await removeFinalizer(deps.client, model);
   deps.log.info('cleanup finished; finalizer removed', {});
   return undefined;
@@ -115,6 +116,7 @@ export async function publishModel(deps: ReconcileDeps, model: ModelObject, extr
   }
   const { secret: keysSecret, metadata: keysMetadata } = keyObjects;
   const keys = await revokeDueKeys(deps, model, modelRef(model), keysSecret.data, keysMetadata.data);
+  deps.keyInfo?.set(modelRef(model), keysSecret.data, keysMetadata.data, keys.revoked);
   // The key Secrets of every model on the external endpoint (without a watch, listed from the server).
   const externalEndpointKeySecrets = enabledEndpoints(model.spec.endpoints).includes('external')
     ? await (peers ?? new ExternalEndpointPeers(model.kind)).keySecrets(deps.client, model.metadata.namespace!)

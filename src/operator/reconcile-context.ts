@@ -7,6 +7,7 @@ import { EventRecorder } from '../runtime/events';
 import { KubeRest, KubeObject, isNotFound } from '../kube/rest';
 import type { ReconcileResult } from './runtime/controller';
 import { Logger } from '../runtime/log';
+import type { ApiKeyInfo } from './api-key-info';
 
 export interface ReconcileDeps {
   client: KubeRest;
@@ -16,6 +17,8 @@ export interface ReconcileDeps {
   configurationProblem?: string;
   /** How long a deletion may wait for a generated object before the model reports CleanupBlocked. @default 120 s */
   cleanupBlockedAfterMs?: number;
+  /** The `nls_api_key_info` series, kept by the model reconcilers (absent in tests that do not read them). */
+  keyInfo?: ApiKeyInfo;
   log: Logger;
 }
 

@@ -7,11 +7,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { type KubeObject, objectRef } from '../../src/kube/rest';
-import { issueCertificateAuthority } from '../../src/webhook/certificates';
 import { waitFor } from '../support/processes';
 import { admin, CHART, helmOk, imageRoot, NAMESPACE, nls, OPERATOR_SELECTOR, podLogs, pods, readyAtGeneration, RELEASE, waitForObject } from './support/e2e';
 import { e2eState } from './support/state';
-import { type AwsCredentials, EG_NAMESPACE, installAiGateway, installCoreDns, installEnvoyGateway, installPlatformGateways, proxyAddress, proxyPods, pushDataPlaneImages, REDIS_HOST, startRedis } from './support/dataplane';
+import { type AwsCredentials, dataPlaneCa, EG_NAMESPACE, installAiGateway, installCoreDns, installEnvoyGateway, installPlatformGateways, proxyAddress, proxyPods, pushDataPlaneImages, REDIS_HOST, startRedis } from './support/dataplane';
 import { chat, gatewayRequest, type GatewayTarget, JWT_AUDIENCE, type JwtIssuer, startJwtIssuer } from './support/gateway-client';
 import { sigV4Problem, STREAM_PIECES, startStandInProviders, type StandInProviders } from './support/providers';
 import { startSteadyTraffic, type TrafficTarget } from './support/traffic';
@@ -23,7 +22,7 @@ const INTERNAL = { name: 'nebari-internal-gateway', listener: 'llm-internal-http
 const ISSUER_HOST = 'issuer.example.test';
 const PROVIDER_KEY = 'sk-e2e-provider-key-0123456789';
 const figures: Record<string, string> = {};
-const ca = issueCertificateAuthority({ commonName: 'nls e2e data plane CA' });
+const ca = dataPlaneCa();
 let providers: StandInProviders;
 let issuer: JwtIssuer;
 let redis: Awaited<ReturnType<typeof startRedis>>;

@@ -114,6 +114,12 @@ describe('PassthroughModel lifecycle', () => {
       const spec = JSON.stringify((await getObject(policy('gpt-external-auth')))?.spec);
       return spec.includes(clientId) && !spec.includes(second.clientId);
     });
+    // nls_api_key_info (docs/observability.md) describes the live key from its record and drops the revoked one.
+    const liveKey = new RegExp(`\\nnls_api_key_info\\{client_id="${clientId}",namespace="${ns}",model="gpt",model_kind="PassthroughModel",owner="alice",groups="[^"]*",tier="standard",source="cli"\\} 1\\n`);
+    await waitFor('nls_api_key_info to follow the keys', async () => {
+      const text = await operator.metrics();
+      return liveKey.test(text) && !text.includes(second.clientId);
+    });
 
     // The audit log has the three writes, readable with `nls keys audit`, and no key.
     const audit: string[] = [];
@@ -204,10 +210,14 @@ describe('PassthroughModel lifecycle', () => {
 
   it('deletes everything, keys included, when the model is deleted', async () => {
     const uid = (await model('gpt'))!.metadata.uid;
+    const keyInfo = new RegExp(`\\nnls_api_key_info\\{[^}]*namespace="${ns}",model="gpt",`);
+    expect(await operator.metrics()).toMatch(keyInfo);
     await deleteObject({ ...PTM, metadata: { name: 'gpt', namespace: ns } });
     await waitFor('the model to be gone', async () => (await model('gpt')) === undefined);
     expect(await getObject(secret('gpt-api-keys'))).toBeUndefined();
     expect(await getObject(configMap('gpt-api-key-metadata'))).toBeUndefined();
+    // Its keys' nls_api_key_info series went with them (the finalizer drops them before it is removed).
+    expect(await operator.metrics()).not.toMatch(keyInfo);
     for (const kind of ['AIGatewayRoute', 'AIServiceBackend', 'BackendSecurityPolicy']) {
       const { items } = await client.list('aigateway.envoyproxy.io/v1beta1', kind, { namespace: ns });
       expect(items.filter((o) => o.metadata.ownerReferences?.some((r) => r.uid === uid))).toEqual([]);

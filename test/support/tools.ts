@@ -38,6 +38,9 @@ export interface ToolPaths {
   readonly epp: string;
   readonly coredns: string;
   readonly ratelimit: string;
+  /** Prometheus and promtool (Debian's package, tools/prometheus-deb/deb.lock): the e2e suite's metrics store. */
+  readonly prometheus: string;
+  readonly promtool: string;
 }
 
 let cached: ToolPaths | undefined;
@@ -100,6 +103,8 @@ export function toolPaths(): ToolPaths {
     epp: path.join(binDir, 'epp'),
     coredns: path.join(binDir, 'coredns'),
     ratelimit: path.join(binDir, 'ratelimit'),
+    prometheus: path.join(binDir, 'prometheus'),
+    promtool: path.join(binDir, 'promtool'),
   };
   const kubeKeys = Object.keys(kube.paths);
   const missing = Object.entries(tools)

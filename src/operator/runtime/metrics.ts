@@ -2,6 +2,7 @@
 // not prom-client's global one, so tests that start several operators in one process do not
 // collide on metric names.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { API_KEY_INFO_LABELS } from '../../translate/keys/key-info';
 
 // One reconcile pass is a few sequential API round trips (read, discovery, server-side apply of
 // the generated objects, status): tens of milliseconds on a healthy cluster, seconds when the API
@@ -59,6 +60,13 @@ export function operatorMetrics(registry = new Registry()) {
       registers,
     }),
     isLeader: new Gauge({ name: 'nls_leader', help: '1 while this replica holds the leader Lease.', registers }),
+    // Set by the leader from the models' key records (src/operator/api-key-info.ts); standbys export none.
+    apiKeyInfo: new Gauge({
+      name: 'nls_api_key_info',
+      help: 'One series (value 1) per live API key: its client ID with the owner, granting groups, tier, source and model from its key record, to join the gateway usage metrics with.',
+      labelNames: API_KEY_INFO_LABELS,
+      registers,
+    }),
   };
 }
 

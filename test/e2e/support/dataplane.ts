@@ -11,7 +11,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { parseDocument } from 'yaml';
 import type { KubeObject } from '../../../src/kube/rest';
-import { issueServingCertificate, type KeyPair } from '../../../src/webhook/certificates';
+import { issueCertificateAuthority, issueServingCertificate, type KeyPair } from '../../../src/webhook/certificates';
 import { NODE_ADDRESS } from '../../support/node';
 import { type ManagedProcess, startProcess, waitFor } from '../../support/processes';
 import { repoRoot, toolPaths } from '../../support/tools';
@@ -22,6 +22,19 @@ export const EG_NAMESPACE = 'envoy-gateway-system';
 export const AIGW_NAMESPACE = 'envoy-ai-gateway-system';
 /** The kubelet's `clusterDNS` (test/support/node.ts). */
 const CLUSTER_DNS_IP = '10.96.0.10';
+
+/**
+ * The data plane's CA: the proxies' image trusts it for providers, and the Gateways' certificate
+ * comes from it. Made once per run and kept in the run's directory, so the files that run after
+ * dataplane.test.ts on its data plane can sign stand-ins of their own.
+ */
+export function dataPlaneCa(): KeyPair {
+  const file = path.join(e2eState().dir, 'dataplane-ca.json');
+  if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as KeyPair;
+  const ca = issueCertificateAuthority({ commonName: 'nls e2e data plane CA' });
+  fs.writeFileSync(file, JSON.stringify(ca), { mode: 0o600 });
+  return ca;
+}
 
 export interface DataPlaneImages {
   readonly envoyGateway: string;
@@ -263,8 +276,14 @@ export async function installAiGateway(images: DataPlaneImages, aws?: AwsCredent
     '--set', `controller.image.repository=${controllerRepo}`, '--set', `controller.image.tag=${controllerTag}`,
     '--set', `extProc.image.repository=${extprocRepo}`, '--set', `extProc.image.tag=${extprocTag}`,
     ...Object.entries(env).flatMap(([name, value], i) => ['--set', `extProc.extraEnvVars[${i}].name=${name}`, '--set-string', `extProc.extraEnvVars[${i}].value=${value}`]),
+    // What docs/observability.md asks of installers: the client ID our API-key check forwards
+    // becomes the `client_id` label of the extproc's token and latency metrics.
+    '--set-string', `controller.metricsRequestHeaderAttributes=${USAGE_METRIC_HEADER_ATTRIBUTES}`,
   ]);
 }
+
+/** The AI Gateway controller's `metricsRequestHeaderAttributes` (docs/observability.md): the chart's default client-ID header → `client_id`. */
+export const USAGE_METRIC_HEADER_ATTRIBUTES = 'x-llm-client-id:client_id';
 
 /** `host:port/repo:tag` → [`host:port/repo`, `tag`], as charts take images. */
 function splitReference(ref: string): [string, string] {

@@ -14,6 +14,7 @@ describe('operator metrics', () => {
       ['nls_api_request_duration_seconds', 'histogram'],
       ['nls_watch_restarts_total', 'counter'],
       ['nls_leader', 'gauge'],
+      ['nls_api_key_info', 'gauge'],
       ['process_resident_memory_bytes', 'gauge'],
       ['process_cpu_seconds_total', 'counter'],
       ['nodejs_eventloop_lag_seconds', 'gauge'],

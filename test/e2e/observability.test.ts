@@ -1,0 +1,171 @@
+// Usage per key, owner and model, read from a real Prometheus: the AI Gateway extproc's GenAI
+// token metrics labelled with the client ID our API-key check forwards (the AI Gateway controller
+// installed with `metricsRequestHeaderAttributes`, docs/observability.md), joined with the
+// operator's `nls_api_key_info`. Prometheus scrapes exactly what the chart's ServiceMonitor and
+// PodMonitor objects select, by a scrape configuration this suite derives from those objects as
+// the API server stores them (test/e2e/support/prometheus.ts; no Prometheus Operator runs; the
+// suite resolves the selected targets and hands them over by file), plus the Envoy proxies and
+// the extproc sidecars.
+// Runs after dataplane.test.ts (test/e2e/support/sequencer.js) on the data plane it leaves
+// installed, with its own stand-in provider (answering for the providers of the models gamma and
+// azure, which that file leaves Programmed) and its own keys.
+import * as fs from 'fs';
+import * as path from 'path';
+import type { KubeObject } from '../../src/kube/rest';
+import { installCRDs, upstreamCrdDir } from '../support/cluster';
+import { waitFor } from '../support/processes';
+import { admin, CHART, helmOk, NAMESPACE, nls, RELEASE } from './support/e2e';
+import { e2eState } from './support/state';
+import { dataPlaneCa, EG_NAMESPACE, proxyAddress } from './support/dataplane';
+import { chat, gatewayRequest, type GatewayTarget } from './support/gateway-client';
+import { startStandInProviders, type StandInProviders } from './support/providers';
+import { dataPlaneScrapeJobs, monitorScrapeJobs, type Prometheus, startPrometheus } from './support/prometheus';
+
+const state = e2eState();
+const ca = dataPlaneCa();
+const EXTERNAL = { name: 'nebari-gateway', hostname: 'llm.example.test' };
+/** The models dataplane.test.ts leaves Programmed, at their providers' host names (CoreDNS answers them with the node address). */
+const GAMMA = { name: 'gamma', answersAs: 'gamma-model', host: 'api.gamma.example' };
+const AZURE = { name: 'azure', answersAs: 'gpt-azure', host: 'res.openai.azure.example' };
+/** Tokens the stand-in reports per answer (test/e2e/support/providers.ts). */
+const INPUT_TOKENS = 3;
+const OUTPUT_TOKENS = 1;
+/** The total of the extproc's token histogram (OpenTelemetry `gen_ai.client.token.usage`) as its Prometheus exporter names it. */
+const TOKENS = 'gen_ai_client_token_usage_sum';
+const SCRAPE_INTERVAL = '2s';
+const figures: Record<string, string> = {};
+let providers: StandInProviders;
+let prometheus: Prometheus;
+let external: GatewayTarget;
+let setupDone = 0;
+
+/** The keys of this file: who owns them, for which model, and how many answers each is sent. */
+const KEYS = [
+  { owner: 'obs-ann', model: GAMMA, answers: 2 },
+  { owner: 'obs-bo', model: GAMMA, answers: 3 },
+  { owner: 'obs-ann', model: AZURE, answers: 4 },
+] as const;
+const minted: { clientId: string; key: string }[] = [];
+
+function seconds(since: number): string {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
+
+/** `{label}` → value of each sample of an instant query, sorted by label, for exact comparisons. */
+async function byLabel(promql: string, label: string): Promise<Record<string, number>> {
+  return sorted(Object.fromEntries((await prometheus.query(promql)).map((s) => [s.metric[label] ?? '', s.value])));
+}
+
+beforeAll(async () => {
+  const started = Date.now();
+  // The Prometheus Operator's CRDs, as a cluster with kube-prometheus-stack has them, so the chart
+  // renders its monitors; then the release dataplane.test.ts installed, with them turned on.
+  await installCRDs(['servicemonitors', 'podmonitors'].map((kind) => path.join(upstreamCrdDir(), 'prometheus-operator', 'v0.93.0', `monitoring.coreos.com_${kind}.yaml`)));
+  await helmOk(4, [
+    'upgrade', RELEASE, `${state.chartRepo}/${CHART}`, '--version', state.version, '-n', NAMESPACE, '--reuse-values', '--wait', '--timeout', '5m',
+    '--set', 'serviceMonitor.enabled=true', '--set', `serviceMonitor.interval=${SCRAPE_INTERVAL}`,
+  ]);
+  const monitors: KubeObject[] = [];
+  for (const kind of ['ServiceMonitor', 'PodMonitor']) monitors.push(...(await admin().list('monitoring.coreos.com/v1', kind, { namespace: NAMESPACE })).items);
+  prometheus = await startPrometheus(fs.mkdtempSync(path.join(state.dir, 'prometheus-')), admin(), [
+    ...monitors.flatMap((m) => monitorScrapeJobs(m)),
+    ...dataPlaneScrapeJobs(EG_NAMESPACE, SCRAPE_INTERVAL),
+  ]);
+  providers = await startStandInProviders(ca, [GAMMA.host, AZURE.host]);
+  external = { address: await proxyAddress(EXTERNAL.name), hostname: EXTERNAL.hostname, ca: ca.certPem };
+  figures.setup = seconds(started);
+  setupDone = Date.now();
+}, 600000);
+
+afterAll(async () => {
+  if (setupDone) figures.testsAfterSetup = seconds(setupDone);
+  console.log(`observability figures: ${JSON.stringify(figures, null, 2)}`);
+  await providers?.stop();
+  await prometheus?.stop();
+});
+
+test('Prometheus scrapes what the chart\'s ServiceMonitor selects (the operator), the Envoy proxies and the extproc sidecars', async () => {
+  const started = Date.now();
+  const jobsUp = async () => byLabel('sum by (job) (up)', 'job');
+  const downTargets = async () => (await prometheus.query('up == 0')).map((s) => `${s.metric.job} ${s.metric.pod}`);
+  await waitFor('every target scraped', async () => {
+    const up = await jobsUp();
+    return up['nebari-llm-serving-metrics'] >= 1 && up.envoy >= 1 && up['aigw-extproc'] >= 1 && (await downTargets()).length === 0;
+  }, { timeoutMs: 60000, intervalMs: 1000 }).catch(async (err: Error) => {
+    throw new Error(`${err.message}\nup by job: ${JSON.stringify(await jobsUp())}; down: ${JSON.stringify(await downTargets())}`);
+  });
+  figures.firstScrapes = seconds(started);
+  // The operator's own metrics, from the target the ServiceMonitor selected: one leader.
+  expect(await byLabel('sum by (job) (nls_leader)', 'job')).toEqual({ 'nebari-llm-serving-metrics': 1 });
+  // Envoy's stats and the extproc's GenAI metrics exist for the requests dataplane.test.ts sent.
+  const names = await prometheus.metricNames();
+  expect(names.filter((n) => /^(envoy_cluster_upstream_rq_total|gen_ai_.*)$/.test(n))).toEqual(
+    expect.arrayContaining(['envoy_cluster_upstream_rq_total', 'gen_ai_server_request_duration_seconds_count', TOKENS]),
+  );
+});
+
+test('tokens per client ID, owner and model in Prometheus equal what the stand-in provider answered', async () => {
+  const started = Date.now();
+  for (const k of KEYS) {
+    const r = await nls(['keys', 'mint', '--model', k.model.name, '--kind', 'PassthroughModel', '--user', k.owner, '--over-limit', '-n', NAMESPACE, '-o', 'json']);
+    if (r.code !== 0) throw new Error(`nls keys mint --model ${k.model.name} exited ${r.code}: ${r.output}`);
+    const { apiKey, clientId } = JSON.parse(r.output) as { apiKey: string; clientId: string };
+    minted.push({ clientId, key: apiKey });
+  }
+  // A new key is refused (403, before the extproc) until the operator has authorized it; each
+  // key then gets exactly its number of answers.
+  for (const [i, k] of KEYS.entries()) {
+    let answered = 0;
+    await waitFor(`the key of ${k.owner} for ${k.model.name} answered`, async () => {
+      const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: minted[i].key, body: chat(k.model.answersAs) });
+      if (r.status === 200) answered++;
+      else if (r.status !== 403) throw new Error(`unexpected ${r.status}: ${r.body}`);
+      return r.status === 200;
+    }, { timeoutMs: 60000, intervalMs: 500 });
+    while (answered < k.answers) {
+      const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: minted[i].key, body: chat(k.model.answersAs) });
+      expect(r.status).toBe(200);
+      answered++;
+    }
+  }
+  figures.trafficSent = seconds(started);
+  // What the stand-in answered, and that the client ID went no further than the gateway.
+  for (const model of [GAMMA, AZURE]) {
+    expect(providers.to(model.answersAs).length).toBe(KEYS.filter((k) => k.model === model).reduce((n, k) => n + k.answers, 0));
+  }
+  expect(providers.requests.filter((r) => 'x-llm-client-id' in r.headers)).toEqual([]);
+
+  const ours = `client_id=~"${minted.map((m) => m.clientId).join('|')}"`;
+  const expectedInput = Object.fromEntries(KEYS.map((k, i) => [minted[i].clientId, k.answers * INPUT_TOKENS]));
+  const inputByClient = `sum by (client_id) (${TOKENS}{gen_ai_token_type="input", ${ours}})`;
+  await waitFor('the answered tokens scraped', async () => JSON.stringify(await byLabel(inputByClient, 'client_id')) === JSON.stringify(sorted(expectedInput)), { timeoutMs: 30000, intervalMs: 1000 }).catch(async (err: Error) => {
+    const sample = (await prometheus.query(`topk(3, ${TOKENS})`)).map((s) => s.metric);
+    throw new Error(`${err.message}: ${JSON.stringify(await byLabel(inputByClient, 'client_id'))}, expected ${JSON.stringify(expectedInput)}; series seen: ${JSON.stringify(sample)}`);
+  });
+  figures.usageScraped = seconds(started);
+  expect(await byLabel(inputByClient, 'client_id')).toEqual(expectedInput);
+  expect(await byLabel(`sum by (client_id) (${TOKENS}{gen_ai_token_type="output", ${ours}})`, 'client_id')).toEqual(
+    Object.fromEntries(KEYS.map((k, i) => [minted[i].clientId, k.answers * OUTPUT_TOKENS])),
+  );
+  // The extproc's own model label: the model the request named.
+  expect(await byLabel(`sum by (gen_ai_request_model) (${TOKENS}{gen_ai_token_type="input", ${ours}})`, 'gen_ai_request_model')).toEqual({
+    [GAMMA.answersAs]: (2 + 3) * INPUT_TOKENS,
+    [AZURE.answersAs]: 4 * INPUT_TOKENS,
+  });
+  // Joined with the operator's key records: per owner and per model object.
+  const info = `max by (client_id, owner, model) (nls_api_key_info{${ours}})`;
+  await waitFor('nls_api_key_info for the new keys', async () => (await prometheus.query(info)).length === KEYS.length, { timeoutMs: 30000, intervalMs: 1000 });
+  expect(await byLabel(`sum by (owner) (${TOKENS}{gen_ai_token_type="input"} * on (client_id) group_left (owner) ${info})`, 'owner')).toEqual({
+    'obs-ann': (2 + 4) * INPUT_TOKENS,
+    'obs-bo': 3 * INPUT_TOKENS,
+  });
+  expect(await byLabel(`sum by (model) (${TOKENS}{gen_ai_token_type="input"} * on (client_id) group_left (model) ${info})`, 'model')).toEqual({
+    gamma: (2 + 3) * INPUT_TOKENS,
+    azure: 4 * INPUT_TOKENS,
+  });
+});
+
+/** A copy of `record` with its keys in sorted order (Prometheus answers series in no set order). */
+function sorted(record: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+}

@@ -1,0 +1,37 @@
+import { ApiKeyInfo } from '../../../src/operator/api-key-info';
+import { operatorMetrics } from '../../../src/operator/runtime/metrics';
+import type { ModelRef } from '../../../src/translate/keys/api-keys';
+
+const alpha: ModelRef = { kind: 'PassthroughModel', name: 'alpha', namespace: 'llm' };
+const tiny: ModelRef = { kind: 'LLMModel', name: 'tiny', namespace: 'llm' };
+const record = (createdBy: string) => JSON.stringify({ createdBy, createdAt: '2026-01-01T00:00:00Z' });
+
+/** The exposition lines of nls_api_key_info, as Prometheus would scrape them. */
+async function infoLines(metrics: ReturnType<typeof operatorMetrics>): Promise<string[]> {
+  return (await metrics.registry.metrics()).split('\n').filter((l) => l.startsWith('nls_api_key_info{'));
+}
+
+describe('ApiKeyInfo (nls_api_key_info)', () => {
+  it('exports one series per key in the Secret, less those just revoked; metadata without a key is not a key', async () => {
+    const metrics = operatorMetrics();
+    const info = new ApiKeyInfo(metrics.apiKeyInfo);
+    info.set(alpha, { 'c-1': 'a2V5', 'c-2': 'a2V5', 'c-3': 'a2V5' }, { 'c-1': record('ana'), 'c-2': record('bo'), 'c-9': record('gone') }, new Set(['c-3']));
+    expect(await infoLines(metrics)).toEqual([
+      'nls_api_key_info{client_id="c-1",namespace="llm",model="alpha",model_kind="PassthroughModel",owner="ana",groups="",tier="",source=""} 1',
+      'nls_api_key_info{client_id="c-2",namespace="llm",model="alpha",model_kind="PassthroughModel",owner="bo",groups="",tier="",source=""} 1',
+    ]);
+  });
+
+  it('replaces only the updated model\'s series, drops a deleted model\'s, and clears all when leadership ends', async () => {
+    const metrics = operatorMetrics();
+    const info = new ApiKeyInfo(metrics.apiKeyInfo);
+    info.set(alpha, { 'c-1': 'a2V5' }, { 'c-1': record('ana') }, new Set());
+    info.set(tiny, { 't-1': 'a2V5' }, { 't-1': record('cy') }, new Set());
+    info.set(alpha, { 'c-2': 'a2V5' }, { 'c-2': record('bo') }, new Set());
+    expect((await infoLines(metrics)).map((l) => /client_id="([^"]+)"/.exec(l)![1]).sort()).toEqual(['c-2', 't-1']);
+    info.delete(tiny);
+    expect((await infoLines(metrics)).map((l) => /client_id="([^"]+)"/.exec(l)![1])).toEqual(['c-2']);
+    info.clear();
+    expect(await infoLines(metrics)).toEqual([]);
+  });
+});
