@@ -17,3 +17,4 @@ export * from './gateway';
 export * from './crds';
 export * from './models';
 export * from './portal';
+export * from './portal-write-policy';

@@ -138,15 +138,17 @@ export function portalHelpersTemplate(chart = CHART_NAME): string {
 
 /**
  * The portal's rights, exactly those of the process contract and only in the release namespace:
- * models read; key Secrets, metadata and audit ConfigMaps, the session Secret and per-user
- * refresh-token Secrets written; Events; one Lease for the group-refresh loop.
+ * models read; key Secrets and metadata ConfigMaps written, audit shards, the session Secret and
+ * per-user refresh-token Secrets created and written; Events; one Lease for the group-refresh loop.
  */
 export function portalRoleRules() {
   // Only what the portal's code calls (it reads by list and get, never watches; writes by create
-  // and patch); delete is the mint path's take-back of key objects a deleted model left behind.
+  // and patch). RBAC cannot limit create to names, nor patch to objects named after models: the
+  // chart's admission policy for the portal (constructs/portal-write-policy.ts) pins which Secrets
+  // and ConfigMaps it may create and change. No delete: the operator creates and deletes key objects.
   return [
     { apiGroups: [API_GROUP], resources: ['llmmodels', 'passthroughmodels'], verbs: ['get', 'list'] },
-    { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'list', 'create', 'patch', 'delete'] },
+    { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'list', 'create', 'patch'] },
     { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
     { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
   ];

@@ -81,18 +81,19 @@ export interface MintedKey {
 const deletedWhileMinting = (model: ModelRef) => new Error(`${model.kind} ${model.namespace}/${model.name} was deleted while minting; no key was issued`);
 
 /**
- * The model's key Secret and metadata ConfigMap, created if missing. Keys are only written once
- * the operator has put its cleanup finalizer on the model, so a key can never outlive its model
- * (without the finalizer, deleting the model would leave the key Secret behind).
+ * The model's key Secret and metadata ConfigMap, created if missing (unless `create` is false:
+ * then only the operator's objects are waited for). Keys are only written once the operator has
+ * put its cleanup finalizer on the model, so a key can never outlive its model (without the
+ * finalizer, deleting the model would leave the key Secret behind).
  */
-async function keyObjects(client: KubeRest, model: ModelRef, names: ApiKeyObjectNames, deadline: number): Promise<{ secret: SecretObject; metadata: ConfigMapObject }> {
+async function keyObjects(client: KubeRest, model: ModelRef, names: ApiKeyObjectNames, deadline: number, create: boolean): Promise<{ secret: SecretObject; metadata: ConfigMapObject }> {
   for (;;) {
     const [secret, metadata] = await Promise.all([getSecret(client, model, names), getMetadata(client, model, names)]);
     if (secret && metadata) return { secret, metadata };
     const owner = await client.get(objectRef(API_GROUP_VERSION_V1BETA1, model.kind, model.name, model.namespace));
     if (!owner || owner.metadata.deletionTimestamp) throw new Error(`${model.kind} ${model.namespace}/${model.name} does not exist or is being deleted; keys can only be minted for a live model`);
     if (Date.now() > deadline) throw new Error(`${model.kind} ${model.namespace}/${model.name} has not been processed by the operator yet (no ${CLEANUP_FINALIZER} finalizer, or no key objects); check that the operator is running, then try again`);
-    if (!(owner.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) {
+    if (!create || !(owner.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) {
       await new Promise((r) => setTimeout(r, 500));
       continue;
     }
@@ -136,6 +137,12 @@ export interface MintOptions {
   limits?: KeyLimits;
   /** Recorded in the mint's audit entry (e.g. that the limits were bypassed). */
   reason?: string;
+  /**
+   * Create the model's key objects when the operator has not yet (default true). The portal
+   * passes false: it may not create key objects (docs/key-portal-install.md "The portal's
+   * rights"), so it waits for the operator's, within `waitMs`.
+   */
+  createKeyObjects?: boolean;
 }
 
 /**
@@ -158,7 +165,7 @@ export async function mintKey(client: KubeRest, model: ModelRef, user: string, d
   // Checked before any write: a bad expiry must not leave objects behind.
   if (opts.expiresAt) checkKeyExpiry(opts.expiresAt, now);
   const names = apiKeyObjectNames(model.name);
-  const { secret, metadata } = await retryTransient(deadline, () => keyObjects(client, model, names, deadline));
+  const { secret, metadata } = await retryTransient(deadline, () => keyObjects(client, model, names, deadline, opts.createKeyObjects ?? true));
   const owner: KeyOwner = { user, ...(opts.subject ? { subject: opts.subject } : {}) };
   if (opts.limits) await checkLimits(client, model, owner, metadata.data, opts.limits, deadline);
   const minted = mintApiKey(secret.data, metadata.data, { model, user, description, now: new Date(), random: randomBytes(32), idRandom: randomBytes(CLIENT_ID_RANDOM_BYTES), grant });

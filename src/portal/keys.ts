@@ -59,6 +59,9 @@ export async function mintPortalKey(client: KubeRest, model: ModelRef, req: Mint
     actor: req.username,
     actorSubject: req.sub,
     limits: req.limits,
+    // The operator creates every model's key objects; the portal's RBAC and admission policy
+    // allow it to write to them, never to create (or delete) them.
+    createKeyObjects: false,
   });
   // Fail closed: when the refusal cannot be read, the key is taken back too.
   const refused = await isRefused(client, model.namespace, req.sub).catch(() => true);

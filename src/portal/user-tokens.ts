@@ -14,8 +14,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { KubeObject, KubeRest, isConflict, isNotFound, objectRef } from '../kube/rest';
 import { SessionKeys, seal, unsealWith } from './session';
+import { LABEL_PORTAL_USER, PORTAL_USER_SECRET_PREFIX } from '../translate/keys/portal-users';
 
-export const LABEL_PORTAL_USER = 'llm.nebari.dev/portal-user';
+export { LABEL_PORTAL_USER };
 const PURPOSE = 'refresh-token';
 const FIELD_MANAGER = 'nls-portal';
 /** Far beyond any refresh token's life; the issuer decides when it stops working. */
@@ -62,7 +63,7 @@ export function userHash(sub: string): string {
 }
 
 export function userSecretName(sub: string): string {
-  return `nls-portal-user-${userHash(sub)}`;
+  return `${PORTAL_USER_SECRET_PREFIX}${userHash(sub)}`;
 }
 
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');

@@ -8,9 +8,19 @@
 // refresh keeps failing for another reason, or who has no readable refresh token, loses their keys
 // after the fail-closed period; rotating the session key keeps stored tokens readable; the round's
 // numbers reach the portal's metrics.
+// Issue 29, Medium 6 (the portal's Role covered every Secret of the namespace, create included):
+// every call of this file that the portal makes runs as the portal's ServiceAccount under exactly
+// the chart's portal Role and admission policies, so the portal's paths are proven to work with
+// those rights; the last tests try what a compromised portal would, and must be refused.
 import { randomBytes } from 'node:crypto';
-import { applyObject, createNamespace, kubeConfig, uniqueName } from '../support/cluster';
-import { KubeRest, objectRef } from '../../src/kube/rest';
+import * as k8s from '@kubernetes/client-node';
+import { applyObject, createNamespace, kubeConfig, rest, uniqueName } from '../support/cluster';
+import { KubeObject, KubeRest, objectRef } from '../../src/kube/rest';
+import { plainObjects } from '../../src/chart/render';
+import { defaultValues } from '../../src/chart/values-schema';
+import { desiredApiKeyMetadataConfigMap, desiredApiKeySecret } from '../../src/translate/keys/api-keys';
+import { revokePortalKey } from '../../src/portal/keys';
+import { waitFor } from '../support/processes';
 import { listKeys, mintKey } from '../../src/api-keys/key-store';
 import { readAuditEntries } from '../../src/api-keys/audit-log';
 import { CLEANUP_FINALIZER } from '../../src/api/common';
@@ -19,7 +29,7 @@ import { portalMetrics } from '../../src/portal/metrics';
 import { loadSessionKeys } from '../../src/portal/session';
 import { MintRefusedError, mintPortalKey } from '../../src/portal/keys';
 import { RefreshRefusedError } from '../../src/portal/oidc';
-import { endSessions, isRefused, listStoredUsers, mintStanding, readUserState, recordLogin, saveRefreshToken } from '../../src/portal/user-tokens';
+import { endSessions, isRefused, listStoredUsers, mintStanding, readUserState, recordLogin, saveRefreshToken, userSecretName } from '../../src/portal/user-tokens';
 import { EventRecorder } from '../../src/runtime/events';
 import { createLogger } from '../../src/runtime/log';
 import { DEFAULT_KEY_LIMITS } from '../../src/translate/keys/limits';
@@ -32,7 +42,43 @@ const alice = { sub: 'alice-subject', username: 'alice@example.com' };
 const grant = { allowed: true, grantedBy: 'groups' as const, groups: ['ml-team'] };
 const expiresAt = () => new Date(Date.now() + 86_400_000);
 
+// The chart with the portal on, released into this file's namespace.
+const release = uniqueName('refusal');
+const defaults = defaultValues();
+const chart = plainObjects(
+  {
+    ...defaults,
+    platform: { ...defaults.platform, jwt: { ...defaults.platform.jwt, issuer: 'https://issuer.example.com', audiences: ['nebari-llm'] } },
+    portal: { ...defaults.portal, enabled: true, hostname: 'llm-keys.example.com', oidc: { ...defaults.portal.oidc, clientId: 'nls-portal' } },
+  },
+  { releaseName: release, namespace: ns },
+) as KubeObject[];
+const portalDeployment = chart.find((o) => o.kind === 'Deployment' && o.metadata.labels?.['app.kubernetes.io/component'] === 'portal') as KubeObject & {
+  spec: { template: { spec: { serviceAccountName: string; containers: Array<{ env: Array<{ name: string; value?: string }> }> } } };
+};
+const portalServiceAccount = portalDeployment.spec.template.spec.serviceAccountName;
+const sessionSecretName = portalDeployment.spec.template.spec.containers[0].env.find((e) => e.name === 'NLS_PORTAL_SESSION_SECRET')!.value!;
+// The portal's ServiceAccount, Role and binding, and every admission policy the chart ships.
+const portalRights = chart.filter(
+  (o) => ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'].includes(o.kind) || (['ServiceAccount', 'Role', 'RoleBinding'].includes(o.kind) && o.metadata.name === portalServiceAccount),
+);
+
+/** The portal's API client: the portal's ServiceAccount, with a token from the TokenRequest API. */
+async function portalClient(): Promise<KubeRest> {
+  const kc = kubeConfig();
+  const review = await admin.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${portalServiceAccount}/token`, {
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
+  });
+  const cluster = kc.getCurrentCluster()!;
+  const sa = new k8s.KubeConfig();
+  sa.loadFromOptions({ clusters: [cluster], users: [{ name: 'portal', token: review.status.token }], contexts: [{ name: 'portal', cluster: cluster.name, user: 'portal' }], currentContext: 'portal' });
+  return new KubeRest(sa);
+}
+
+/** The portal's calls, as the portal (the chart's RBAC and admission policies). */
 let client: KubeRest;
+/** What the operator and administrators do. */
+let admin: KubeRest;
 
 const aliceKeys = async () => (await listKeys(client, model)).filter((k) => k.subject === alice.sub).map((k) => k.clientId).sort();
 
@@ -44,14 +90,30 @@ function deps(refresh: (token: string, sub: string) => Promise<never>) {
 beforeAll(async () => {
   await installOwnCRDs();
   await createNamespace(ns);
-  client = new KubeRest(kubeConfig());
-  // What the operator does first (and all minting requires): its cleanup finalizer on the model.
+  admin = rest();
+  for (const o of portalRights) await applyObject(o);
+  client = await portalClient();
+  // What the operator does first (and all minting requires): its cleanup finalizer on the model,
+  // then the model's key objects (the portal may not create them).
   const m = passthroughModel(ns, model.name);
   await applyObject({ ...m, metadata: { ...m.metadata, finalizers: [CLEANUP_FINALIZER] } });
-});
+  await applyObject(desiredApiKeySecret(model));
+  await applyObject(desiredApiKeyMetadataConfigMap(model));
+  // The policies are in force once a write they refuse is refused (a dry run changes nothing).
+  await waitFor(
+    'the portal admission policy',
+    async () =>
+      client
+        .create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'policy-probe', namespace: ns }, type: 'Opaque' } as KubeObject, { dryRun: true })
+        .then(() => false)
+        .catch((err: { code?: number }) => err.code === 403),
+    { timeoutMs: 20_000 },
+  );
+}, 60_000);
 
 afterAll(async () => {
-  await client?.mergePatch(objectRef('llm.nebari.dev/v1alpha1', 'PassthroughModel', model.name, ns), { metadata: { finalizers: null } }).catch(() => undefined);
+  await admin?.mergePatch(objectRef('llm.nebari.dev/v1alpha1', 'PassthroughModel', model.name, ns), { metadata: { finalizers: null } }).catch(() => undefined);
+  for (const o of portalRights.filter((x) => !x.metadata.namespace)) await admin?.delete(o).catch(() => undefined);
   client?.close();
 });
 
@@ -73,7 +135,7 @@ it('revokes a key minted while the round was refreshing a user the issuer refuse
 
   // A key of hers that appears later (a take-back that failed, a key written by other means) goes
   // at the next round: refused users are not skipped while they stay refused.
-  const later = await mintKey(client, model, alice.username, 'later', { subject: alice.sub, groups: ['ml-team'], grantedBy: 'groups', source: 'portal', waitMs: 30_000 });
+  const later = await mintKey(admin, model, alice.username, 'later', { subject: alice.sub, groups: ['ml-team'], grantedBy: 'groups', source: 'portal', waitMs: 30_000 });
   const second = await refreshRound(deps(async () => {
     throw new Error('a refused user must not be refreshed again');
   }));
@@ -168,7 +230,7 @@ describe('group revocation fails closed (issue 29, Medium 7)', () => {
     expect(text).toMatch(/^nls_portal_users_refresh_failing 0$/m);
     expect((await listStoredUsers(client, ns, sessionKey)).find((u) => u.sub === dave.sub)).toMatchObject({ refused: true, refusedBy: 'fail-closed' });
     // A key of his found in a later round (written by other means) goes too, for the same reason.
-    const later = await mintKey(client, model, dave.username, 'later', { subject: dave.sub, groups: ['ml-team'], grantedBy: 'groups', source: 'portal', waitMs: 30_000 });
+    const later = await mintKey(admin, model, dave.username, 'later', { subject: dave.sub, groups: ['ml-team'], grantedBy: 'groups', source: 'portal', waitMs: 30_000 });
     expect(await round(hours(25), unreachable)).toMatchObject({ revoked: 1 });
     expect((await readAuditEntries(client, ns, {})).find((e) => e.clientId === later.clientId && e.action === 'access-revoked')).toMatchObject({ reason: REFRESH_FAILING_REASON });
     // Logging in again (the issuer confirms dave) lifts the mark and restarts the count.
@@ -199,7 +261,7 @@ describe('group revocation fails closed (issue 29, Medium 7)', () => {
     expect(await mintStanding(client, ns, sessionKey, frank.sub)).toEqual({ refused: false, refreshToken: 'missing' });
     expect(await mintStanding(client, ns, sessionKey, gina.sub)).toEqual({ refused: false, refreshToken: 'unreadable' });
     // Keys they hold from before (minted when the portal still allowed it, or by other means).
-    for (const u of [frank, gina]) await mintKey(client, model, u.username, 'older key', { subject: u.sub, groups: ['ml-team'], grantedBy: 'groups', source: 'portal', waitMs: 30_000 });
+    for (const u of [frank, gina]) await mintKey(admin, model, u.username, 'older key', { subject: u.sub, groups: ['ml-team'], grantedBy: 'groups', source: 'portal', waitMs: 30_000 });
     const metrics = portalMetrics();
     const everyoneElse = (sub: string) => Promise.resolve({ sub, username: sub, groups: ['ml-team'] });
     const first = await round(t0, (sub) => (sub === frank.sub || sub === gina.sub ? Promise.reject(new Error(`${sub} has no usable token`)) : everyoneElse(sub)), { metrics });
@@ -215,13 +277,13 @@ describe('group revocation fails closed (issue 29, Medium 7)', () => {
   });
 
   it('rotates the session key with a key list: tokens sealed with the old key stay readable, are re-sealed with the new one, and the old key can then be dropped', async () => {
-    const secretName = 'rotation-session';
+    const secretName = sessionSecretName;
     const [oldKey] = await loadSessionKeys(client, ns, secretName);
     const hana = { sub: 'hana-subject', username: 'hana@example.com' };
     await recordLogin(client, ns, [oldKey], { ...hana, groups: ['ml-team'], refreshToken: 'hana-refresh-token' });
     // Rotation, as docs/key-portal.md describes it: add a newer key entry; the portal loads both.
     const added = randomBytes(32);
-    await client.mergePatch(objectRef('v1', 'Secret', secretName, ns), { data: { 'key-20261204T090000Z': added.toString('base64') } });
+    await admin.mergePatch(objectRef('v1', 'Secret', secretName, ns), { data: { 'key-20261204T090000Z': added.toString('base64') } });
     const ring = await loadSessionKeys(client, ns, secretName);
     expect(ring).toEqual([oldKey, added]);
     const seen: string[] = [];
@@ -233,12 +295,66 @@ describe('group revocation fails closed (issue 29, Medium 7)', () => {
     expect(await round(t0, answer, { sessionKey: ring, metrics })).toMatchObject({ onOldKey: 0 });
     expect(await metrics.registry.getSingleMetricAsString('nls_portal_users_refresh_token_old_key')).toMatch(/ 0$/m);
     // The old key dropped: hana's token opens with the new key alone, and a cookie sealed with the old key does not (everyone logs in again).
-    await client.jsonPatch(objectRef('v1', 'Secret', secretName, ns), [{ op: 'remove', path: '/data/key' }]);
+    await admin.jsonPatch(objectRef('v1', 'Secret', secretName, ns), [{ op: 'remove', path: '/data/key' }]);
     const rotated = await loadSessionKeys(client, ns, secretName);
     expect(rotated).toEqual([added]);
     expect((await listStoredUsers(client, ns, rotated)).find((u) => u.sub === hana.sub)).toMatchObject({ refreshToken: 'hana-refresh-token', refreshTokenUnreadable: false });
     await round(hours(1), answer, { sessionKey: rotated });
     expect(seen).toEqual(['hana-refresh-token', 'hana-refresh-token']);
     expect(await isRefused(client, ns, hana.sub)).toBe(false);
+  });
+});
+
+describe("the portal's rights (issue 29, Medium 6)", () => {
+  const refused = { code: 403 };
+  const secret = (name: string, type: string, extra: Partial<KubeObject['metadata']> = {}) =>
+    ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: ns, ...extra }, type, data: { value: Buffer.from('planted').toString('base64') } }) as KubeObject;
+  const configMap = (name: string, labels: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels }, data: { value: 'planted' } }) as KubeObject;
+  const keySecret = () => objectRef('v1', 'Secret', desiredApiKeySecret(model).metadata.name, ns);
+
+  it('mints, lists, reads the audit log and revokes through its own code with only the chart\'s rights', async () => {
+    const ivan = { sub: 'ivan-subject', username: 'ivan@example.com' };
+    await recordLogin(client, ns, sessionKey, { ...ivan, groups: ['ml-team'], refreshToken: 'ivan-refresh-token' });
+    const key = await mintPortalKey(client, model, { ...ivan, description: 'ivan laptop', grant, expiresAt: expiresAt(), limits: DEFAULT_KEY_LIMITS });
+    expect((await listKeys(client, model)).map((k) => k.clientId)).toContain(key.clientId);
+    expect(await revokePortalKey(client, model, key.clientId, { actor: ivan.username, actorSubject: ivan.sub, reason: 'user' })).toBe(true);
+    const audit = (await readAuditEntries(client, ns, {})).filter((e) => e.clientId === key.clientId).map((e) => e.action);
+    expect(audit).toEqual(['mint', 'revoke']);
+  });
+
+  it('cannot create a token Secret for the operator\'s ServiceAccount, nor any Secret or ConfigMap that is not its own', async () => {
+    const operatorToken = { annotations: { 'kubernetes.io/service-account.name': `${release}-nebari-llm-serving-operator` } };
+    await expect(client.create(secret('operator-token', 'kubernetes.io/service-account-token', operatorToken))).rejects.toMatchObject(refused);
+    // Not under a name of its own either, nor as any type but Opaque.
+    const userName = { name: 'nls-portal-user-0123', labels: { 'llm.nebari.dev/portal-user': '0123' } };
+    await expect(client.create(secret(userName.name, 'kubernetes.io/service-account-token', { ...operatorToken, labels: userName.labels }))).rejects.toMatchObject(refused);
+    await expect(client.create(secret(userName.name, 'example.com/custom', { labels: userName.labels }))).rejects.toMatchObject(refused);
+    await expect(client.create(secret('planted', 'Opaque'))).rejects.toThrow(/creates only Opaque Secrets that are its session Secret/);
+    // A user Secret whose name is not the hash it is labelled with.
+    await expect(client.create(secret('nls-portal-user-0123', 'Opaque', { labels: { 'llm.nebari.dev/portal-user': '4567' } }))).rejects.toMatchObject(refused);
+    // Key objects are the operator's to create.
+    const other = { ...model, name: 'no-such-model' };
+    await expect(client.create(desiredApiKeySecret(other) as KubeObject)).rejects.toMatchObject(refused);
+    await expect(client.create(desiredApiKeyMetadataConfigMap(other) as KubeObject)).rejects.toThrow(/the operator creates the key metadata ConfigMaps/);
+    await expect(client.create(configMap('planted'))).rejects.toMatchObject(refused);
+    for (const name of ['operator-token', 'planted', 'nls-portal-user-0123', desiredApiKeySecret(other).metadata.name]) expect(await admin.get(objectRef('v1', 'Secret', name, ns))).toBeUndefined();
+  });
+
+  it('cannot change or delete Secrets and ConfigMaps that are not its own, nor what makes its own what they are', async () => {
+    await applyObject(secret('provider-credential', 'Opaque'));
+    await applyObject({ ...secret('webhook-ca', 'kubernetes.io/tls'), data: { 'tls.crt': '', 'tls.key': '' } });
+    await applyObject(configMap('operator-settings'));
+    for (const name of ['provider-credential', 'webhook-ca']) {
+      await expect(client.mergePatch(objectRef('v1', 'Secret', name, ns), { data: { value: Buffer.from('stolen').toString('base64') } })).rejects.toThrow(/updates only models' key objects/);
+    }
+    await expect(client.mergePatch(objectRef('v1', 'ConfigMap', 'operator-settings', ns), { data: { value: 'changed' } })).rejects.toMatchObject(refused);
+    // Its writable objects stay what they are: no relabelling, no owner, never immutable.
+    await expect(client.mergePatch(keySecret(), { metadata: { labels: { 'llm.nebari.dev/model': 'another-model' } } })).rejects.toThrow(/changes only data/);
+    await expect(client.mergePatch(keySecret(), { immutable: true })).rejects.toMatchObject(refused);
+    await expect(client.mergePatch(objectRef('v1', 'Secret', userSecretName(alice.sub), ns), { metadata: { labels: { 'llm.nebari.dev/portal-user': null } } })).rejects.toMatchObject(refused);
+    // No deletes at all: key objects go with their model, by the operator.
+    await expect(client.delete(keySecret())).rejects.toMatchObject(refused);
+    await expect(client.delete(objectRef('v1', 'Secret', 'provider-credential', ns))).rejects.toMatchObject(refused);
+    expect((await admin.get<KubeObject & { data: Record<string, string> }>(objectRef('v1', 'Secret', 'provider-credential', ns)))?.data.value).toBe(Buffer.from('planted').toString('base64'));
   });
 });

@@ -8,7 +8,7 @@ import { mintPortalKey, revokePortalKey } from '../../../src/portal/keys';
 import { appendAuditEntry, readAuditEntries } from '../../../src/api-keys/audit-log';
 import { CLEANUP_FINALIZER } from '../../../src/api/common';
 import { KeyLimitError } from '../../../src/translate/keys/limits';
-import { ModelRef } from '../../../src/translate/keys/api-keys';
+import { ModelRef, desiredApiKeyMetadataConfigMap, desiredApiKeySecret } from '../../../src/translate/keys/api-keys';
 
 const ns = 'llm';
 const model: ModelRef = { kind: 'PassthroughModel', name: 'gpt', namespace: ns };
@@ -125,6 +125,9 @@ describe('per-user limits on minting', () => {
 describe('who the audit log names (issue 29, Low)', () => {
   it('records the actor\'s OIDC subject beside their name for a portal mint and revoke', async () => {
     const kube = await cluster();
+    // The portal waits for the operator's key objects rather than creating them (issue 29, Medium 6).
+    await kube.put(desiredApiKeySecret(model));
+    await kube.put(desiredApiKeyMetadataConfigMap(model));
     const minted = await mintPortalKey(kube, model, { sub: 'sub-alice', username: 'alice', description: 'laptop', grant: { allowed: true, grantedBy: 'groups', groups: ['team-a'] }, expiresAt: new Date(Date.now() + 86_400_000), limits: { keysPerUserPerModel: 10, mintsPerUserPerHour: 10 } });
     expect(await revokePortalKey(kube, model, minted.clientId, { actor: 'root', actorSubject: 'sub-root', reason: 'revoked by an administrator' })).toBe(true);
     const entries = await readAuditEntries(kube, ns);

@@ -17,7 +17,7 @@ describe('key portal', () => {
     expect(portalObjects(render())).toEqual([]);
   });
 
-  test('renders its own ServiceAccount, Role, RoleBinding, Deployment, Service, HTTPRoute and NetworkPolicy', () => {
+  test('renders its own ServiceAccount, Role, RoleBinding, Deployment, Service, HTTPRoute and NetworkPolicy, and the admission policy on its writes', () => {
     const objects = portalObjects(render(enable, { releaseName: 'r1', namespace: 'ns1' }));
     expect(objects.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
       'Deployment/r1-nebari-llm-serving-portal',
@@ -27,8 +27,11 @@ describe('key portal', () => {
       'RoleBinding/r1-nebari-llm-serving-portal',
       'Service/r1-nebari-llm-serving-portal',
       'ServiceAccount/r1-nebari-llm-serving-portal',
+      'ValidatingAdmissionPolicy/r1-nebari-llm-serving-portal-writes',
+      'ValidatingAdmissionPolicyBinding/r1-nebari-llm-serving-portal-writes',
     ]);
-    for (const o of objects) expect(o.metadata.namespace).toBe('ns1');
+    // The policy is cluster-scoped (admission policies have no namespace); it matches ns1 only.
+    for (const o of objects.filter((x) => !x.kind.startsWith('ValidatingAdmissionPolicy'))) expect(o.metadata.namespace).toBe('ns1');
     expect(objects.some((o) => o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding')).toBe(false);
   });
 
@@ -161,7 +164,8 @@ describe('key portal', () => {
   test('grants exactly the contract rights, in the release namespace only', () => {
     expect(portalRoleRules()).toEqual([
       { apiGroups: ['llm.nebari.dev'], resources: ['llmmodels', 'passthroughmodels'], verbs: ['get', 'list'] },
-      { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'list', 'create', 'patch', 'delete'] },
+      // No delete: key objects are the operator's (issue 29, Medium 6).
+      { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'list', 'create', 'patch'] },
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
     ]);
@@ -169,6 +173,20 @@ describe('key portal', () => {
     const binding = find(objects, 'RoleBinding', '-portal');
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'nebari-llm-serving-portal', namespace: 'nebari-llm-serving-system' }]);
     expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'nebari-llm-serving-portal' });
+  });
+
+  test("pins the portal's Secret and ConfigMap writes with an admission policy matched to its ServiceAccount only", () => {
+    const objects = render((v) => {
+      enable(v);
+      v.portal.sessionSecretName = 'my-session';
+    });
+    const policy = find(objects, 'ValidatingAdmissionPolicy', '-portal-writes');
+    expect(policy.spec.matchConditions).toEqual([{ name: 'portal-service-account', expression: "request.userInfo.username == 'system:serviceaccount:nebari-llm-serving-system:nebari-llm-serving-portal'" }]);
+    expect(policy.spec.matchConstraints.namespaceSelector).toEqual({ matchLabels: { 'kubernetes.io/metadata.name': 'nebari-llm-serving-system' } });
+    // The session Secret's configured name is the only fixed name it may create.
+    expect(policy.spec.validations[1].expression).toContain("object.metadata.name == 'my-session'");
+    expect(find(objects, 'ValidatingAdmissionPolicyBinding', '-portal-writes').spec).toEqual({ policyName: 'nebari-llm-serving-portal-writes', validationActions: ['Deny'] });
+    expect(portalObjects(render()).map((o) => o.kind)).not.toContain('ValidatingAdmissionPolicy');
   });
 
   test('routes its own host name on the internal endpoint Gateway to the Service', () => {

@@ -12,6 +12,7 @@ import { CSRF_HEADER } from '../../../src/portal/csrf';
 import { CLEANUP_FINALIZER } from '../../../src/api/common';
 import { createLogger } from '../../../src/runtime/log';
 import { MemoryKube } from '../api-keys/memory-kube';
+import { desiredApiKeyMetadataConfigMap, desiredApiKeySecret } from '../../../src/translate/keys/api-keys';
 
 const ORIGIN = 'https://keys.example.com';
 const key = randomBytes(32);
@@ -25,6 +26,10 @@ async function portal(limits: { keys: number; mints: number }) {
     metadata: { name: 'gpt', namespace: 'llm', uid: 'u1', finalizers: [CLEANUP_FINALIZER] },
     spec: { access: { groups: ['team-a', 'batch'] } },
   } as never);
+  // The operator's key objects: the portal writes to them, never creates them (issue 29, Medium 6).
+  const model = { kind: 'PassthroughModel' as const, name: 'gpt', namespace: 'llm' };
+  await kube.put(desiredApiKeySecret(model));
+  await kube.put(desiredApiKeyMetadataConfigMap(model));
   const config = portalConfigFromEnv({
     NLS_PORTAL_NAMESPACE: 'llm',
     NLS_PORTAL_URL: ORIGIN,

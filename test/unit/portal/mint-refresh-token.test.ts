@@ -12,6 +12,7 @@ import { CSRF_HEADER } from '../../../src/portal/csrf';
 import { CLEANUP_FINALIZER } from '../../../src/api/common';
 import { createLogger } from '../../../src/runtime/log';
 import { MemoryKube } from '../api-keys/memory-kube';
+import { desiredApiKeyMetadataConfigMap, desiredApiKeySecret } from '../../../src/translate/keys/api-keys';
 
 const ORIGIN = 'https://keys.example.com';
 const oldKey = randomBytes(32);
@@ -27,6 +28,10 @@ async function setup(sessionKey: Buffer | Buffer[] = [oldKey, newKey]) {
     metadata: { name: 'gpt', namespace: 'llm', uid: 'u1', finalizers: [CLEANUP_FINALIZER] },
     spec: { access: { groups: ['team-a'] } },
   } as never);
+  // The operator's key objects: the portal writes to them, never creates them (issue 29, Medium 6).
+  const model = { kind: 'PassthroughModel' as const, name: 'gpt', namespace: 'llm' };
+  await kube.put(desiredApiKeySecret(model));
+  await kube.put(desiredApiKeyMetadataConfigMap(model));
   const config = portalConfigFromEnv({ NLS_PORTAL_NAMESPACE: 'llm', NLS_PORTAL_URL: ORIGIN, NLS_PORTAL_OIDC_ISSUER: 'https://sso.example.com', NLS_PORTAL_OIDC_CLIENT_ID: 'p' });
   const states = new Map<string, UserState>();
   const users: PortalUsers = {
