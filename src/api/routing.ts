@@ -48,7 +48,7 @@ export const RoutingRetriesSchema = Type.Object(
       }),
     ),
     perTryTimeout: Type.Optional(
-      Duration('perTryTimeout bounds the wait for the first response bytes of one try (a Gateway API duration such as 10s); a streamed answer that has started is not cut by it. Omitted means none.'),
+      Duration('perTryTimeout bounds each whole try, a streamed answer included (a Gateway API duration such as 10s); a try that runs out is retried. For streamed answers prefer spec.routing.timeouts.streamIdle, which never cuts a steady stream. Omitted means none.'),
     ),
     backoff: Type.Optional(
       Type.Object(
@@ -72,7 +72,7 @@ export const RoutingTimeoutsSchema = Type.Object(
     ),
     streamIdle: Type.Optional(
       Duration(
-        'streamIdle cuts a request when the upstream sends nothing for this long, before or during a streamed answer (a Gateway API duration such as 30s). Omitted means no idle limit, so a long steady stream is never cut.',
+        'streamIdle bounds each try\'s silence: an upstream that sends nothing for this long before answering is reset (and retried when retries.on has reset), one that falls silent during a streamed answer is cut (a Gateway API duration such as 30s). A steady stream is never cut by it. Omitted means no idle limit.',
       ),
     ),
   },
