@@ -201,7 +201,7 @@ describe.each(setsOnThisMinor)('upstream CRDs: $name', (set) => {
       expect(spec.retry).toEqual({
         numRetries: 3,
         numAttemptsPerPriority: 1,
-        retryOn: { triggers: ['connect-failure', 'reset', '5xx', 'retriable-status-codes'], httpStatusCodes: [429, 503] },
+        retryOn: { triggers: ['connect-failure', 'reset', 'retriable-status-codes'], httpStatusCodes: [429, 500, 502, 503, 504] },
         perRetry: { timeout: '15s', backOff: { baseInterval: '100ms', maxInterval: '2s' } },
       });
       expect(spec.healthCheck).toMatchObject({ passive: { consecutive5XxErrors: 1, baseEjectionTime: '30s', maxEjectionPercent: 100 } });

@@ -138,7 +138,7 @@ export interface RetrySettings {
   readonly retryOn: { readonly triggers: readonly RetryTrigger[]; readonly httpStatusCodes?: readonly number[] };
   readonly perRetry?: { readonly timeout?: string; readonly backOff?: { readonly baseInterval: string; readonly maxInterval: string } };
 }
-export type RetryTrigger = 'connect-failure' | 'reset' | 'reset-before-request' | 'refused-stream' | '5xx' | 'gateway-error' | 'retriable-4xx' | 'retriable-status-codes';
+export type RetryTrigger = 'connect-failure' | 'reset' | 'reset-before-request' | 'refused-stream' | 'retriable-status-codes';
 
 /** Passive health check (outlier detection): an upstream that keeps failing is skipped for a while. */
 export interface PassiveHealthCheck {

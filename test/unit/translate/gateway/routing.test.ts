@@ -40,12 +40,12 @@ test('fallback without retries written: one retry per fallback, each to the next
 });
 
 test('retries as written: attempts, conditions, status codes, per-try timeout and backoff (max defaults to 10 x base)', () => {
-  const { byName } = translate({ retries: { attempts: 3, on: ['5xx', 'connect-failure'], statusCodes: [503, 429], perTryTimeout: '10s', backoff: { baseInterval: '100ms' } } });
+  const { byName } = translate({ retries: { attempts: 3, on: ['reset', 'connect-failure'], statusCodes: [503, 500, 429], perTryTimeout: '10s', backoff: { baseInterval: '100ms' } } });
   expect(byName('primary-internal-traffic').spec).toEqual({
     targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'primary-internal' }],
     retry: {
       numRetries: 3,
-      retryOn: { triggers: ['5xx', 'connect-failure', 'retriable-status-codes'], httpStatusCodes: [429, 503] },
+      retryOn: { triggers: ['reset', 'connect-failure', 'retriable-status-codes'], httpStatusCodes: [429, 500, 503] },
       perRetry: { timeout: '10s', backOff: { baseInterval: '100ms', maxInterval: '1000ms' } },
     },
   });
