@@ -3,6 +3,7 @@ export * from './common';
 export * from './llmmodel';
 export * from './passthroughmodel';
 export * from './agentdeployment';
+export * from './routing';
 export * from './crd';
 export * from './kinds';
 export * from './defaults';

@@ -12,6 +12,7 @@ import type { AdmissionContext, KindAdmission } from './admission';
 import { imageProblem } from './image-policy';
 import { jsonEqual } from './json-patch';
 import { validateModel } from './model-placement';
+import { llmModelRoutingFindings } from './routing';
 import { envReview } from './pod-references';
 import { reviewProviderOverrides } from './provider-overrides';
 import { type AdmissionRequest, isRecord } from './review';
@@ -65,6 +66,8 @@ export function llmModelFieldFindings(model: LLMModelV1beta1, findings: Findings
         "set spec.endpoints.external.subdomain to lower-case letters, digits and '-', starting and ending with a letter or digit",
     );
   }
+
+  llmModelRoutingFindings(spec.routing, findings);
 
   const storageType = spec.model.storage?.type ?? 'pvc';
   if (storageType === 'emptyDir' && spec.model.preload === true) {

@@ -10,6 +10,7 @@ import type { AdmissionContext } from './admission';
 import type { ClusterLookups, ModelKind } from './lookups';
 import { jsonEqual } from './json-patch';
 import type { AdmissionRequest } from './review';
+import { routingTargetFindings } from './routing';
 import { type SecretReference, checkSecretAccess } from './secret-access';
 import { Findings, lookupFailed, type Verdict } from './verdict';
 
@@ -111,6 +112,18 @@ export async function checkModelIds(model: ServingModel, namespace: string, mode
   }
 }
 
+/** The fallback and split models of a PassthroughModel, against the namespace's models (routing.ts). */
+async function checkRoutingTargets(model: ServingModel, namespace: string, models: () => Promise<ServingModel[]>, findings: Findings): Promise<void> {
+  let others: ServingModel[];
+  try {
+    others = await models();
+  } catch (error) {
+    findings.warn(uncheckedWarning(`the fallback and split models in "${namespace}"`, error, 'a missing model makes the route fail; its Programmed condition says so'));
+    return;
+  }
+  routingTargetFindings({ ...model, kind: 'PassthroughModel' }, namespace, others, findings);
+}
+
 /** What a model kind hands the confused-deputy guard: the Secrets it names and where they are sent. */
 export interface ModelSecretUse<T> {
   readonly secrets: (model: T) => SecretReference[];
@@ -151,6 +164,9 @@ export async function validateModel<T extends { metadata?: { name?: string; name
   // Ids are checked when they are declared: on CREATE and when an UPDATE changes them or the endpoints.
   const served = (m: T) => servedModelIds({ ...(m as ServingModel), kind: kinds.kind });
   if (namespace && changed(served)) await checkModelIds({ ...(model as ServingModel), kind: kinds.kind }, namespace, models, findings);
+  // Fallback and split models are checked when the routing changes (they may be deleted later: docs/routing.md).
+  const routing = (m: T) => (m as { spec?: { routing?: unknown } }).spec?.routing;
+  if (namespace && kinds.kind === 'PassthroughModel' && routing(model) !== undefined && changed(routing)) await checkRoutingTargets(model as ServingModel, namespace, models, findings);
   fieldFindings(model, findings);
   return findings.verdict();
 }

@@ -7,6 +7,7 @@ import { LLMMODEL_KIND } from '../api/llmmodel';
 import { resolvePassthroughProvider } from '../translate/gateway/provider';
 import type { AdmissionContext, KindAdmission } from './admission';
 import { validateModel } from './model-placement';
+import { passthroughRoutingFindings } from './routing';
 import { type AdmissionRequest, isRecord } from './review';
 import { Findings, type Verdict } from './verdict';
 import { passthroughCredentialTypeV1beta1, type PassthroughModelV1beta1 } from '../api/v1beta1';
@@ -32,6 +33,8 @@ export function passthroughModelFieldFindings(model: PassthroughModelV1beta1, fi
     if (first !== undefined) findings.deny(`${field}: "${id}" is already listed at spec.models.declared[${first}]; remove the duplicate`);
     else seen.set(id, index);
   });
+
+  passthroughRoutingFindings(model.metadata?.name, spec.routing, findings);
 
   if (spec.provider.port === 80) {
     findings.warn('spec.provider.port: 80 usually serves plain HTTP, but the gateway always connects with TLS; use the provider\'s HTTPS port (443)');

@@ -14,6 +14,7 @@ import { type AwsCredentials, dataPlaneCa, EG_NAMESPACE, installAiGateway, insta
 import { chat, gatewayRequest, type GatewayTarget, JWT_AUDIENCE, type JwtIssuer, startJwtIssuer } from './support/gateway-client';
 import { sigV4Problem, STREAM_PIECES, startStandInProviders, type StandInProviders } from './support/providers';
 import { startSteadyTraffic, type TrafficTarget } from './support/traffic';
+import { ROUTING_STAND_INS } from './support/fault-providers';
 
 const state = e2eState();
 const GROUP = 'llm.nebari.dev/v1beta1';
@@ -131,7 +132,8 @@ beforeAll(async () => {
 
   const started = Date.now();
   const providerHosts = [...PASSTHROUGH.map((m) => m.upstreamHost), ANTHROPIC.upstreamHost, BEDROCK.upstreamHost];
-  const standInHosts = [...providerHosts, UNTRUSTED_HOST, ISSUER_HOST, REDIS_HOST];
+  // routing.test.ts runs its own stand-ins after this file, on the data plane it leaves: their names resolve here and their certificates come from this CA.
+  const standInHosts = [...providerHosts, UNTRUSTED_HOST, ISSUER_HOST, REDIS_HOST, ...Object.values(ROUTING_STAND_INS).map((s) => s.hostname)];
   providers = await startStandInProviders(ca, providerHosts, [UNTRUSTED_HOST]);
   issuer = await startJwtIssuer(ca, ISSUER_HOST, 8443);
   const bundle = fs.readFileSync(path.join(imageRoot(), 'etc', 'ssl', 'certs', 'ca-certificates.crt'), 'utf8');

@@ -204,6 +204,23 @@ describe('mixed clients: one writes v1alpha1, another v1beta1, nothing is lost',
 
   beforeAll(() => createNamespace(admin, namespace, {}));
 
+  it('spec.routing (v1beta1 only) survives a v1alpha1 client reading and writing the object back', async () => {
+    const routing = { retries: { attempts: 2, on: ['connect-failure', 'reset'], statusCodes: [429, 503], perTryTimeout: '10s' }, timeouts: { request: '900s', streamIdle: '30s' }, fallback: [{ name: 'other', model: 'x' }] };
+    const beta = {
+      apiVersion: BETA,
+      kind: 'PassthroughModel',
+      metadata: { name: 'routed' },
+      spec: { provider: { hostname: 'api.openai.com', credential: { type: 'APIKey', secretRef: { name: 'k' } } }, models: { declared: ['routed-id'] }, access: { groups: ['ml'] }, routing },
+    };
+    await request('POST', path('v1beta1', namespace, 'PassthroughModel'), beta);
+    const asAlpha = await request('GET', path('v1alpha1', namespace, 'PassthroughModel', 'routed'));
+    expect(asAlpha.spec.routing).toBeUndefined();
+    await request('PUT', path('v1alpha1', namespace, 'PassthroughModel', 'routed'), { ...asAlpha, metadata: { ...asAlpha.metadata, labels: { touched: 'by-v1alpha1' } } });
+    const again = await request('GET', path('v1beta1', namespace, 'PassthroughModel', 'routed'));
+    expect(again.metadata.labels).toEqual({ touched: 'by-v1alpha1' });
+    expect(again.spec.routing).toEqual(routing);
+  });
+
   it('server-side apply from a v1alpha1 manager and a v1beta1 manager: both sets of fields survive, each keeps its own', async () => {
     const alphaConfig = {
       apiVersion: ALPHA,

@@ -174,7 +174,7 @@ describe.each(setsOnThisMinor)('upstream CRDs: $name', (set) => {
 
   test('per-key quotas: every external route stores its token cost, and each model has a Global policy with a rule per key, response cost from AI Gateway metadata', () => {
     const values = [...stored.values()];
-    const policies = values.filter((o) => o.kind === 'BackendTrafficPolicy');
+    const policies = values.filter((o) => o.kind === 'BackendTrafficPolicy' && (o.metadata.labels as Record<string, string>)['llm.nebari.dev/endpoint'] === 'external');
     const externalRoutes = values.filter((o) => o.kind === 'AIGatewayRoute' && (o.metadata.labels as Record<string, string>)['llm.nebari.dev/endpoint'] === 'external');
     expect(policies.length).toBe(externalRoutes.length);
     for (const route of externalRoutes) expect(route.spec.llmRequestCosts).toEqual([{ metadataKey: 'llm_quota_tokens', type: 'TotalToken' }]);
@@ -184,6 +184,30 @@ describe.each(setsOnThisMinor)('upstream CRDs: $name', (set) => {
       expect(rules.map((r) => r.limit)).toEqual([{ requests: 100000, unit: 'Hour' }, { requests: 5000000, unit: 'Day' }, { requests: 120, unit: 'Minute' }]);
       expect(rules[0].cost).toEqual({ request: { from: 'Number', number: 0 }, response: { from: 'Metadata', metadata: { namespace: 'io.envoy.ai_gateway', key: 'llm_quota_tokens' } } });
     }
+  });
+
+  test('routing: fallback and split backends keep their priorities, weights and id overrides; retries and the passive health check are stored on both endpoints', () => {
+    const byName = (kind: string, name: string) => [...stored.values()].find((o) => o.kind === kind && o.metadata.name === name);
+    const rule = (byName('AIGatewayRoute', 'routed-internal')!.spec.rules as Array<Record<string, unknown>>)[0];
+    expect(rule.backendRefs).toEqual([
+      { name: 'routed', weight: 90, priority: 0 },
+      { name: 'gemini', weight: 10, priority: 0, modelNameOverride: 'gemini-2.5-pro' },
+      { name: 'openrouter', weight: 1, priority: 1, modelNameOverride: 'openai/gpt-4o' },
+      { name: 'azure', weight: 1, priority: 2 },
+    ]);
+    expect([rule.timeouts, rule.streamIdleTimeout]).toEqual([{ request: '900s' }, '45s']);
+    for (const name of ['routed-external-quota', 'routed-internal-traffic']) {
+      const spec = byName('BackendTrafficPolicy', name)!.spec;
+      expect(spec.retry).toEqual({
+        numRetries: 3,
+        numAttemptsPerPriority: 1,
+        retryOn: { triggers: ['connect-failure', 'reset', 'retriable-status-codes'], httpStatusCodes: [429, 500, 502, 503, 504] },
+        perRetry: { timeout: '15s', backOff: { baseInterval: '100ms', maxInterval: '2s' } },
+      });
+      expect(spec.healthCheck).toMatchObject({ passive: { consecutive5XxErrors: 1, baseEjectionTime: '30s', maxEjectionPercent: 100 } });
+    }
+    expect(byName('BackendTrafficPolicy', 'llama-retried-internal-traffic')!.spec.retry).toMatchObject({ numRetries: 2 });
+    expect(byName('BackendTrafficPolicy', 'llama-internal-traffic')).toBeUndefined();
   });
 
   test('every stored route has exactly one host name, its endpoint one', () => {

@@ -128,6 +128,32 @@ describe('PassthroughModel admission through the API server', () => {
     );
   });
 
+  it('spec.routing (v1beta1): stores a fallback to a model serving the id it is sent; refuses an unknown model, an LLMModel and a cycle, naming the field and the fix', async () => {
+    const beta = (name: string, routing: Record<string, unknown>) => ({
+      apiVersion: 'llm.nebari.dev/v1beta1',
+      kind: 'PassthroughModel',
+      metadata: { name },
+      spec: { provider: { hostname: 'api.openai.com', credential: { secretRef: { name: 'openai-key' } } }, models: { declared: [`id-${name}`] }, access: { groups: ['ml'] }, routing },
+    });
+    const createBeta = (plural: string, body: unknown) => kubeRequest(admin, 'POST', collectionPath(env.operatorNamespace, plural, 'v1beta1'), body);
+    expect((await createBeta('passthroughmodels', beta('route-backup', {}))).status).toBe(201);
+    const routed = await createBeta('passthroughmodels', beta('routed', { retries: { attempts: 2, statusCodes: [503] }, fallback: [{ name: 'route-backup', model: 'id-route-backup' }] }));
+    expect(routed).toMatchObject({ status: 201, body: { spec: { routing: { retries: { attempts: 2, statusCodes: [503] }, fallback: [{ name: 'route-backup', model: 'id-route-backup' }] } } } });
+    const unknown = await createBeta('passthroughmodels', beta('route-unknown', { fallback: [{ name: 'nowhere' }] }));
+    expect(unknown).toMatchObject({ status: 422 });
+    expect(message(unknown)).toContain(`spec.routing.fallback[0].name: there is no PassthroughModel "nowhere" in "${env.operatorNamespace}"; create it first or remove it from the list`);
+    const pool = await createBeta('passthroughmodels', beta('route-pool', { split: [{ name: 'qwen', weight: 10 }] }));
+    expect(message(pool)).toContain('spec.routing.split[0].name: "qwen" is an LLMModel, and Envoy AI Gateway v1.1 routes a rule either to one InferencePool or to provider backends, never both (envoyproxy/ai-gateway#1256)');
+    // route-backup falling back to routed would close a cycle.
+    const backupPath = `${collectionPath(env.operatorNamespace, 'passthroughmodels', 'v1beta1')}/route-backup`;
+    const stored = (await kubeRequest(admin, 'GET', backupPath)).body as { metadata: Record<string, unknown>; spec: Record<string, unknown> };
+    const cycle = await kubeRequest(admin, 'PUT', backupPath, { ...stored, spec: { ...stored.spec, routing: { fallback: [{ name: 'routed', model: 'id-routed' }] } } });
+    expect(cycle).toMatchObject({ status: 422 });
+    expect(message(cycle)).toContain('spec.routing.fallback[0].name: "routed" leads back to this model (route-backup -> routed -> route-backup); remove one link of the cycle');
+    const llm = await createBeta('llmmodels', { ...llmModel('llm-fallback'), apiVersion: 'llm.nebari.dev/v1beta1', spec: { ...llmModel('llm-fallback').spec, routing: { fallback: [{ name: 'route-backup' }] } } });
+    expect(message(llm)).toContain('spec.routing.fallback is not supported for an LLMModel: Envoy AI Gateway v1.1 routes a rule either to one InferencePool or to provider backends, never both (envoyproxy/ai-gateway#1256)');
+  });
+
   it('warns that the host name is normalised, and stores it as written', async () => {
     const response = await create(env.operatorNamespace, 'passthroughmodels', passthroughModel('upper', { hostname: 'API.OpenAI.com.' }));
     expect(response).toMatchObject({ status: 201 });

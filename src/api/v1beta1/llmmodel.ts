@@ -19,6 +19,7 @@ import {
   LLMModelStatusSchema,
   TolerationSchema,
 } from '../llmmodel';
+import { LLMModelRoutingSchema } from '../routing';
 
 /** `spec.serving.engineArgs` holds what v1alpha1 split between `vllmArgs` and `advanced.vllm.extraArgs`. */
 export const LLMMODEL_V1BETA1_LIMITS = { maxEngineArgs: 2 * LLMMODEL_LIMITS.maxArgs };
@@ -74,6 +75,7 @@ export const LLMModelSpecV1beta1Schema = Type.Object(
     inferencePool: Type.Optional(LLMModelInferencePoolSchema),
     access: AccessSchema,
     endpoints: Type.Optional(LLMModelEndpointsSchema),
+    routing: Type.Optional(LLMModelRoutingSchema),
   },
   {
     description: 'spec is the desired state of the LLMModel.',

@@ -22,6 +22,7 @@ import {
   PassthroughModelsSchema,
   PassthroughModelStatusSchema,
 } from '../passthroughmodel';
+import { PassthroughRoutingSchema } from '../routing';
 
 const PATH_PREFIX_FIELD = 'spec.provider.pathPrefix';
 
@@ -119,6 +120,7 @@ export const PassthroughModelSpecV1beta1Schema = Type.Object(
     models: Type.Optional(PassthroughModelsSchema),
     access: AccessSchema,
     endpoints: Type.Optional(PassthroughEndpointsSchema),
+    routing: Type.Optional(PassthroughRoutingSchema),
   },
   { description: PassthroughModelSpecSchema.description, 'x-kubernetes-validations': PassthroughModelSpecSchema['x-kubernetes-validations'] as unknown },
 );

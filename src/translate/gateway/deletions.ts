@@ -50,11 +50,11 @@ function policyStep(model: ModelIdentity, endpoint: EndpointName, why: string): 
 }
 
 /**
- * Removes the per-key quota policy when quotas are off, the external endpoint is disabled or the
- * model has no keys. Any time is safe: a policy that only limits never guards access.
+ * Removes an endpoint's traffic policy when it has nothing to say (no retries, no fallback, no
+ * quotas) or the endpoint is disabled. Any time is safe: the policy never guards access.
  */
-export function quotaPolicyDeletion(model: ModelIdentity, why = 'no per-key quotas to enforce'): DeletionStep {
-  return { action: 'delete', object: ref(ENVOY_GATEWAY_API_VERSION, 'BackendTrafficPolicy', model, gatewayObjectNames(model.metadata.name ?? '').quotaPolicy), reason: why };
+export function trafficPolicyDeletion(model: ModelIdentity, endpoint: EndpointName, why = 'no retries, fallback or quotas to enforce'): DeletionStep {
+  return { action: 'delete', object: ref(ENVOY_GATEWAY_API_VERSION, 'BackendTrafficPolicy', model, gatewayObjectNames(model.metadata.name ?? '').trafficPolicy(endpoint)), reason: why };
 }
 
 /** Steps that remove disabled endpoints: all their routes (and waits) before any of their policies. */
@@ -79,5 +79,5 @@ export function gatewayTeardown(model: ModelIdentity): DeletionStep[] {
           { action: 'delete', object: ref(GATEWAY_API_VERSION, 'BackendTLSPolicy', model, names.backendTLSPolicy), reason: 'model deleted' },
           { action: 'delete', object: ref(ENVOY_GATEWAY_API_VERSION, 'Backend', model, names.backend), reason: 'model deleted' },
         ];
-  return [quotaPolicyDeletion(model, 'model deleted'), ...disabledEndpointDeletions(model, ENDPOINT_NAMES, 'model deleted'), ...backends];
+  return [...ENDPOINT_NAMES.map((e) => trafficPolicyDeletion(model, e, 'model deleted')), ...disabledEndpointDeletions(model, ENDPOINT_NAMES, 'model deleted'), ...backends];
 }

@@ -2,7 +2,7 @@
 // Gateway API objects that publish it out. Pure and deterministic (same input, same objects, same
 // key order), so the operator and the cdk8s constructs render byte-identical objects.
 import { AUDIENCES_FIX, GatewayContext, resolveGatewayContext, ResolvedGatewayContext, DURATION_PATTERN } from './context';
-import { DeletionStep, disabledEndpointDeletions, quotaPolicyDeletion } from './deletions';
+import { DeletionStep, disabledEndpointDeletions, trafficPolicyDeletion } from './deletions';
 import { TranslationError, translationError } from './errors';
 import { ModelIdentity } from './labels';
 import { modelInferencePool } from './llmmodel';
@@ -10,9 +10,11 @@ import { EndpointName, ENDPOINT_NAMES, gatewayObjectNames } from './names';
 import { GeneratedGatewayObject } from './objects';
 import { providerAIServiceBackend, providerBackend, providerBackendSecurityPolicy, providerBackendTLSPolicy } from './passthroughmodel';
 import { resolvePassthroughProvider } from './provider';
-import { endpointRoute, RouteCatalog } from './routes';
+import { endpointRoute, RouteBackend, RouteCatalog } from './routes';
 import { externalSecurityPolicy, internalSecurityPolicy, ModelAccess } from './security-policies';
-import { quotaPolicy, quotaRequestCosts } from './quotas';
+import { quotaRequestCosts, quotaRules } from './quotas';
+import { endpointTrafficPolicy, RoutingSpec } from './traffic-policy';
+import { ownSplitWeight } from '../../api/routing';
 import type { LLMModelV1beta1, PassthroughModelV1beta1 } from '../../api/v1beta1';
 
 export type { GatewayContext } from './context';
@@ -83,17 +85,18 @@ function checkEndpoints(enabled: readonly EndpointName[], access: ModelAccess, c
   return errors;
 }
 
-/** Auth policies then routes for every enabled endpoint, plus deletions for the disabled ones. */
+/** Auth policies, traffic policies, then routes for every enabled endpoint, plus deletions for the disabled ones. */
 function publish(
   model: ModelIdentity,
   enabled: readonly EndpointName[],
   access: ModelAccess,
   catalog: RouteCatalog,
+  routing: RoutingSpec | undefined,
   context: ResolvedGatewayContext,
 ): { objects: GeneratedGatewayObject[]; deletions: DeletionStep[]; errors: TranslationError[] } {
   const objects: GeneratedGatewayObject[] = [];
   const errors: TranslationError[] = [];
-  let quotaPolicyRendered = false;
+  const trafficPolicyRendered = new Set<EndpointName>();
   for (const name of enabled) {
     const endpoint = context.endpoints[name];
     // Quotas count keys, so they apply to the external (API-key) endpoint only.
@@ -105,21 +108,43 @@ function publish(
     }
     objects.push(name === 'external' ? externalSecurityPolicy(model, endpoint, context) : internalSecurityPolicy(model, endpoint, context, access));
     // Without keys nobody passes the SecurityPolicy, so there is nothing to limit yet.
-    if (quotas && context.apiKeyClientIDs.length > 0) {
-      const policy = quotaPolicy(model, endpoint, context, quotas);
-      if (!policy.ok) {
-        errors.push(...policy.errors);
-        continue;
-      }
-      // Before the route: the route is never live without its limits.
+    const rules = quotas && context.apiKeyClientIDs.length > 0 ? quotaRules(context, quotas) : undefined;
+    if (rules && !rules.ok) {
+      errors.push(...rules.errors);
+      continue;
+    }
+    const policy = endpointTrafficPolicy(model, endpoint, routing, rules?.value);
+    if (!policy.ok) {
+      errors.push(...policy.errors);
+      continue;
+    }
+    // Before the route: the route is never live without its limits and retries.
+    if (policy.value) {
       objects.push(policy.value);
-      quotaPolicyRendered = true;
+      trafficPolicyRendered.add(name);
     }
     objects.push(route.value);
   }
   const disabled = ENDPOINT_NAMES.filter((name) => !enabled.includes(name));
-  // A policy left from when quotas were on (or the endpoint enabled, or keys existed) goes.
-  return { objects, deletions: [...(quotaPolicyRendered ? [] : [quotaPolicyDeletion(model)]), ...disabledEndpointDeletions(model, disabled)], errors };
+  // A policy left from when quotas or retries were on (or the endpoint enabled, or keys existed) goes.
+  const staleTrafficPolicies = ENDPOINT_NAMES.filter((name) => !trafficPolicyRendered.has(name)).map((name) => trafficPolicyDeletion(model, name));
+  return { objects, deletions: [...staleTrafficPolicies, ...disabledEndpointDeletions(model, disabled)], errors };
+}
+
+/**
+ * The backends of a PassthroughModel's routes: its own provider and its split models at priority
+ * 0 (weighted), then each fallback model one priority lower, in the order listed.
+ */
+function passthroughBackends(model: PassthroughModelV1beta1): RouteBackend[] {
+  const routing = model.spec.routing;
+  const aiServiceBackend = (name: string) => gatewayObjectNames(name).aiServiceBackend;
+  const split = routing?.split ?? [];
+  const own: RouteBackend = { kind: 'AIServiceBackend', name: aiServiceBackend(model.metadata.name ?? ''), weight: split.length > 0 ? ownSplitWeight(routing) : 1, priority: 0 };
+  return [
+    own,
+    ...split.map((s): RouteBackend => ({ kind: 'AIServiceBackend', name: aiServiceBackend(s.name), weight: s.weight, priority: 0, ...(s.model ? { modelNameOverride: s.model } : {}) })),
+    ...(routing?.fallback ?? []).map((f, i): RouteBackend => ({ kind: 'AIServiceBackend', name: aiServiceBackend(f.name), weight: 1, priority: i + 1, ...(f.model ? { modelNameOverride: f.model } : {}) })),
+  ];
 }
 
 function failedTranslation(errors: TranslationError[]): GatewayTranslation {
@@ -138,12 +163,13 @@ function translatePassthroughModel(model: PassthroughModelV1beta1, context: Reso
   const catalog: RouteCatalog = {
     modelIds: model.spec.models?.declared ?? [],
     catchAll: model.spec.models?.catchAll === true,
-    backend: { kind: 'AIServiceBackend', name: gatewayObjectNames(model.metadata.name ?? '').aiServiceBackend },
+    backends: passthroughBackends(model),
     modelsOwnedBy: provider.value.hostname,
-    requestTimeout: context.passthroughRequestTimeout,
+    requestTimeout: model.spec.routing?.timeouts?.request ?? context.passthroughRequestTimeout,
+    streamIdleTimeout: model.spec.routing?.timeouts?.streamIdle,
     modelIdsField: 'spec.models',
   };
-  const published = publish(model, enabled, model.spec.access, catalog, context);
+  const published = publish(model, enabled, model.spec.access, catalog, model.spec.routing, context);
   if (published.errors.length > 0) return failedTranslation(published.errors);
   return {
     objects: [
@@ -161,10 +187,12 @@ function translatePassthroughModel(model: PassthroughModelV1beta1, context: Reso
 function translateLLMModel(model: LLMModelV1beta1, context: ResolvedGatewayContext, errors: TranslationError[]): GatewayTranslation {
   const enabled = enabledEndpoints(model.spec.endpoints);
   errors.push(...checkEndpoints(enabled, model.spec.access, context));
-  const requestTimeout = model.spec.endpoints?.requestTimeout ?? context.llmModelRequestTimeout;
+  // spec.routing.timeouts.request, when written, wins over the older spec.endpoints.requestTimeout.
+  const routingTimeout = model.spec.routing?.timeouts?.request;
+  const requestTimeout = routingTimeout ?? model.spec.endpoints?.requestTimeout ?? context.llmModelRequestTimeout;
   if (!DURATION_PATTERN.test(requestTimeout)) {
     errors.push(
-      translationError('spec.endpoints.requestTimeout', `${JSON.stringify(requestTimeout)} is not a duration; use a Gateway API duration such as 600s or 10m`),
+      translationError(routingTimeout ? 'spec.routing.timeouts.request' : 'spec.endpoints.requestTimeout', `${JSON.stringify(requestTimeout)} is not a duration; use a Gateway API duration such as 600s or 10m`),
     );
   }
   if (errors.length > 0) return failedTranslation(errors);
@@ -172,12 +200,15 @@ function translateLLMModel(model: LLMModelV1beta1, context: ResolvedGatewayConte
   const catalog: RouteCatalog = {
     modelIds: [model.spec.model.name],
     catchAll: false,
-    backend: { kind: 'InferencePool', name: gatewayObjectNames(model.metadata.name ?? '').inferencePool },
+    backends: [{ kind: 'InferencePool', name: gatewayObjectNames(model.metadata.name ?? '').inferencePool }],
     modelsOwnedBy: context.modelsOwnedBy,
     requestTimeout,
+    streamIdleTimeout: model.spec.routing?.timeouts?.streamIdle,
     modelIdsField: 'spec.model.name',
   };
-  const published = publish(model, enabled, model.spec.access, catalog, context);
+  // Only retries: an InferencePool rule has no other backend to fall back or split to.
+  const routing = model.spec.routing?.retries ? { retries: model.spec.routing.retries } : undefined;
+  const published = publish(model, enabled, model.spec.access, catalog, routing, context);
   if (published.errors.length > 0) return failedTranslation(published.errors);
   return { objects: [modelInferencePool(model, context), ...published.objects], deletions: published.deletions, errors: [] };
 }

@@ -38,8 +38,13 @@ export interface GatewayObjectNames {
   route(endpoint: EndpointName): string;
   /** Envoy Gateway SecurityPolicy protecting an endpoint's generated HTTPRoute. */
   securityPolicy(endpoint: EndpointName): string;
-  /** Envoy Gateway BackendTrafficPolicy with the per-key token quotas on the external endpoint. */
-  readonly quotaPolicy: string;
+  /**
+   * Envoy Gateway BackendTrafficPolicy of an endpoint's generated HTTPRoute: retries, passive
+   * health check and (external) the per-key quotas. The external one keeps the name it had when
+   * it held only quotas (`-external-quota`), so an upgrade updates it in place: a new name would
+   * briefly leave two policies on the route and restart the quota counters.
+   */
+  trafficPolicy(endpoint: EndpointName): string;
   /** Envoy Gateway Backend (PassthroughModel): the provider's host and port. */
   readonly backend: string;
   /** BackendTLSPolicy (PassthroughModel): TLS to the provider with the system CAs. */
@@ -71,7 +76,7 @@ function computeNames(modelName: string): GatewayObjectNames {
   return {
     route: (endpoint) => boundedName(modelName, endpoint),
     securityPolicy: (endpoint) => boundedName(modelName, `${endpoint}-auth`),
-    quotaPolicy: boundedName(modelName, 'external-quota'),
+    trafficPolicy: (endpoint) => boundedName(modelName, endpoint === 'external' ? 'external-quota' : `${endpoint}-traffic`),
     backend: boundedName(modelName, 'backend'),
     backendTLSPolicy: boundedName(modelName, 'backend-tls'),
     aiServiceBackend: boundedName(modelName),
@@ -94,7 +99,7 @@ export function generatedNamesByKind(modelName: string): Record<string, readonly
   return {
     AIGatewayRoute: [n.route('external'), n.route('internal')],
     SecurityPolicy: [n.securityPolicy('external'), n.securityPolicy('internal')],
-    BackendTrafficPolicy: [n.quotaPolicy],
+    BackendTrafficPolicy: [n.trafficPolicy('external'), n.trafficPolicy('internal')],
     Backend: [n.backend],
     BackendTLSPolicy: [n.backendTLSPolicy],
     AIServiceBackend: [n.aiServiceBackend],

@@ -131,9 +131,31 @@ export interface RateLimitRule {
   };
 }
 
+/** Retries of a route (Envoy Gateway `retry`); `numAttemptsPerPriority: 1` sends each retry to the next priority. */
+export interface RetrySettings {
+  readonly numRetries: number;
+  readonly numAttemptsPerPriority?: number;
+  readonly retryOn: { readonly triggers: readonly RetryTrigger[]; readonly httpStatusCodes?: readonly number[] };
+  readonly perRetry?: { readonly timeout?: string; readonly backOff?: { readonly baseInterval: string; readonly maxInterval: string } };
+}
+export type RetryTrigger = 'connect-failure' | 'reset' | 'reset-before-request' | 'refused-stream' | 'retriable-status-codes';
+
+/** Passive health check (outlier detection): an upstream that keeps failing is skipped for a while. */
+export interface PassiveHealthCheck {
+  readonly alwaysEjectOneEndpoint: boolean;
+  readonly consecutive5XxErrors: number;
+  readonly consecutiveLocalOriginFailures: number;
+  readonly splitExternalLocalOriginErrors: boolean;
+  readonly interval: string;
+  readonly baseEjectionTime: string;
+  readonly maxEjectionPercent: number;
+}
+
 export type BackendTrafficPolicy = GatewayObject<typeof ENVOY_GATEWAY_API_VERSION, 'BackendTrafficPolicy', Conforms<{
   readonly targetRefs: readonly PolicyTargetReference[];
-  readonly rateLimit: { readonly global: { readonly rules: readonly RateLimitRule[] } };
+  readonly rateLimit?: { readonly global: { readonly rules: readonly RateLimitRule[] } };
+  readonly retry?: RetrySettings;
+  readonly healthCheck?: { readonly passive: PassiveHealthCheck };
 }, BackendTrafficPolicySpec>>;
 
 // --- Gateway API -----------------------------------------------------------------------------
@@ -177,6 +199,8 @@ export interface AIGatewayRouteBackendRef {
   readonly name: string;
   readonly weight: number;
   readonly priority: number;
+  /** The model id sent to this backend in place of the client's (AIServiceBackends only). */
+  readonly modelNameOverride?: string;
 }
 
 export interface AIGatewayRouteRule {
@@ -186,6 +210,7 @@ export interface AIGatewayRouteRule {
   }>;
   readonly backendRefs: readonly AIGatewayRouteBackendRef[];
   readonly timeouts: { readonly request: string };
+  readonly streamIdleTimeout?: string;
   readonly modelsOwnedBy: string;
 }
 

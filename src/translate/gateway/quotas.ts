@@ -1,15 +1,13 @@
 // Per-key token quotas on the external endpoint (opt-in, chart values `quotas.*`). The AI Gateway
 // writes each response's token count to dynamic metadata (the route's `llmRequestCosts`); a Global
-// BackendTrafficPolicy on the generated HTTPRoute charges that count to the caller's key, one rule
+// BackendTrafficPolicy on the generated HTTPRoute (traffic-policy.ts) charges that count to the caller's key, one rule
 // per key selected by the client-ID header the external SecurityPolicy forwards, with the limit of
 // the key's tier. Limits are approximate: the cost is charged after the response, so concurrent
 // requests of one key can overshoot (envoyproxy/ai-gateway#680). Rendered only when the settings
 // exist: a Global policy without a rate-limit backend in Envoy Gateway is Invalid.
-import type { ResolvedEndpoint, ResolvedGatewayContext } from './context';
+import type { ResolvedGatewayContext } from './context';
 import { failed, ok, Result, translationError } from './errors';
-import { gatewayMetadata, ModelIdentity } from './labels';
-import { gatewayObjectNames } from './names';
-import { BackendTrafficPolicy, ENVOY_GATEWAY_API_VERSION, GATEWAY_API_GROUP, LLMRequestCost, RateLimitRule } from './objects';
+import { LLMRequestCost, RateLimitRule } from './objects';
 import { AI_GATEWAY_METADATA_NAMESPACE, MAX_RATE_LIMIT_RULES, QUOTA_METADATA_KEY, QuotaSettings, QuotaTier } from './quota-settings';
 
 /** The route's cost entry: the token count quotas charge, under our metadata key. */
@@ -23,12 +21,12 @@ export function tierOfKey(settings: QuotaSettings, recordedTier: string | undefi
 }
 
 /**
- * The Global BackendTrafficPolicy limiting each key of the model on the external endpoint: per
- * key a token rule (request cost 0, response cost = the token count) and, when its tier says so,
- * a requests-per-minute rule (cost 1 per request). Fails when the rules would not fit one policy.
+ * The global rate-limit rules limiting each key of the model on the external endpoint (they go
+ * into the endpoint's BackendTrafficPolicy, traffic-policy.ts): per key a token rule (request
+ * cost 0, response cost = the token count) and, when its tier says so, a requests-per-minute rule
+ * (cost 1 per request). Fails when the rules would not fit one policy.
  */
-export function quotaPolicy(model: ModelIdentity, endpoint: ResolvedEndpoint, context: ResolvedGatewayContext, settings: QuotaSettings): Result<BackendTrafficPolicy> {
-  const names = gatewayObjectNames(model.metadata.name ?? '');
+export function quotaRules(context: ResolvedGatewayContext, settings: QuotaSettings): Result<RateLimitRule[]> {
   const clientIDs = [...new Set(context.apiKeyClientIDs)].sort();
   // invert is written though it is the CRD default, so the stored policy equals the applied one.
   const selector = (clientID: string) => [{ headers: [{ name: context.clientIDHeader, type: 'Exact' as const, value: clientID, invert: false }] }];
@@ -52,14 +50,5 @@ export function quotaPolicy(model: ModelIdentity, endpoint: ResolvedEndpoint, co
       ),
     );
   }
-  return ok({
-    apiVersion: ENVOY_GATEWAY_API_VERSION,
-    kind: 'BackendTrafficPolicy',
-    metadata: gatewayMetadata(model, names.quotaPolicy, endpoint.name),
-    spec: {
-      targetRefs: [{ group: GATEWAY_API_GROUP, kind: 'HTTPRoute', name: names.route(endpoint.name) }],
-      // No rules yet (no keys): a policy that limits nothing, so the route never waits for one.
-      rateLimit: { global: { rules } },
-    },
-  });
+  return ok(rules);
 }

@@ -26,9 +26,12 @@ export const CATCH_ALL_RULE_NAME = 'catch-all';
 /** Any non-empty model id. */
 export const CATCH_ALL_MODEL_PATTERN = '.+';
 
-/** Where a route sends its traffic. */
+/**
+ * Where a route sends its traffic: one InferencePool (LLMModel), or AIServiceBackends with a
+ * weight (splits) and a priority (0 first; higher ones take over when the ones before fail).
+ */
 export type RouteBackend =
-  | { readonly kind: 'AIServiceBackend'; readonly name: string }
+  | { readonly kind: 'AIServiceBackend'; readonly name: string; readonly weight: number; readonly priority: number; readonly modelNameOverride?: string }
   | { readonly kind: 'InferencePool'; readonly name: string };
 
 /** What one model publishes on an endpoint. */
@@ -37,11 +40,13 @@ export interface RouteCatalog {
   readonly modelIds: readonly string[];
   /** Also route every model id no other rule claims. */
   readonly catchAll: boolean;
-  readonly backend: RouteBackend;
+  readonly backends: readonly RouteBackend[];
   /** `owned_by` of the listed models. */
   readonly modelsOwnedBy: string;
   /** Gateway API duration of the whole request. */
   readonly requestTimeout: string;
+  /** Gateway API duration the upstream may stay silent (spec.routing.timeouts.streamIdle); none when absent. */
+  readonly streamIdleTimeout?: string;
   /** Field the model ids came from, for errors. */
   readonly modelIdsField: string;
 }
@@ -51,7 +56,7 @@ function backendRef(backend: RouteBackend): AIGatewayRouteBackendRef {
   // equals the applied one.
   return backend.kind === 'InferencePool'
     ? { group: INFERENCE_API_GROUP, kind: 'InferencePool', name: backend.name, weight: 1, priority: 0 }
-    : { name: backend.name, weight: 1, priority: 0 };
+    : { name: backend.name, weight: backend.weight, priority: backend.priority, ...(backend.modelNameOverride ? { modelNameOverride: backend.modelNameOverride } : {}) };
 }
 
 function modelRuleName(index: number): string {
@@ -76,8 +81,9 @@ export function routeRules(catalog: RouteCatalog): Result<AIGatewayRouteRule[]> 
     return failed(translationError(catalog.modelIdsField, 'no model would be routed; list model ids or enable the catch-all'));
   }
   const common = {
-    backendRefs: [backendRef(catalog.backend)],
+    backendRefs: catalog.backends.map(backendRef),
     timeouts: { request: catalog.requestTimeout },
+    ...(catalog.streamIdleTimeout ? { streamIdleTimeout: catalog.streamIdleTimeout } : {}),
     modelsOwnedBy: catalog.modelsOwnedBy,
   };
   const rules: AIGatewayRouteRule[] = chunks.map((chunk, index) => ({

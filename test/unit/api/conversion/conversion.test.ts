@@ -150,6 +150,18 @@ describe('the design table of docs/api-versions.md', () => {
     expect(convert(beta, ALPHA)).toStrictEqual(alpha);
   });
 
+  it.each([
+    ['PassthroughModel', { provider: { hostname: 'api.openai.com', credential: { type: 'APIKey', secretRef: { name: 's' } } }, models: { declared: ['gpt'] }, access: { public: true } }],
+    ['LLMModel', { model: { name: 'org/m' }, resources: {}, access: { public: true } }],
+  ])('%s spec.routing (v1beta1 only) survives a round trip through v1alpha1 in the record', (kind, spec) => {
+    const routing = { retries: { attempts: 2, on: ['connect-failure'], statusCodes: [503], perTryTimeout: '5s' }, timeouts: { streamIdle: '30s' } };
+    const beta = { apiVersion: BETA, kind, metadata: meta, spec: { ...spec, routing } };
+    const alpha = convert(beta, ALPHA);
+    expect((alpha.spec as JsonObject).routing).toBeUndefined();
+    expect((alpha.metadata as { annotations: Record<string, string> }).annotations[restoreAnnotation('v1beta1')]).toContain('routing');
+    expect(convert(alpha, BETA)).toStrictEqual(beta);
+  });
+
   it('AgentDeployment A1–A3: container grouped, overrides renamed, an omitted OTLP protocol keeps meaning grpc', () => {
     const alpha = {
       apiVersion: ALPHA,

@@ -2,12 +2,13 @@ import { desiredGatewayObjects, gatewayTeardown } from '../../../../src/translat
 import { llmModel, matrixContext, modelMatrix, passthroughModel } from './model-matrix';
 
 const context = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari', audiences: ['nebari-llm'] } };
-/** With quotas off, every translation removes a per-key quota policy left from when they were on. */
-const staleQuotaPolicy = (model: string) => ({
-  action: 'delete',
-  object: { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'BackendTrafficPolicy', namespace: 'models', name: `${model}-external-quota` },
-  reason: 'no per-key quotas to enforce',
-});
+/** With no quotas and no retries, every translation removes endpoint traffic policies left from before. */
+const staleTrafficPolicies = (model: string) =>
+  [`${model}-external-quota`, `${model}-internal-traffic`].map((name) => ({
+    action: 'delete',
+    object: { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'BackendTrafficPolicy', namespace: 'models', name },
+    reason: 'no retries, fallback or quotas to enforce',
+  }));
 
 const labels = (kind: string, endpoint?: string, name = 'openai') => ({
   'app.kubernetes.io/component': 'gateway',
@@ -31,7 +32,7 @@ describe('PassthroughModel (OpenAI-compatible, legacy schemaVersion)', () => {
 
   test('no errors, and nothing to delete but a quota policy left from when quotas were on', () => {
     expect(errors).toEqual([]);
-    expect(deletions).toEqual([staleQuotaPolicy('openai')]);
+    expect(deletions).toEqual(staleTrafficPolicies('openai'));
   });
 
   test('objects in apply order: backends, then each endpoint policy before its route', () => {
@@ -178,7 +179,7 @@ describe('endpoints on and off', () => {
     expect(objects.map((o) => o.kind + '/' + o.metadata.name).filter((n) => n.includes('external'))).toEqual([]);
     expect(objects.filter((o) => o.kind === 'AIGatewayRoute').map((o) => o.metadata.name)).toEqual(['openai-internal']);
     expect(deletions).toEqual([
-      staleQuotaPolicy('openai'),
+      ...staleTrafficPolicies('openai'),
       {
         action: 'delete',
         object: { apiVersion: 'aigateway.envoyproxy.io/v1beta1', kind: 'AIGatewayRoute', namespace: 'models', name: 'openai-external' },
@@ -206,6 +207,7 @@ describe('endpoints on and off', () => {
     expect(objects.map((o) => o.metadata.name)).toEqual(['llama', 'llama-external-auth', 'llama-external']);
     expect(deletions.map((d) => `${d.action} ${d.object.kind}/${d.object.name}`)).toEqual([
       'delete BackendTrafficPolicy/llama-external-quota',
+      'delete BackendTrafficPolicy/llama-internal-traffic',
       'delete AIGatewayRoute/llama-internal',
       'awaitAbsence HTTPRoute/llama-internal',
       'delete SecurityPolicy/llama-internal-auth',
@@ -216,13 +218,14 @@ describe('endpoints on and off', () => {
     const model = llmModel('llama', { endpoints: { internal: { enabled: true }, external: { enabled: true } } });
     const { objects, deletions } = desiredGatewayObjects(model, context);
     expect(objects.filter((o) => o.kind === 'AIGatewayRoute')).toHaveLength(2);
-    expect(deletions).toEqual([staleQuotaPolicy('llama')]);
+    expect(deletions).toEqual(staleTrafficPolicies('llama'));
   });
 
   test('teardown on model deletion: all routes, both waits, then policies, then backends', () => {
     const steps = gatewayTeardown(passthroughModel('openai', { provider: { hostname: 'api.openai.com', credential: { secretRef: { name: 'k' } } } }));
     expect(steps.map((d) => `${d.action} ${d.object.kind}/${d.object.name}`)).toEqual([
       'delete BackendTrafficPolicy/openai-external-quota',
+      'delete BackendTrafficPolicy/openai-internal-traffic',
       'delete AIGatewayRoute/openai-external',
       'awaitAbsence HTTPRoute/openai-external',
       'delete AIGatewayRoute/openai-internal',

@@ -90,7 +90,22 @@ export const modelMatrix: readonly MatrixCase[] = [
   { why: 'Bedrock cn-north-1 (China partition)', model: passthroughModel('bedrock-cn', { provider: { backend: { type: 'Bedrock', bedrock: { region: 'cn-north-1' } } } }) },
   { why: 'Bedrock us-gov-west-1', model: passthroughModel('bedrock-gov', { provider: { backend: { type: 'Bedrock', bedrock: { region: 'us-gov-west-1' } } } }) },
   { why: 'Bedrock with a regional VPC endpoint override', model: passthroughModel('bedrock-vpce', { provider: { backend: { type: 'Bedrock', bedrock: { region: 'us-west-2' } }, hostname: 'vpce-0abc.bedrock-runtime.us-west-2.vpce.amazonaws.com' }, models: { catchAll: true } }) },
+  {
+    why: 'OpenAI, retries as written, timeouts, fallback with an id override, weighted split',
+    model: passthroughModel('routed', {
+      provider: openai,
+      routing: {
+        retries: { attempts: 3, on: ['connect-failure', 'reset'], statusCodes: [429, 500, 502, 503, 504], perTryTimeout: '15s', backoff: { baseInterval: '100ms', maxInterval: '2s' } },
+        timeouts: { request: '900s', streamIdle: '45s' },
+        fallback: [{ name: 'openrouter', model: 'openai/gpt-4o' }, { name: 'azure' }],
+        weight: 90,
+        split: [{ name: 'gemini', weight: 10, model: 'gemini-2.5-pro' }],
+      },
+    }),
+  },
+  { why: 'OpenAI, fallback only (default retries and health check)', model: passthroughModel('fallback-only', { provider: openai, models: { catchAll: true }, routing: { fallback: [{ name: 'deepseek', model: 'deepseek-chat' }] } }) },
   { why: 'LLMModel, defaults', model: llmModel('llama') },
+  { why: 'LLMModel, retries and timeouts', model: llmModel('llama-retried', { routing: { retries: { attempts: 2, statusCodes: [503] }, timeouts: { request: '1200s', streamIdle: '2m' } } }) },
   { why: 'LLMModel, request timeout 30m', model: llmModel('llama-slow', { endpoints: { requestTimeout: '30m' } }) },
   { why: 'LLMModel, external only', model: llmModel('llama-external', { endpoints: { internal: { enabled: false } } }) },
   { why: 'LLMModel, internal only, public', model: llmModel('llama-internal', { endpoints: { external: { enabled: false } }, access: { public: true } }) },

@@ -34,7 +34,8 @@ describe('per-key token quotas on', () => {
       'SecurityPolicy/llama-internal-auth',
       'AIGatewayRoute/llama-internal',
     ]);
-    expect(deletions).toEqual([]);
+    // The internal endpoint has no quotas and no retries: a policy left from before would go.
+    expect(deletions.map((d) => `${d.action} ${d.object.kind}/${d.object.name}`)).toEqual(['delete BackendTrafficPolicy/llama-internal-traffic']);
   });
 
   test('only the external route writes the token count to metadata', () => {
@@ -64,7 +65,7 @@ describe('per-key token quotas on', () => {
   test('with no keys yet there is nothing to limit: no policy, and an old one is deleted', () => {
     const { objects: none, deletions: steps } = desiredGatewayObjects(llmModel('llama'), { ...context, apiKeyClientIDs: [] });
     expect(none.map((o) => o.kind)).not.toContain('BackendTrafficPolicy');
-    expect(steps.map((d) => `${d.action} ${d.object.kind}/${d.object.name}`)).toEqual(['delete BackendTrafficPolicy/llama-external-quota']);
+    expect(steps.map((d) => `${d.action} ${d.object.kind}/${d.object.name}`)).toEqual(['delete BackendTrafficPolicy/llama-external-quota', 'delete BackendTrafficPolicy/llama-internal-traffic']);
   });
 
   test('with the external endpoint disabled, no costs and no policy (it is deleted)', () => {
@@ -93,13 +94,13 @@ describe('per-key token quotas off', () => {
     const { objects, deletions } = desiredGatewayObjects(llmModel('llama'), { ...context, quotas: undefined });
     expect(objects.map((o) => o.kind)).not.toContain('BackendTrafficPolicy');
     expect(objects.some((o) => 'llmRequestCosts' in o.spec)).toBe(false);
-    expect(deletions).toEqual([
-      {
+    expect(deletions).toEqual(
+      ['llama-external-quota', 'llama-internal-traffic'].map((name) => ({
         action: 'delete',
-        object: { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'BackendTrafficPolicy', namespace: 'models', name: 'llama-external-quota' },
-        reason: 'no per-key quotas to enforce',
-      },
-    ]);
+        object: { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'BackendTrafficPolicy', namespace: 'models', name },
+        reason: 'no retries, fallback or quotas to enforce',
+      })),
+    );
   });
 });
 

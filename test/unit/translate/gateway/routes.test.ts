@@ -7,7 +7,7 @@ const external: ResolvedEndpoint = { name: 'external', hostname: 'llm.example.co
 const catalog = (over: Partial<RouteCatalog> = {}): RouteCatalog => ({
   modelIds: ['gpt-4o'],
   catchAll: false,
-  backend: { kind: 'AIServiceBackend', name: 'openai' },
+  backends: [{ kind: 'AIServiceBackend', name: 'openai', weight: 1, priority: 0 }],
   modelsOwnedBy: 'api.openai.com',
   requestTimeout: '120s',
   modelIdsField: 'spec.models',
@@ -78,7 +78,7 @@ test('too many ids for 15 rules, or none at all, are errors naming the field', (
 });
 
 test('InferencePool backends carry group and kind', () => {
-  const rules = routeRules(catalog({ backend: { kind: 'InferencePool', name: 'llama' } }));
+  const rules = routeRules(catalog({ backends: [{ kind: 'InferencePool', name: 'llama' }] }));
   expect(rules.ok && rules.value[0].backendRefs).toEqual([{ group: 'inference.networking.k8s.io', kind: 'InferencePool', name: 'llama', weight: 1, priority: 0 }]);
 });
 
