@@ -11,8 +11,23 @@ import {
 } from '../translate/keys/api-keys';
 import { deleteKeyObjects, type ConfigMapObject, type SecretObject } from '../api-keys/key-store';
 import { applyObject } from './runtime/apply';
-import type { KeyObjectCache, KeyObjectsRead } from './key-object-cache';
 import { KubeRest, KubeObject, isNotFound, objectRef } from '../kube/rest';
+
+/** What a pass reads of a model's key objects, from the server or from the watches (key-object-cache.ts). */
+export interface KeyObjectsRead {
+  /** The key Secret's name (the SecurityPolicy references it). */
+  readonly secretName: string;
+  /** The client IDs in the key Secret, sorted. */
+  readonly clientIds: string[];
+  /** The metadata ConfigMap's data (one JSON record per client ID). */
+  readonly metadataData: Record<string, string> | undefined;
+}
+
+/** Where a pass may find both key objects without a request: the controller's watches (KeyObjectCache). */
+export interface KeyObjectsSource {
+  /** Both objects as the operator applies them; undefined when the server must be asked. */
+  current(model: ModelRef): KeyObjectsRead | undefined;
+}
 
 /** Label selector matching every operator-managed key Secret and metadata ConfigMap. */
 export const apiKeyObjectsSelector = `${LABEL_API_KEYS}=true`;
@@ -91,7 +106,7 @@ function checked(client: KubeRest): Set<string> {
  * empty); undefined when the model has no key Secret of its own. Creates nothing. From the
  * controller's watches when they hold both objects (`cache`), else from the server.
  */
-export async function readApiKeyObjects(client: KubeRest, model: ModelRef, cache?: KeyObjectCache): Promise<KeyObjectsRead | undefined> {
+export async function readApiKeyObjects(client: KubeRest, model: ModelRef, cache?: KeyObjectsSource): Promise<KeyObjectsRead | undefined> {
   const cached = cache?.current(model);
   if (cached) return cached;
   const secretRef = desiredApiKeySecret(model);
@@ -107,7 +122,7 @@ export async function readApiKeyObjects(client: KubeRest, model: ModelRef, cache
  * controller's watches hold both as the operator applies them (`cache`) and nothing is sent;
  * otherwise both are applied and read from the answers.
  */
-export async function ensureApiKeyObjects(client: KubeRest, model: ModelRef, cache?: KeyObjectCache): Promise<KeyObjectsRead> {
+export async function ensureApiKeyObjects(client: KubeRest, model: ModelRef, cache?: KeyObjectsSource): Promise<KeyObjectsRead> {
   const cached = cache?.current(model);
   if (cached) {
     // The watches hold them labelled and annotated as the model's: as good as the server check.

@@ -6,21 +6,11 @@
 // `nls keys` or the operator) or the ConfigMap's data (a record written or removed). The informer
 // updates its cache before it calls the mapping, so the pass that follows reads the new copy.
 import { LABEL_MODEL_KIND, ModelRef, desiredApiKeyMetadataConfigMap, desiredApiKeySecret } from '../translate/keys/api-keys';
-import { apiKeyObjectsSelector, modelKeyOfApiKeyObject, modelKeyOnClientIdChange, withoutData } from './api-key-objects';
+import { type KeyObjectsRead, type KeyObjectsSource, apiKeyObjectsSelector, modelKeyOfApiKeyObject, modelKeyOnClientIdChange, withoutData } from './api-key-objects';
 import type { CachedKind } from './runtime/cached-lookups';
 import type { SecondaryWatch } from './runtime/controller';
 import type { KubeObject } from '../kube/rest';
 import { isDeepStrictEqual } from 'node:util';
-
-/** What a pass reads of a model's key objects, from the server or from the watches. */
-export interface KeyObjectsRead {
-  /** The key Secret's name (the SecurityPolicy references it). */
-  readonly secretName: string;
-  /** The client IDs in the key Secret, sorted. */
-  readonly clientIds: string[];
-  /** The metadata ConfigMap's data (one JSON record per client ID). */
-  readonly metadataData: Record<string, string> | undefined;
-}
 
 /** What is cached of a metadata ConfigMap: identity, labels, annotations and data (no managedFields). */
 function metadataConfigMap(obj: KubeObject): KubeObject {
@@ -46,7 +36,7 @@ function asApplied(cached: KubeObject | undefined, desired: { metadata: { labels
   return has(cached.metadata.labels, desired.metadata.labels) && has(cached.metadata.annotations, desired.metadata.annotations);
 }
 
-export class KeyObjectCache {
+export class KeyObjectCache implements KeyObjectsSource {
   private secrets: CachedKind | undefined;
   private metadata: CachedKind | undefined;
 
