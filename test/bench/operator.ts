@@ -50,6 +50,22 @@ async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise
   }));
 }
 
+/**
+ * A write the webhook refused for now (503: its own lookups timed out on a busy API server; the
+ * message says to retry shortly), sent again as a user's client or a GitOps tool would. Bounded.
+ */
+async function retryRefused<T>(write: () => Promise<T>, refusals: { count: number }): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (err) {
+      if ((err as { code?: number }).code !== 503 || attempt >= 20) throw err;
+      refusals.count++;
+      await new Promise((r) => setTimeout(r, 250 * attempt));
+    }
+  }
+}
+
 function rssKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
@@ -192,6 +208,8 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
     type OperatorWrite = 'finalizer' | 'status' | 'event';
     const allWrites: OperatorWrite[] = webhooks ? ['status', 'event'] : ['finalizer', 'status', 'event'];
     const leaderLease = 'nls-test-operator-leader';
+    /** Model writes the webhook refused with 503 and the benchmark sent again (webhooks mode, a loaded machine). */
+    const webhookRefusals = { count: 0 };
     /**
      * Webhooks mode, for a plain-client run: an operator replica that never leads (another holds the
      * Lease for an hour) serves the chart's webhook configurations for `namespace`, as every replica
@@ -225,7 +243,7 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
       const cpuBefore = controlPlaneCpu();
       const started = Date.now();
       await pool(objects, CONCURRENCY, async ([model, ...generated]) => {
-        const created = await client!.apply(model, { fieldManager: 'bench-baseline', force: true });
+        const created = await retryRefused(() => client!.apply(model, { fieldManager: 'bench-baseline', force: true }), webhookRefusals);
         if (writes.includes('finalizer')) await client!.jsonPatch(created, finalizersPatch(created, [CLEANUP_FINALIZER]), { fieldManager: 'bench-baseline' });
         for (const obj of generated) await client!.apply(obj, { fieldManager: 'bench-baseline', force: true });
         if (writes.includes('status')) {
@@ -383,7 +401,7 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
       const planeCpuBefore = controlPlaneCpu();
       const t1 = Date.now();
       await pool(names, CONCURRENCY * 2, async (n) => {
-        await client!.create(passthroughModel(namespace, n), { fieldManager: 'bench-user' });
+        await retryRefused(() => client!.create(passthroughModel(namespace, n), { fieldManager: 'bench-user' }), webhookRefusals);
       });
       const createdSeconds = (Date.now() - t1) / 1000;
       // Bounded: 15 minutes per 1,000 models (at least 15).
@@ -510,6 +528,7 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
       'RSS growth per 1,000 models, settled − idle, MiB': (settledRssMiB - idleRssMiB) * perThousand,
       concurrency: `${CONCURRENCY} (client) / ${CONCURRENCY} workers (operator)`,
       'operator log lines (level warn and above) during the run': operatorLines,
+      'model writes the webhook refused for now (503) and the benchmark retried': webhookRefusals.count,
       'bench status polls that failed (retried)': failedPolls.length ? `${failedPolls.length}: ${failedPolls.join('; ')}` : 0,
       ...(compared
         ? {
