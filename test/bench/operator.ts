@@ -323,20 +323,26 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
         }
         return { passes, depth };
       };
+      // Done when the passes reached `passes`, nothing is queued, it is past `notBeforeMs` (models
+      // seen converged at start-up are spread over 5 s and are not yet queued meanwhile), and no
+      // pass started for 2 s.
       const until = async (what: string, passes: number, notBeforeMs: number) => {
         const deadline = Date.now() + 120_000 + MODELS * 100;
+        let last = -1;
+        let lastChange = Date.now();
         for (;;) {
           if (restarted.child.exitCode !== null) throw new Error(`the restarted operator exited (${restarted.child.exitCode}): ${restarted.lines.slice(-10).join('\n')}`);
           const now = restarted.metricsPort ? await progress() : { passes: 0, depth: 1 };
-          if (now.passes >= passes && now.depth === 0 && Date.now() >= notBeforeMs) return;
+          if (now.passes !== last) [last, lastChange] = [now.passes, Date.now()];
+          if (now.passes >= passes && now.depth === 0 && Date.now() >= notBeforeMs && Date.now() - lastChange >= 2_000) return now.passes;
           if (Date.now() > deadline) throw new Error(`${what}: ${now.passes}/${passes} passes, ${now.depth} queued; last lines:\n${restarted.lines.slice(-10).join('\n')}`);
           await new Promise((r) => setTimeout(r, 500));
         }
       };
-      await until('restart', MODELS, 0);
+      const restartPasses = await until('restart', MODELS, started + 8_000);
       const afterRestart = await requestCounts(client!);
       // The resync fires resyncSeconds after the informers start, and spreads converged models over 5 s.
-      await until('resync', 2 * MODELS, started + (resyncSeconds + 6) * 1000);
+      await until('resync', restartPasses + MODELS, started + (resyncSeconds + 6) * 1000);
       const afterResync = await requestCounts(client!);
       await restarted.kill();
       running.delete(restarted);
