@@ -51,15 +51,18 @@ async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise
 }
 
 /**
- * A write the webhook refused for now (503: its own lookups timed out on a busy API server; the
- * message says to retry shortly), sent again as a user's client or a GitOps tool would. Bounded.
+ * A write the webhook refused for now (its own lookups timed out on a busy API server: 503, or 403
+ * for a SubjectAccessReview; the message says to retry shortly), sent again as a user's client or
+ * a GitOps tool would. Bounded.
  */
 async function retryRefused<T>(write: () => Promise<T>, refusals: { count: number }): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
     } catch (err) {
-      if ((err as { code?: number }).code !== 503 || attempt >= 20) throw err;
+      // 503, or 403 when a SubjectAccessReview of the webhook timed out: both messages say "retry shortly".
+      const refusedForNow = (err as { code?: number }).code === 503 || /retry shortly/.test((err as Error).message);
+      if (!refusedForNow || attempt >= 20) throw err;
       refusals.count++;
       await new Promise((r) => setTimeout(r, 250 * attempt));
     }
@@ -534,7 +537,7 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
       'RSS growth per 1,000 models, settled − idle, MiB': (settledRssMiB - idleRssMiB) * perThousand,
       concurrency: `${CONCURRENCY} (client) / ${CONCURRENCY} workers (operator)`,
       'operator log lines (level warn and above) during the run': operatorLines,
-      'model writes the webhook refused for now (503) and the benchmark retried': webhookRefusals.count,
+      'model writes the webhook refused for now (lookup timed out) and the benchmark retried': webhookRefusals.count,
       'bench status polls that failed (retried)': failedPolls.length ? `${failedPolls.length}: ${failedPolls.join('; ')}` : 0,
       ...(compared
         ? {
