@@ -11,7 +11,7 @@ import { convertTo, servedVersion } from '../api/conversion';
 import type { JsonSchema, KindDefinition } from '../api/crd';
 import { crdObject } from '../api/crd';
 import { kindDefinition } from '../api/kinds';
-import type { AdmissionContext, KindAdmission } from '../webhook/admission';
+import { type AdmissionContext, type KindAdmission, mutateForAdmission } from '../webhook/admission';
 import type { ClusterLookups } from '../webhook/lookups';
 import { type AdmissionRequest, type KubernetesObject, isRecord } from '../webhook/review';
 import { v1alpha1FieldNames } from '../webhook/v1alpha1-fields';
@@ -164,7 +164,7 @@ async function defaulted<T>(
     const beta = webhookForm(def, object);
     const oldBeta = old ? webhookForm(def, old as Record<string, unknown>) : undefined;
     try {
-      await rules.applyDefaults(beta as T, request<T>(def.kind, version, beta, oldBeta), context);
+      await mutateForAdmission(rules, beta as T, request<T>(def.kind, version, beta, oldBeta), context);
     } catch (error) {
       // As the mutating webhook: a malformed object is left to the schema's messages.
       if (!(error instanceof TypeError)) throw error;

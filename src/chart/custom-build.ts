@@ -8,7 +8,7 @@ import { CHART_NAME, fullname, gatewayContextJson, plainCopy, quotasJson, Static
 import { StaticModelError, type StaticModel } from '../../constructs/models';
 import { defaultTierProblem, jwtAudiencesProblem } from '../../constructs/helpers';
 import { PORTAL_REQUIRED } from '../../constructs/portal';
-import { API_GROUP_VERSION, API_GROUP_VERSION_V1BETA1 } from '../api/common';
+import { API_GROUP_VERSION, API_GROUP_VERSION_V1BETA1, CLEANUP_FINALIZER } from '../api/common';
 import type { GatewayContext } from '../translate/gateway';
 import { generatedHeader } from '../generated-file';
 import { manifestStream } from './bundles';
@@ -116,12 +116,25 @@ async function admitModels(models: unknown[], namespace: string, allowedImages: 
     // As `nls validate` prints them; unknown fields are problems here, not warnings.
     const name = `${String(object.kind)} ${String((object.metadata as { name?: unknown }).name)}`;
     warnings.push(...result.warnings.filter((w) => !w.startsWith('unknown field "')).map((w) => `${at} (${name}): ${w}`));
-    if (own.length === 0) admitted.push(plainCopy(result.object) as unknown as StaticModel);
+    if (own.length === 0) admitted.push(withoutCleanupFinalizer(plainCopy(result.object)) as unknown as StaticModel);
   }
   return { models: admitted, problems, warnings };
 }
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The model without the cleanup finalizer the mutating webhook adds on CREATE: that field is the
+ * operator's (no field manager owns it once stored), so models.yaml, which the GitOps tool owns,
+ * leaves it out, as it leaves out status.
+ */
+function withoutCleanupFinalizer(model: Record<string, unknown>): Record<string, unknown> {
+  const metadata = isMap(model.metadata) ? model.metadata : undefined;
+  if (!metadata || !Array.isArray(metadata.finalizers)) return model;
+  const finalizers = metadata.finalizers.filter((f) => f !== CLEANUP_FINALIZER);
+  const { finalizers: _dropped, ...rest } = metadata;
+  return { ...model, metadata: finalizers.length > 0 ? { ...rest, finalizers } : rest };
+}
 
 /**
  * A message of the chart's install-time checks (Helm `fail`/`required`), reworded for a build

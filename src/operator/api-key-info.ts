@@ -2,7 +2,7 @@
 // publication replaces the model's series with those of its keys after revocation, the finalizer
 // drops them, and losing the Lease drops all (the new leader exports them after its first passes).
 import type { Gauge } from 'prom-client';
-import { listApiKeys, type ModelRef } from '../translate/keys/api-keys';
+import { type ModelRef, parseApiKeyRecord } from '../translate/keys/api-keys';
 import { apiKeyInfoLabels, type ApiKeyInfoLabels } from '../translate/keys/key-info';
 
 type InfoGauge = Gauge<keyof ApiKeyInfoLabels>;
@@ -13,9 +13,9 @@ export class ApiKeyInfo {
 
   constructor(private readonly gauge: InfoGauge) {}
 
-  /** The model's keys now: those in its key Secret, less the ones just revoked, described by its metadata ConfigMap. */
-  set(model: ModelRef, secretData: Record<string, string> | undefined, metadata: Record<string, string> | undefined, revoked: ReadonlySet<string>): void {
-    const records = listApiKeys(secretData, metadata).filter((r) => !revoked.has(r.clientId));
+  /** The model's keys now: the client IDs of its key Secret, less the ones just revoked, described by its metadata ConfigMap. */
+  set(model: ModelRef, clientIds: readonly string[], metadata: Record<string, string> | undefined, revoked: ReadonlySet<string>): void {
+    const records = clientIds.filter((id) => !revoked.has(id)).map((id) => parseApiKeyRecord(id, metadata?.[id]));
     this.replace(model, apiKeyInfoLabels(model, records));
   }
 

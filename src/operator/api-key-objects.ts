@@ -5,13 +5,29 @@ import {
   ANNOTATION_MODEL_NAME,
   LABEL_API_KEYS,
   ModelRef,
+  clientIdsOf,
   desiredApiKeyMetadataConfigMap,
   desiredApiKeySecret,
 } from '../translate/keys/api-keys';
 import { deleteKeyObjects, type ConfigMapObject, type SecretObject } from '../api-keys/key-store';
 import { applyObject } from './runtime/apply';
-import type { SecondaryWatch } from './runtime/controller';
 import { KubeRest, KubeObject, isNotFound, objectRef } from '../kube/rest';
+
+/** What a pass reads of a model's key objects, from the server or from the watches (key-object-cache.ts). */
+export interface KeyObjectsRead {
+  /** The key Secret's name (the SecurityPolicy references it). */
+  readonly secretName: string;
+  /** The client IDs in the key Secret, sorted. */
+  readonly clientIds: string[];
+  /** The metadata ConfigMap's data (one JSON record per client ID). */
+  readonly metadataData: Record<string, string> | undefined;
+}
+
+/** Where a pass may find both key objects without a request: the controller's watches (KeyObjectCache). */
+export interface KeyObjectsSource {
+  /** Both objects as the operator applies them; undefined when the server must be asked. */
+  current(model: ModelRef): KeyObjectsRead | undefined;
+}
 
 /** Label selector matching every operator-managed key Secret and metadata ConfigMap. */
 export const apiKeyObjectsSelector = `${LABEL_API_KEYS}=true`;
@@ -37,14 +53,6 @@ export function modelKeyOnClientIdChange(obj: KubeObject, event: string, old?: K
 export function withoutData(obj: KubeObject): KubeObject {
   const { data, ...rest } = obj as SecretObject;
   return { ...rest, clientIds: Object.keys(data ?? {}).sort() } as KubeObject;
-}
-
-/**
- * The secondary watch both model controllers put on their kind's key Secrets: in the operator
- * namespace only (models live there, and RBAC grants Secrets nowhere wider), data never cached.
- */
-export function apiKeySecretWatch(modelKind: string, namespace: string): SecondaryWatch {
-  return { apiVersion: 'v1', kind: 'Secret', namespace, labelSelector: `${apiKeyObjectsSelector},llm.nebari.dev/model-kind=${modelKind}`, map: modelKeyOnClientIdChange, transform: withoutData };
 }
 
 /** A key object of the model's name exists but is not the model's: it is never taken over. */
@@ -94,20 +102,33 @@ function checked(client: KubeRest): Set<string> {
 }
 
 /**
- * Both key objects as stored, when they are the model's (a missing metadata ConfigMap reads as
- * empty); undefined when the model has no key Secret of its own. Creates nothing.
+ * Both key objects as read, when they are the model's (a missing metadata ConfigMap reads as
+ * empty); undefined when the model has no key Secret of its own. Creates nothing. From the
+ * controller's watches when they hold both objects (`cache`), else from the server.
  */
-export async function readApiKeyObjects(client: KubeRest, model: ModelRef): Promise<{ secret: SecretObject; metadata?: ConfigMapObject } | undefined> {
+export async function readApiKeyObjects(client: KubeRest, model: ModelRef, cache?: KeyObjectsSource): Promise<KeyObjectsRead | undefined> {
+  const cached = cache?.current(model);
+  if (cached) return cached;
   const secretRef = desiredApiKeySecret(model);
   const metadataRef = desiredApiKeyMetadataConfigMap(model);
   const secret = await client.get<SecretObject>(objectRef('v1', 'Secret', secretRef.metadata.name, model.namespace));
   if (!secret || !isKeyObjectOf(secret, model)) return undefined;
   const metadata = await client.get<ConfigMapObject>(objectRef('v1', 'ConfigMap', metadataRef.metadata.name, model.namespace));
-  return { secret, ...(metadata && isKeyObjectOf(metadata, model) ? { metadata } : {}) };
+  return { secretName: secret.metadata.name, clientIds: clientIdsOf(secret.data), metadataData: metadata && isKeyObjectOf(metadata, model) ? metadata.data : undefined };
 }
 
-/** Create or refresh both key objects (metadata only) and return them as stored (with their data). */
-export async function ensureApiKeyObjects(client: KubeRest, model: ModelRef): Promise<{ secret: SecretObject; metadata: ConfigMapObject }> {
+/**
+ * The model's key objects, created or refreshed (metadata only) as needed. At steady state the
+ * controller's watches hold both as the operator applies them (`cache`) and nothing is sent;
+ * otherwise both are applied and read from the answers.
+ */
+export async function ensureApiKeyObjects(client: KubeRest, model: ModelRef, cache?: KeyObjectsSource): Promise<KeyObjectsRead> {
+  const cached = cache?.current(model);
+  if (cached) {
+    // The watches hold them labelled and annotated as the model's: as good as the server check.
+    checked(client).add(modelKey(model));
+    return cached;
+  }
   if (!checked(client).has(modelKey(model))) {
     const conflict = await keyObjectConflict(client, model);
     if (conflict) throw conflict;
@@ -115,7 +136,7 @@ export async function ensureApiKeyObjects(client: KubeRest, model: ModelRef): Pr
   const secret = await applyObject<SecretObject>(client, desiredApiKeySecret(model));
   const metadata = await applyObject<ConfigMapObject>(client, desiredApiKeyMetadataConfigMap(model));
   checked(client).add(modelKey(model));
-  return { secret, metadata };
+  return { secretName: secret.metadata.name, clientIds: clientIdsOf(secret.data), metadataData: metadata.data };
 }
 
 /**

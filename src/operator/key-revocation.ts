@@ -2,7 +2,7 @@
 // keys and the keys its access no longer grants (src/translate/keys/revocation.ts decides which),
 // records each in the audit log, as an Event on the model and as a log line (client ID and owner,
 // never the key), and asks to be requeued at the next expiry.
-import { ApiKeyRecord, ModelRef, listApiKeys } from '../translate/keys/api-keys';
+import { ApiKeyRecord, ModelRef, parseApiKeyRecord } from '../translate/keys/api-keys';
 import { KeyRevocation, keysToRevoke, nextExpiry } from '../translate/keys/revocation';
 import type { ModelWithAccess } from '../translate/keys/access';
 import { revokeKey } from '../api-keys/key-store';
@@ -26,7 +26,7 @@ export interface KeyRevocationOutcome {
 }
 
 /**
- * Revoke the model's due keys, given its key Secret and metadata ConfigMap data as read. A removal
+ * Revoke the model's due keys, given its key Secret's client IDs and metadata ConfigMap data as read. A removal
  * that fails is logged and retried on the next pass; the key is left out of the SecurityPolicy
  * meanwhile, so it stops working either way.
  */
@@ -34,11 +34,11 @@ export async function revokeDueKeys(
   deps: ReconcileDeps,
   model: KubeObject & ModelWithAccess,
   ref: ModelRef,
-  secretData: Record<string, string> | undefined,
+  clientIds: readonly string[],
   metadataData: Record<string, string> | undefined,
   now: Date = new Date(),
 ): Promise<KeyRevocationOutcome> {
-  const records = listApiKeys(secretData, metadataData);
+  const records = clientIds.map((id) => parseApiKeyRecord(id, metadataData?.[id]));
   const due = keysToRevoke(model, records, now);
   const byId = new Map<string, ApiKeyRecord>(records.map((r) => [r.clientId, r]));
   let retrySoon = false;

@@ -7,7 +7,7 @@ import { LLMMODEL_KIND, llmModelProviderName } from '../api/llmmodel';
 import { ObservedWorkload, ProviderContext, ServedVersions, llmProvider } from '../translate/providers';
 import { gatewayObjectKinds } from '../translate/gateway/objects';
 import { ProviderVersions, describeMissing } from './provider-versions';
-import { apiKeySecretWatch } from './api-key-objects';
+import { KeyObjectCache } from './key-object-cache';
 import { ExternalEndpointPeers } from './endpoint-peers';
 import { ProxyStatus } from './proxy-status';
 import { deleteIfControlled, describeErrors, unservedKinds } from './generated-objects';
@@ -80,12 +80,12 @@ export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileReques
     // behind a finalizer); the rest carries owner references and goes with garbage collection.
     const providerWait = await finalizeProviderResource(d, model);
     if (providerWait) return { requeueAfterMs: providerWait };
-    const wait = await finalizeModel(d, model);
+    const wait = await finalizeModel(d, model, watches.keyObjects);
     return wait ? { requeueAfterMs: wait } : {};
   }
   if (deps.configurationProblem) {
     // Nothing is published, but keys that expire (or lose access) are still removed.
-    const keysWait = await revokeDueKeysUnpublished(d, model);
+    const keysWait = await revokeDueKeysUnpublished(d, model, watches.keyObjects);
     const result = await reportNotConfigured(d, model, deps.configurationProblem);
     return keysWait === undefined ? result : { ...result, requeueAfterMs: keysWait };
   }
@@ -207,13 +207,15 @@ export function llmModelController(deps: LLMModelDeps, namespace: string): Contr
   // watch there, with the namespaced rights the chart grants.
   const peers = new ExternalEndpointPeers(LLMMODEL_KIND);
   const proxyStatus = new ProxyStatus(deps.client, LLMMODEL_KIND, deps.gateway);
+  const keyObjects = new KeyObjectCache(LLMMODEL_KIND);
   return {
     apiVersion: API_GROUP_VERSION_V1BETA1,
     kind: LLMMODEL_KIND,
     namespace,
-    reconcile: (req, log) => reconcileLLMModel(deps, req, log, { peers, proxyStatus }),
+    reconcile: (req, log) => reconcileLLMModel(deps, req, log, { peers, proxyStatus, keyObjects }),
     secondary: [
-      apiKeySecretWatch(LLMMODEL_KIND, namespace),
+      keyObjects.secretWatch(namespace),
+      keyObjects.metadataWatch(namespace),
       // The models on the external endpoint, whose keys this kind's external policies accept.
       ...peers.watches(namespace),
       // The generated HTTPRoutes and the Gateways' proxies, for Programmed.

@@ -3,11 +3,12 @@
 // that lasts past a bound is reported as CleanupBlocked), and
 // publishing through the gateway translation with one condition per endpoint.
 import { controllerOwnerKey } from './runtime/object-key';
-import { clientIdsOf, ModelRef } from '../translate/keys/api-keys';
+import { ModelRef } from '../translate/keys/api-keys';
 import { desiredGatewayObjects, enabledEndpoints, gatewayTeardown, keyTiersFromMetadata, EndpointName, GatewayContext } from '../translate/gateway';
 import type { ObjectReference } from '../translate/gateway/objects';
-import { KeyObjectConflict, deleteApiKeyObjects, ensureApiKeyObjects, readApiKeyObjects } from './api-key-objects';
+import { KeyObjectConflict, type KeyObjectsRead, deleteApiKeyObjects, ensureApiKeyObjects, readApiKeyObjects } from './api-key-objects';
 import { ExternalEndpointPeers } from './endpoint-peers';
+import type { KeyObjectCache } from './key-object-cache';
 import { PROGRAMMED_CONDITION, ProxyStatus } from './proxy-status';
 import { revokeDueKeys } from './key-revocation';
 import { describeErrors, runDeletions, syncGatewayObjects } from './generated-objects';
@@ -29,13 +30,13 @@ export function modelRef(model: ModelObject): ModelRef {
 const endpointConditionType: Record<EndpointName, string> = { external: 'ExternalEndpointReady', internal: 'InternalEndpointReady' };
 
 /** The finalizer's work. Returns a delay while the generated HTTPRoutes are still going away. */
-export async function finalizeModel(deps: ReconcileDeps, model: ModelObject): Promise<number | undefined> {
+export async function finalizeModel(deps: ReconcileDeps, model: ModelObject, keyObjects?: KeyObjectCache): Promise<number | undefined> {
   const { waiting } = await runDeletions(deps.client, gatewayTeardown(model), model.metadata.uid);
   if (waiting) {
     deps.log.info('waiting for a generated object to go before deleting the rest', { waitingFor: `${waiting.object.kind}/${waiting.object.name}` });
     const wait = await reportIfBlocked(deps, model, waiting.object);
     // The auth policy lives until the wait ends, which may be never: keys still expire meanwhile.
-    const keysWait = await revokeDueKeysUnpublished(deps, model);
+    const keysWait = await revokeDueKeysUnpublished(deps, model, keyObjects);
     return keysWait === undefined ? wait : Math.min(wait, keysWait);
   }
   const keys = await deleteApiKeyObjects(deps.client, modelRef(model), model.apiVersion);
@@ -52,10 +53,10 @@ export async function finalizeModel(deps: ReconcileDeps, model: ModelObject): Pr
  * operator is not configured): the keys go from its key objects, as in publishModel, without
  * creating anything. Returns when to look again (the next expiry), if ever.
  */
-export async function revokeDueKeysUnpublished(deps: ReconcileDeps, model: ModelObject): Promise<number | undefined> {
-  const objects = await readApiKeyObjects(deps.client, modelRef(model));
+export async function revokeDueKeysUnpublished(deps: ReconcileDeps, model: ModelObject, keyObjects?: KeyObjectCache): Promise<number | undefined> {
+  const objects = await readApiKeyObjects(deps.client, modelRef(model), keyObjects);
   if (!objects) return undefined;
-  return (await revokeDueKeys(deps, model, modelRef(model), objects.secret.data, objects.metadata?.data)).requeueAfterMs;
+  return (await revokeDueKeys(deps, model, modelRef(model), objects.clientIds, objects.metadataData)).requeueAfterMs;
 }
 
 /**
@@ -97,6 +98,8 @@ export interface PublishWatches {
   peers?: ExternalEndpointPeers;
   /** Generated HTTPRoutes and proxy Deployments, for the Programmed condition. */
   proxyStatus?: ProxyStatus;
+  /** The model's key Secret and metadata ConfigMap (without it, both are applied and read on every pass). */
+  keyObjects?: KeyObjectCache;
 }
 
 /**
@@ -107,27 +110,26 @@ export interface PublishWatches {
  */
 export async function publishModel(deps: ReconcileDeps, model: ModelObject, extra: Partial<GatewayContext> = {}, watches: PublishWatches = {}): Promise<PublishOutcome> {
   const { peers, proxyStatus } = watches;
-  let keyObjects: Awaited<ReturnType<typeof ensureApiKeyObjects>>;
+  let keyObjects: KeyObjectsRead;
   try {
-    keyObjects = await ensureApiKeyObjects(deps.client, modelRef(model));
+    keyObjects = await ensureApiKeyObjects(deps.client, modelRef(model), watches.keyObjects);
   } catch (err) {
     if (err instanceof KeyObjectConflict) return keyObjectConflict(model, err.message);
     throw err;
   }
-  const { secret: keysSecret, metadata: keysMetadata } = keyObjects;
-  const keys = await revokeDueKeys(deps, model, modelRef(model), keysSecret.data, keysMetadata.data);
-  deps.keyInfo?.set(modelRef(model), keysSecret.data, keysMetadata.data, keys.revoked);
+  const keys = await revokeDueKeys(deps, model, modelRef(model), keyObjects.clientIds, keyObjects.metadataData);
+  deps.keyInfo?.set(modelRef(model), keyObjects.clientIds, keyObjects.metadataData, keys.revoked);
   // The key Secrets of every model on the external endpoint (without a watch, listed from the server).
   const externalEndpointKeySecrets = enabledEndpoints(model.spec.endpoints).includes('external')
     ? await (peers ?? new ExternalEndpointPeers(model.kind)).keySecrets(deps.client, model.metadata.namespace!)
     : [];
   const outcome = await publishTranslation(deps, model, {
     ...extra,
-    apiKeysSecretName: keysSecret.metadata.name,
+    apiKeysSecretName: keyObjects.secretName,
     externalEndpointKeySecrets,
-    apiKeyClientIDs: clientIdsOf(keysSecret.data).filter((id) => !keys.revoked.has(id)),
+    apiKeyClientIDs: keyObjects.clientIds.filter((id) => !keys.revoked.has(id)),
     // Each key's quota tier, from its metadata record (read only while quotas are on).
-    ...(deps.gateway.quotas ? { apiKeyTiers: keyTiersFromMetadata(keysMetadata.data) } : {}),
+    ...(deps.gateway.quotas ? { apiKeyTiers: keyTiersFromMetadata(keyObjects.metadataData) } : {}),
   });
   const idConflict = await modelIdCondition(deps, model, peers ?? new ExternalEndpointPeers(model.kind));
   if (idConflict) outcome.conditions.push(idConflict);

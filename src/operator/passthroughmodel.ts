@@ -6,7 +6,7 @@ import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { CREDENTIAL_SECRET_KEY, PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
 import { resolvePassthroughProvider } from '../translate/gateway/provider';
 import { gatewayObjectKinds } from '../translate/gateway/objects';
-import { apiKeySecretWatch } from './api-key-objects';
+import { KeyObjectCache } from './key-object-cache';
 import { CredentialSecrets, secretEntries } from './credential-secrets';
 import { ExternalEndpointPeers } from './endpoint-peers';
 import { ProxyStatus } from './proxy-status';
@@ -64,12 +64,12 @@ export async function reconcilePassthroughModel(deps: ReconcileDeps, req: Reconc
 
   if (isBeingDeleted(model)) {
     if (!hasFinalizer(model)) return {};
-    const wait = await finalizeModel(d, model);
+    const wait = await finalizeModel(d, model, watches.keyObjects);
     return wait ? { requeueAfterMs: wait } : {};
   }
   if (deps.configurationProblem) {
     // Nothing is published, but keys that expire (or lose access) are still removed.
-    const keysWait = await revokeDueKeysUnpublished(d, model);
+    const keysWait = await revokeDueKeysUnpublished(d, model, watches.keyObjects);
     const result = await reportNotConfigured(d, model, deps.configurationProblem);
     return keysWait === undefined ? result : { ...result, requeueAfterMs: keysWait };
   }
@@ -109,13 +109,15 @@ export function passthroughModelController(deps: ReconcileDeps, namespace: strin
   const credentials = new CredentialSecrets();
   const peers = new ExternalEndpointPeers(PASSTHROUGHMODEL_KIND);
   const proxyStatus = new ProxyStatus(deps.client, PASSTHROUGHMODEL_KIND, deps.gateway);
+  const keyObjects = new KeyObjectCache(PASSTHROUGHMODEL_KIND);
   return {
     apiVersion: API_GROUP_VERSION_V1BETA1,
     kind: PASSTHROUGHMODEL_KIND,
     namespace,
-    reconcile: (req, log) => reconcilePassthroughModel(deps, req, log, credentials, { peers, proxyStatus }),
+    reconcile: (req, log) => reconcilePassthroughModel(deps, req, log, credentials, { peers, proxyStatus, keyObjects }),
     secondary: [
-      apiKeySecretWatch(PASSTHROUGHMODEL_KIND, namespace),
+      keyObjects.secretWatch(namespace),
+      keyObjects.metadataWatch(namespace),
       credentials.watch(namespace),
       ...peers.watches(namespace),
       ...proxyStatus.watches(namespace),

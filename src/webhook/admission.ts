@@ -4,11 +4,11 @@
 // The rules see v1beta1 objects. The webhook configurations ask for v1beta1 with matchPolicy
 // Equivalent, so the API server converts a v1alpha1 write before calling us; a v1alpha1 request
 // that still arrives as such (a configuration from before the switch) is converted here.
-import { API_GROUP, API_VERSION, API_VERSION_V1BETA1 } from '../api/common';
+import { API_GROUP, API_VERSION, API_VERSION_V1BETA1, CLEANUP_FINALIZER } from '../api/common';
 import { convertTo } from '../api/conversion';
 import { jsonPatch } from './json-patch';
 import type { ClusterLookups } from './lookups';
-import { type AdmissionRequest, type AdmissionReviewResponse, type KubernetesObject, allow, allowWithPatch, deny } from './review';
+import { type AdmissionRequest, type AdmissionReviewResponse, type KubernetesObject, allow, allowWithPatch, deny, isRecord } from './review';
 import type { AdmissionHandler } from './server';
 import { v1alpha1FieldNames } from './v1alpha1-fields';
 import { type Verdict, denialMessage } from './verdict';
@@ -34,6 +34,26 @@ export interface KindAdmission<T = KubernetesObject> {
   validate(request: AdmissionRequest<T>, context: AdmissionContext): Promise<Verdict>;
   /** Fills defaults the schema cannot express into `object` (a copy of the request's object). */
   applyDefaults(object: T, request: AdmissionRequest<T>, context: AdmissionContext): Promise<void>;
+}
+
+/**
+ * Everything the mutating webhook changes, in place on `object` (v1beta1): the kind's defaults, and
+ * on CREATE the operator's cleanup finalizer. The finalizer arrives with the object, so the
+ * operator's first pass sends no PATCH for it (the operator still adds it to an object stored
+ * without it: webhooks off, or a write that replaced metadata.finalizers). Offline admission
+ * (src/admission) calls this too, so both store the same object.
+ */
+export async function mutateForAdmission<T>(rules: KindAdmission<T>, object: T, request: AdmissionRequest<T>, context: AdmissionContext): Promise<void> {
+  await rules.applyDefaults(object, request, context);
+  if (request.operation === 'CREATE') addCleanupFinalizer(object);
+}
+
+// Left alone when metadata.finalizers is not a list of strings: the API server's own validation names that field.
+function addCleanupFinalizer(object: unknown): void {
+  if (!isRecord(object) || !isRecord(object.metadata)) return;
+  const finalizers: unknown = object.metadata.finalizers;
+  if (finalizers === undefined) object.metadata.finalizers = [CLEANUP_FINALIZER];
+  else if (Array.isArray(finalizers) && finalizers.every((f) => typeof f === 'string') && !finalizers.includes(CLEANUP_FINALIZER)) finalizers.push(CLEANUP_FINALIZER);
 }
 
 /** The versions of our group this server understands: the rules' own, and v1alpha1 converted to it. */
@@ -123,7 +143,7 @@ export function mutatingHandler<T>(rules: KindAdmission<T>, context: AdmissionCo
     const original = received.object as KubernetesObject;
     const defaulted = structuredClone(request.object as KubernetesObject);
     try {
-      await rules.applyDefaults(defaulted as T, request as AdmissionRequest<T>, context);
+      await mutateForAdmission(rules, defaulted as T, request as AdmissionRequest<T>, context);
     } catch (error) {
       // Mutation runs before schema validation: leave a malformed object to the schema's
       // error messages rather than denying it here with a less precise one.

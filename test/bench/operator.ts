@@ -30,13 +30,14 @@ import { watch } from '../../src/kube/watch';
 import { desiredGatewayObjects } from '../../src/translate/gateway';
 import { desiredApiKeyMetadataConfigMap, desiredApiKeySecret } from '../../src/translate/keys/api-keys';
 import type { PassthroughModelV1beta1 as PassthroughModel } from '../../src/api/v1beta1';
-import { diffCounts, perModel, requestCounts, totalOf } from '../support/apiserver-requests';
+import { type RequestCounts, diffCounts, perModel, requestCounts, totalOf } from '../support/apiserver-requests';
 import { OPERATOR_OLD_SPACE_PERCENT_OF_LIMIT, operatorNodeFlags } from '../../constructs/operator';
 import { defaultValues } from '../../src/chart/values-schema';
 import { imageNode } from '../support/image-node';
 import { installGatewayCRDs, installOwnCRDs, type OperatorProcess, passthroughModel as v1alpha1PassthroughModel, providerCredential, repoRoot, startOperator } from '../integration/operator-support';
 import { convertTo } from '../../src/api/conversion';
 import { finalizersPatch } from '../../src/operator/runtime/finalizer';
+import { chartWebhooks, webhookPort } from '../integration/chart-webhooks';
 import { CLEANUP_FINALIZER } from '../../src/api/common';
 
 const CONCURRENCY = 16;
@@ -47,6 +48,25 @@ async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < items.length) await fn(items[next++]);
   }));
+}
+
+/**
+ * A write the webhook refused for now (its own lookups timed out on a busy API server: 503, or 403
+ * for a SubjectAccessReview; the message says to retry shortly), sent again as a user's client or
+ * a GitOps tool would. Bounded.
+ */
+async function retryRefused<T>(write: () => Promise<T>, refusals: { count: number }): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (err) {
+      // 503, or 403 when a SubjectAccessReview of the webhook timed out: both messages say "retry shortly".
+      const refusedForNow = (err as { code?: number }).code === 503 || /retry shortly/.test((err as Error).message);
+      if (!refusedForNow || attempt >= 20) throw err;
+      refusals.count++;
+      await new Promise((r) => setTimeout(r, 250 * attempt));
+    }
+  }
 }
 
 function rssKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
@@ -76,9 +96,12 @@ function cpuSeconds(pid: number): number {
 
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' / ');
 
-/** The test suite's PassthroughModel, written as v1beta1 (the stored version: no conversion on either side). */
+/**
+ * The test suite's PassthroughModel, written as v1beta1 (the stored version: no conversion on
+ * either side), each serving a model id of its own (the webhook refuses an id served twice).
+ */
 function passthroughModel(namespace: string, name: string): KubeObject {
-  const converted = convertTo(v1alpha1PassthroughModel(namespace, name), 'llm.nebari.dev/v1beta1');
+  const converted = convertTo(v1alpha1PassthroughModel(namespace, name, { declared: [`${name}-model`] }), 'llm.nebari.dev/v1beta1');
   if (!converted.ok) throw new Error(converted.reason);
   return converted.object as unknown as KubeObject;
 }
@@ -121,6 +144,13 @@ export interface OperatorBenchOptions {
   sizes?: number[];
   /** `image`: the operator image's Node binary (production); `current`: this process's Node (the smoke test). @default image */
   node?: 'image' | 'current';
+  /**
+   * Every side's models go through the chart's admission webhooks, as in a cluster (the mutating
+   * webhook then adds the cleanup finalizer on CREATE for both). @default NLS_BENCH_WEBHOOKS=1
+   */
+  webhooks?: boolean;
+  /** Seconds between the restarted operator's resyncs (the steady-state figures). @default 10 s per 1,000 models, at least 10 */
+  resyncSeconds?: number;
 }
 
 const defaultSizes = () => (process.env.NLS_BENCH_MODELS ?? '100,1000').split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
@@ -137,7 +167,9 @@ export async function run(options: OperatorBenchOptions = {}): Promise<Record<st
     };
     const sizes = options.sizes ?? defaultSizes();
     for (const models of sizes) {
-      for (const [key, value] of Object.entries(await runSize(models, node, main))) figures[sizes.length > 1 ? `[${models}] ${key}` : key] = value;
+      const webhooks = options.webhooks ?? process.env.NLS_BENCH_WEBHOOKS === '1';
+      const resyncSeconds = options.resyncSeconds ?? Math.max(10, Math.ceil(models / 100));
+      for (const [key, value] of Object.entries(await runSize(models, node, main, webhooks, resyncSeconds))) figures[sizes.length > 1 ? `[${models}] ${key}` : key] = value;
     }
     return figures;
   } finally {
@@ -146,7 +178,7 @@ export async function run(options: OperatorBenchOptions = {}): Promise<Record<st
 }
 
 /** One size on a fresh control plane: the plain client, then the operator, side by side. */
-async function runSize(MODELS: number, node: string, main: string): Promise<Record<string, number | string>> {
+async function runSize(MODELS: number, node: string, main: string, webhooks: boolean, resyncSeconds: number): Promise<Record<string, number | string>> {
   let plane: Awaited<ReturnType<typeof startControlPlane>> | undefined;
   let client: KubeRest | undefined;
   const running = new Set<OperatorProcess>();
@@ -175,16 +207,46 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
     // operator wrote in its run. The operator's ratio to the plain client with all three is what
     // its own work costs (its reads, its informers' watches, its scheduling); the rest of its ratio
     // to the plain client is those writes.
+    // Through the webhooks the finalizer comes with the CREATE, for both sides: not a write of the operator's then.
     type OperatorWrite = 'finalizer' | 'status' | 'event';
-    const allWrites: OperatorWrite[] = ['finalizer', 'status', 'event'];
+    const allWrites: OperatorWrite[] = webhooks ? ['status', 'event'] : ['finalizer', 'status', 'event'];
+    const leaderLease = 'nls-test-operator-leader';
+    /** Model writes the webhook refused with 503 and the benchmark sent again (webhooks mode, a loaded machine). */
+    const webhookRefusals = { count: 0 };
+    /**
+     * Webhooks mode, for a plain-client run: an operator replica that never leads (another holds the
+     * Lease for an hour) serves the chart's webhook configurations for `namespace`, as every replica
+     * does (the webhook admits models in its own namespace only). Returns how to take them down.
+     */
+    const webhookReplica = async (namespace: string) => {
+      const renewTime = new Date().toISOString().replace('Z', '000Z');
+      await client!.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: leaderLease, namespace }, spec: { holderIdentity: 'another-replica', leaseDurationSeconds: 3600, renewTime } } as KubeObject, { fieldManager: 'bench' });
+      const hooks = chartWebhooks(plane!.kubeConfig(), 'nls-test', namespace);
+      const replica = startOperator({
+        kubeconfigPath: plane!.kubeconfigPath,
+        namespace,
+        name: 'webhook-replica',
+        leaderElection: true,
+        command: { binary: node, args: [...nodeFlags('NLS_BENCH_NODE_FLAGS'), main] },
+        env: { ...hooks.operatorEnv, NODE_ENV: 'production', NLS_LOG_LEVEL: 'info' },
+      });
+      running.add(replica);
+      await hooks.register(webhookPort(await replica.waitForLine(/webhook server listening/)));
+      return async () => {
+        await hooks.close();
+        await replica.kill();
+        running.delete(replica);
+      };
+    };
     const plainClient = async (namespace: string, operatorWrites?: { writes: OperatorWrite[]; status: unknown; event: KubeObject }) => {
       const writes = operatorWrites?.writes ?? [];
       const objects = names.map((n) => generatedObjects(passthroughModel(namespace, n)));
+      const stopWebhooks = webhooks ? await webhookReplica(namespace) : undefined;
       const before = await requestCounts(client!);
       const cpuBefore = controlPlaneCpu();
       const started = Date.now();
       await pool(objects, CONCURRENCY, async ([model, ...generated]) => {
-        const created = await client!.apply(model, { fieldManager: 'bench-baseline', force: true });
+        const created = await retryRefused(() => client!.apply(model, { fieldManager: 'bench-baseline', force: true }), webhookRefusals);
         if (writes.includes('finalizer')) await client!.jsonPatch(created, finalizersPatch(created, [CLEANUP_FINALIZER]), { fieldManager: 'bench-baseline' });
         for (const obj of generated) await client!.apply(obj, { fieldManager: 'bench-baseline', force: true });
         if (writes.includes('status')) {
@@ -199,6 +261,7 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
       const seconds = (Date.now() - started) / 1000;
       const cpu = controlPlaneCpu() - cpuBefore;
       const requests = diffCounts(before, await requestCounts(client!));
+      await stopWebhooks?.();
       requests.set('GET ', (requests.get('GET ') ?? 0) - 1); // the /metrics read itself
       for (const [key, n] of requests) if (n <= 0) requests.delete(key);
       return { seconds, cpu, requests, objectsPerModel: objects[0].length };
@@ -207,8 +270,9 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
     const baselineRequests = baseline.requests;
     // The operator watches every namespace: without this it would first reconcile the plain
     // client's (and the warm-up's) models, and the clock would measure twice the work. They have
-    // no finalizer yet, so the collection delete removes them at once.
-    for (const ns of ['warmup', 'baseline']) {
+    // no finalizer yet, so the collection delete removes them at once. (Through the webhooks the
+    // plain client's models have the finalizer, and stay: the operator watches its own namespace.)
+    for (const ns of webhooks ? ['warmup'] : ['warmup', 'baseline']) {
       await client.request('DELETE', `/apis/llm.nebari.dev/v1beta1/namespaces/${ns}/passthroughmodels`);
       for (;;) {
         if ((await client.list('llm.nebari.dev/v1beta1', 'PassthroughModel', { namespace: ns })).items.length === 0) break;
@@ -233,9 +297,72 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
         if (file && fs.statSync(file).size > 0 && fs.readFileSync(file, 'utf8').trimEnd().endsWith('}')) return;
       }
     };
+    /**
+     * A converged namespace and the operator restarted (with a resync every `resyncSeconds`): the
+     * requests it sends until it has passed every model once (the restart), then until its first
+     * resync has passed every model again. The goal for both is no write. Leader election (the
+     * Lease) and the benchmark's own reads of /metrics are left out.
+     */
+    const steadyState = async (namespace: string, mainJs: string, flags: string[]) => {
+      const restarted = startOperator({
+        kubeconfigPath: plane!.kubeconfigPath,
+        namespace,
+        name: 'bench-restarted',
+        leaderElection: true,
+        command: { binary: node, args: [...flags, mainJs] },
+        env: { NODE_ENV: 'production', NLS_LOG_LEVEL: 'info', NLS_WORKERS: String(CONCURRENCY), NLS_RESYNC_SECONDS: String(resyncSeconds) },
+      });
+      running.add(restarted);
+      const started = Date.now();
+      const before = await requestCounts(client!);
+      // Passes over the models so far and keys waiting, from the operator's own metrics.
+      const progress = async () => {
+        let passes = 0;
+        let depth = 0;
+        for (const line of (await restarted.metrics()).split('\n')) {
+          if (!line.includes('kind="PassthroughModel"')) continue;
+          if (line.startsWith('nls_reconcile_total{')) passes += Number(line.split(' ').pop());
+          if (line.startsWith('nls_workqueue_depth{')) depth += Number(line.split(' ').pop());
+        }
+        return { passes, depth };
+      };
+      // Done when the passes reached `passes`, nothing is queued, it is past `notBeforeMs` (models
+      // seen converged at start-up are spread over 5 s and are not yet queued meanwhile), and no
+      // pass started for 2 s.
+      const until = async (what: string, passes: number, notBeforeMs: number) => {
+        const deadline = Date.now() + 120_000 + MODELS * 100;
+        let last = -1;
+        let lastChange = Date.now();
+        for (;;) {
+          if (restarted.child.exitCode !== null) throw new Error(`the restarted operator exited (${restarted.child.exitCode}): ${restarted.lines.slice(-10).join('\n')}`);
+          const now = restarted.metricsPort ? await progress() : { passes: 0, depth: 1 };
+          if (now.passes !== last) [last, lastChange] = [now.passes, Date.now()];
+          if (now.passes >= passes && now.depth === 0 && Date.now() >= notBeforeMs && Date.now() - lastChange >= 2_000) return now.passes;
+          if (Date.now() > deadline) throw new Error(`${what}: ${now.passes}/${passes} passes, ${now.depth} queued; last lines:\n${restarted.lines.slice(-10).join('\n')}`);
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      };
+      const restartPasses = await until('restart', MODELS, started + 8_000);
+      const afterRestart = await requestCounts(client!);
+      // The resync fires resyncSeconds after the informers start, and spreads converged models over 5 s.
+      await until('resync', restartPasses + MODELS, started + (resyncSeconds + 6) * 1000);
+      const afterResync = await requestCounts(client!);
+      await restarted.kill();
+      running.delete(restarted);
+      const own = (counts: RequestCounts) => {
+        counts.set('GET ', (counts.get('GET ') ?? 0) - 1); // the /metrics read that ends the window
+        for (const [key, n] of counts) if (n <= 0 || key.endsWith(' leases')) counts.delete(key);
+        return counts;
+      };
+      const writesOf = (counts: RequestCounts) => [...counts].filter(([key]) => /^(POST|PUT|PATCH|APPLY|DELETE) /.test(key)).reduce((sum, [, n]) => sum + n, 0);
+      const restart = own(diffCounts(before, afterRestart));
+      const resync = own(diffCounts(afterRestart, afterResync));
+      return { restart, resync, restartWrites: writesOf(restart), resyncWrites: writesOf(resync) };
+    };
     const operatorPhase = async (namespace: string, mainJs: string, flags: string[]) => {
       await client!.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { fieldManager: 'bench' });
       await client!.create(providerCredential(namespace), { fieldManager: 'bench' });
+      const hooks = webhooks ? chartWebhooks(plane!.kubeConfig(), 'nls-test', namespace) : undefined;
       // The compiled build on the image's Node, with NODE_ENV as in the image.
       const operator = startOperator({
         kubeconfigPath: plane!.kubeconfigPath,
@@ -246,9 +373,12 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
         // NLS_BENCH_HEAP_SNAPSHOTS=<dir>: V8 heap snapshots of the operator written there when idle and when
         // settled (diagnosis only: writing a snapshot raises the peak RSS that run reports).
         command: { binary: node, args: [...flags, ...(snapshots ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshots}`] : []), mainJs] },
-        env: { NODE_ENV: 'production', NLS_LOG_LEVEL: 'warn', NLS_WORKERS: String(CONCURRENCY) },
+        // Level info: the webhook port and the metrics port are read from its lines.
+        env: { ...hooks?.operatorEnv, NODE_ENV: 'production', NLS_LOG_LEVEL: 'info', NLS_WORKERS: String(CONCURRENCY), NLS_WEBHOOK_DRAIN_SECONDS: '0' },
       });
       running.add(operator);
+      // Webhooks mode: the operator serves the chart's webhooks for its namespace, as in a cluster.
+      if (hooks) await hooks.register(webhookPort(await operator.waitForLine(/webhook server listening/)));
       const leaseDeadline = Date.now() + 60_000;
       for (;;) {
         if (operator.child.exitCode !== null) throw new Error(`operator exited (${operator.child.exitCode}): ${operator.lines.slice(-10).join('\n')}`);
@@ -280,7 +410,7 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
       const planeCpuBefore = controlPlaneCpu();
       const t1 = Date.now();
       await pool(names, CONCURRENCY * 2, async (n) => {
-        await client!.create(passthroughModel(namespace, n), { fieldManager: 'bench-user' });
+        await retryRefused(() => client!.create(passthroughModel(namespace, n), { fieldManager: 'bench-user' }), webhookRefusals);
       });
       const createdSeconds = (Date.now() - t1) / 1000;
       // Bounded: 15 minutes per 1,000 models (at least 15).
@@ -325,10 +455,13 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
       await new Promise((r) => setTimeout(r, 10_000));
       const settledRssMiB = rssKiB(pid, 'VmRSS') / 1024;
       await heapSnapshot(pid);
-      const operatorLines = operator.lines.filter((l) => l.trim()).length;
-      await operator.kill();
+      const operatorLines = operator.lines.filter((l) => /"level":"(warn|error)"/.test(l)).length;
+      // Stopped as a pod is (SIGTERM): it releases the Lease, so the restarted operator leads at once.
+      await operator.stop();
       running.delete(operator);
-      return { createdSeconds, operatorSeconds, operatorRequests, operatorCpu, operatorPlaneCpu, idleRssMiB, startupHwmMiB, peakRssMiB, readyRssMiB, settledRssMiB, operatorLines, failedPolls };
+      await hooks?.close();
+      const steady = await steadyState(namespace, mainJs, flags);
+      return { createdSeconds, operatorSeconds, operatorRequests, operatorCpu, operatorPlaneCpu, idleRssMiB, startupHwmMiB, peakRssMiB, readyRssMiB, settledRssMiB, operatorLines, failedPolls, steady };
     };
     // NLS_BENCH_COMPARE=<another build's lib/src/operator/main.js> (e.g. main's, built in a
     // separate work tree; or this one's, with other NLS_BENCH_COMPARE_NODE_FLAGS): that operator
@@ -338,7 +471,7 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
     const compareFlags = nodeFlags(process.env.NLS_BENCH_COMPARE_NODE_FLAGS === undefined ? 'NLS_BENCH_NODE_FLAGS' : 'NLS_BENCH_COMPARE_NODE_FLAGS');
     const compared = compareJs ? await operatorPhase('operator-compared', compareJs, compareFlags) : undefined;
     const {
-      createdSeconds, operatorSeconds, operatorRequests, operatorCpu, operatorPlaneCpu, idleRssMiB, startupHwmMiB, peakRssMiB, readyRssMiB, settledRssMiB, operatorLines, failedPolls,
+      createdSeconds, operatorSeconds, operatorRequests, operatorCpu, operatorPlaneCpu, idleRssMiB, startupHwmMiB, peakRssMiB, readyRssMiB, settledRssMiB, operatorLines, failedPolls, steady,
     } = await operatorPhase('operator', main, nodeFlags('NLS_BENCH_NODE_FLAGS'));
     // The operator's writes as it made them: one model's status and its Event, as templates.
     const firstModel = await client.get<KubeObject>({ apiVersion: 'llm.nebari.dev/v1beta1', kind: 'PassthroughModel', metadata: { name: names[0], namespace: 'operator' } });
@@ -370,6 +503,7 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
     const perThousand = 1000 / MODELS;
     return {
       models: MODELS,
+      'through the chart\'s webhooks (NLS_BENCH_WEBHOOKS)': webhooks ? 'yes, both sides' : 'no',
       'objects per model (model + keys Secret/ConfigMap + gateway)': objectsPerModel,
       'plain client SSA of the same objects, s (mean of the runs before and after the operator)': baselineSeconds,
       'plain client runs before / after the operator, s': `${baseline.seconds.toFixed(1)} / ${again.seconds.toFixed(1)}`,
@@ -386,6 +520,12 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
       'ratio operator / plain client with the operator\'s writes': operatorSeconds / withWrites.seconds,
       'operator requests per model (without the benchmark\'s create and polls)': totalOf(operatorRequests) / MODELS,
       'operator requests per model, by verb and resource': perModel(operatorRequests, MODELS),
+      'steady state, restart (operator restarted, every model passed once): writes per model': steady.restartWrites / MODELS,
+      'steady state, restart: requests per model': totalOf(steady.restart) / MODELS,
+      'steady state, restart: requests per model, by verb and resource': perModel(steady.restart, MODELS) || '(none)',
+      [`steady state, resync (every model passed again, resync every ${resyncSeconds} s): writes per model`]: steady.resyncWrites / MODELS,
+      'steady state, resync: requests per model': totalOf(steady.resync) / MODELS,
+      'steady state, resync: requests per model, by verb and resource': perModel(steady.resync, MODELS) || '(none)',
       'CPU seconds per model: kube-apiserver + etcd, plain client / with the operator\'s writes / operator': `${((baseline.cpu + again.cpu) / 2 / MODELS * 1000).toFixed(1)} ms / ${(withWrites.cpu / MODELS * 1000).toFixed(1)} ms / ${(operatorPlaneCpu / MODELS * 1000).toFixed(1)} ms`,
       'CPU seconds per model: the operator process itself, ms': (operatorCpu / MODELS) * 1000,
       'operator idle RSS (VmRSS, leading, no model), MiB': idleRssMiB,
@@ -397,6 +537,7 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
       'RSS growth per 1,000 models, settled − idle, MiB': (settledRssMiB - idleRssMiB) * perThousand,
       concurrency: `${CONCURRENCY} (client) / ${CONCURRENCY} workers (operator)`,
       'operator log lines (level warn and above) during the run': operatorLines,
+      'model writes the webhook refused for now (lookup timed out) and the benchmark retried': webhookRefusals.count,
       'bench status polls that failed (retried)': failedPolls.length ? `${failedPolls.length}: ${failedPolls.join('; ')}` : 0,
       ...(compared
         ? {
@@ -405,6 +546,8 @@ async function runSize(MODELS: number, node: string, main: string): Promise<Reco
             'compared: ratio to plain client': compared.operatorSeconds / baselineSeconds,
             'compared: requests per model': totalOf(compared.operatorRequests) / MODELS,
             'compared: requests per model, by verb and resource': perModel(compared.operatorRequests, MODELS),
+            'compared: steady state, writes per model on restart / per resync': `${(compared.steady.restartWrites / MODELS).toFixed(2)} / ${(compared.steady.resyncWrites / MODELS).toFixed(2)}`,
+            'compared: steady state, requests per model on restart / per resync': `${(totalOf(compared.steady.restart) / MODELS).toFixed(2)} / ${(totalOf(compared.steady.resync) / MODELS).toFixed(2)}`,
             'compared: CPU per model, kube-apiserver + etcd / its own, ms': `${((compared.operatorPlaneCpu / MODELS) * 1000).toFixed(1)} / ${((compared.operatorCpu / MODELS) * 1000).toFixed(1)}`,
             'compared: node flags': compareFlags.join(' ') || '(none)',
             'compared: idle / peak RSS, MiB': `${compared.idleRssMiB.toFixed(1)} / ${compared.peakRssMiB.toFixed(1)}`,

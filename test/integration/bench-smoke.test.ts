@@ -16,29 +16,39 @@ const positive = (figures: Record<string, number | string>, key: string) => {
 };
 
 describe('benchmarks (smoke run, tiny sizes)', () => {
-  it('operator: 3 models, the plain client and the compiled operator each converge and are counted', async () => {
-    const figures = await operator({ sizes: [3], node: 'current' });
+  it('operator: 3 models through the chart\'s webhooks, the plain client and the compiled operator each converge and are counted; a resync writes nothing', async () => {
+    const figures = await operator({ sizes: [3], node: 'current', webhooks: true });
     expect(figures.models).toBe(3);
+    expect(figures["through the chart's webhooks (NLS_BENCH_WEBHOOKS)"]).toBe('yes, both sides');
     const objects = positive(figures, 'objects per model (model + keys Secret/ConfigMap + gateway)');
     // The plain client applies every object once (a lease renewal may land in the window).
     expect(positive(figures, 'plain client requests per model')).toBeGreaterThanOrEqual(objects);
     // The operator applies every generated object and writes status at least.
+    const operatorRequests = figures['operator requests per model, by verb and resource'];
     expect(positive(figures, "operator requests per model (without the benchmark's create and polls)")).toBeGreaterThanOrEqual(objects);
-    expect(figures['operator requests per model, by verb and resource']).toMatch(/APPLY passthroughmodels\/status/);
+    expect(operatorRequests).toMatch(/APPLY passthroughmodels\/status/);
+    // The finalizer came with the CREATE (the mutating webhook): the operator never PATCHes a model.
+    expect(operatorRequests).not.toMatch(/PATCH passthroughmodels /);
     positive(figures, 'operator: until all Ready, s');
     positive(figures, 'ratio operator / plain client');
-    // The side that also sends the operator's finalizer patch, status and Event: those three more per model, exactly.
+    // The side that also sends the operator's status and Event: those two more per model, exactly, and no finalizer patch.
     const withWrites = positive(figures, "plain client with the operator's writes, requests per model");
-    expect(withWrites).toBeGreaterThanOrEqual(objects + 3);
-    for (const write of [/PATCH passthroughmodels 1\.00/, /APPLY passthroughmodels\/status 1\.00/, /POST events 1\.00/]) {
-      expect(figures["plain client with the operator's writes, requests per model, by verb and resource"]).toMatch(write);
-    }
+    expect(withWrites).toBeGreaterThanOrEqual(objects + 2);
+    const withWritesByVerb = figures["plain client with the operator's writes, requests per model, by verb and resource"];
+    for (const write of [/APPLY passthroughmodels\/status 1\.00/, /POST events 1\.00/]) expect(withWritesByVerb).toMatch(write);
+    expect(withWritesByVerb).not.toMatch(/PATCH passthroughmodels /);
     positive(figures, "ratio operator / plain client with the operator's writes");
     // The credential Secret comes from the operator's watch: no GET of it per model. The one GET of
     // a Secret left is the key Secret's ownership check, once per model per process (api-key-objects.ts).
-    const secretGets = /GET secrets ([\d.]+)/.exec(figures['operator requests per model, by verb and resource'] as string);
+    const secretGets = /GET secrets ([\d.]+)/.exec(operatorRequests as string);
     expect(Number(secretGets?.[1] ?? 0)).toBeLessThanOrEqual(1);
     positive(figures, 'operator peak RSS (VmHWM) through convergence, MiB');
+    // Steady state: once converged, a resync passes every model again and sends nothing at all (issue 34).
+    const resyncWrites = Object.keys(figures).find((k) => /^steady state, resync .*: writes per model$/.test(k));
+    expect({ resyncWrites, value: resyncWrites && figures[resyncWrites] }).toEqual({ resyncWrites: expect.any(String), value: 0 });
+    expect(figures['steady state, resync: requests per model, by verb and resource']).toBe('(none)');
+    // A restart re-reads everything from its watches: no key object, status or Event is written again.
+    expect(figures['steady state, restart: requests per model, by verb and resource']).not.toMatch(/APPLY (secrets|configmaps|passthroughmodels\/status)|POST events/);
   });
 
   it('webhook: both servers answer at every concurrency', async () => {

@@ -37,8 +37,10 @@ async function expectExpiredWithinBound(name: string, keys: { expiring: string; 
     return !(keys.expiring in secret) && !(keys.expiring in metadata);
   }, { timeoutMs: keys.expiresAt.getTime() - Date.now() + BOUND_MS });
   expect(Object.keys(await secretData(name))).toEqual([keys.lasting]);
-  const audit = await readAuditEntries(client, ns, { model: name });
-  expect(audit.filter((e) => e.clientId === keys.expiring && e.action === 'expire').map((e) => e.actor)).toEqual(['operator']);
+  // The audit entry is appended just after the removal (key-store.ts revokeKey), so it may trail the poll above.
+  const expiries = async () => (await readAuditEntries(client, ns, { model: name })).filter((e) => e.clientId === keys.expiring && e.action === 'expire').map((e) => e.actor);
+  await waitFor(`the audit entry of the expired key of ${name}`, async () => (await expiries()).length > 0, { timeoutMs: 5_000 });
+  expect(await expiries()).toEqual(['operator']);
 }
 
 beforeAll(async () => {

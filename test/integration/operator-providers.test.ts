@@ -16,7 +16,9 @@ import { ControlPlane, startControlPlane } from '../support/control-plane';
 import { applyObject, installCRDs, upstreamCrdDir } from '../support/cluster';
 import { waitFor } from '../support/processes';
 import { KubeObject, KubeRest, objectRef } from '../../src/kube/rest';
-import { OperatorProcess, condition, installGatewayCRDs, installOwnCRDs, startOperator } from './operator-support';
+import { OperatorProcess, condition, installGatewayCRDs, installOwnCRDs, isReadyAtGeneration, passthroughModel, providerCredential, startOperator } from './operator-support';
+import { desiredApiKeySecret } from '../../src/translate/keys/api-keys';
+import { CLEANUP_FINALIZER } from '../../src/api/common';
 import { type ChartWebhooks, chartWebhooks, webhookPort } from './chart-webhooks';
 import { admit } from '../../src/admission';
 import type { LLMProviderName } from '../../src/api/llmmodel';
@@ -183,6 +185,29 @@ describe.each(cases)('the $provider provider', (c) => {
 
   it('deleting the model deletes the provider resource and waits for its finalizers', () => run().deletion, 300_000);
 });
+
+// The cleanup finalizer comes with the CREATE (the chart's mutating webhook), so the operator sends
+// no PATCH for it. The API server records no owner for a field a webhook set, so a user's
+// re-apply of the same manifest keeps it; the deletion still runs the cleanup and removes it.
+it('a PassthroughModel created through the chart webhooks has the cleanup finalizer from its CREATE; the operator never writes it, a re-apply keeps it, deletion cleans up', async () => {
+  await client.create(providerCredential(ns));
+  const manifest = passthroughModel(ns, 'webhook-finalizer');
+  const userApply = () => applyObject<KubeObject>(manifest, { kubeConfig: plane.kubeConfig(), fieldManager: 'user-manifests' });
+  expect((await userApply()).metadata.finalizers).toEqual([CLEANUP_FINALIZER]);
+  const ref = objectRef(GROUP, 'PassthroughModel', 'webhook-finalizer', ns);
+  await waitFor('webhook-finalizer Ready', async () => isReadyAtGeneration(await client.get(ref)), { timeoutMs: 60_000 });
+  expect((await userApply()).metadata.finalizers).toEqual([CLEANUP_FINALIZER]);
+  // Only the user wrote the model itself: a finalizer PATCH by the operator would list its field manager here.
+  const managedFields = ((await client.get(ref))!.metadata.managedFields ?? []) as { manager: string; subresource?: string }[];
+  expect(managedFields.filter((f) => f.subresource !== 'status').map((f) => f.manager)).toEqual(['user-manifests']);
+  expect(managedFields.filter((f) => f.subresource === 'status').map((f) => f.manager)).toEqual(['nebari-llm-serving-operator']);
+  const keySecret = desiredApiKeySecret({ kind: 'PassthroughModel', name: 'webhook-finalizer', namespace: ns });
+  const keySecretRef = objectRef('v1', 'Secret', keySecret.metadata.name, ns);
+  expect(await client.get(keySecretRef)).toBeDefined();
+  await client.delete(ref);
+  await waitFor('webhook-finalizer gone', async () => (await client.get(ref)) === undefined, { timeoutMs: 60_000 });
+  expect(await client.get(keySecretRef)).toBeUndefined();
+}, 150_000);
 
 const modelName = (c: ProviderCase) => example(c.example).metadata.name;
 

@@ -109,7 +109,8 @@ describe('v1alpha1 objects (still served, converted for the webhooks)', () => {
       apiVersion: 'llm.nebari.dev/v1alpha1',
       spec: { resources: { gpu: { type: 'nvidia' } }, serving: { vllmArgs: ['--max-model-len=8192'], tensorParallelism: 2 }, advanced: { vllm: { extraArgs: ['--enforce-eager'] } } },
     });
-    expect(result.object.metadata).toEqual({ name: 'qwen', namespace: operatorNamespace });
+    // As the API server stores it through the mutating webhook: with the operator's cleanup finalizer.
+    expect(result.object.metadata).toEqual({ name: 'qwen', namespace: operatorNamespace, finalizers: ['llm.nebari.dev/cleanup'] });
   });
 
   test('keep the v1alpha1 meaning of an omitted OTLP protocol (grpc)', async () => {

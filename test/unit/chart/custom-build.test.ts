@@ -34,6 +34,10 @@ describe('custom build config', () => {
     expect(build.values.operator.replicas).toBe(2);
     expect(build.values.operator.logLevel).toBe('info');
     expect(build.models[0].metadata.namespace).toBe('llm');
+    // The webhook adds the operator's cleanup finalizer on CREATE: the operator's field, not the GitOps file's.
+    expect(build.models[0].metadata).not.toHaveProperty('finalizers');
+    const other = await resolveCustomBuild({ values: { platform }, models: [{ ...anthropic, metadata: { ...anthropic.metadata, finalizers: ['example.com/keep'] } }] });
+    expect(other.models[0].metadata).toMatchObject({ finalizers: ['example.com/keep'] });
   });
 
   const bad: Array<[string, unknown, string]> = [

@@ -15,7 +15,7 @@ describe('ApiKeyInfo (nls_api_key_info)', () => {
   it('exports one series per key in the Secret, less those just revoked; metadata without a key is not a key', async () => {
     const metrics = operatorMetrics();
     const info = new ApiKeyInfo(metrics.apiKeyInfo);
-    info.set(alpha, { 'c-1': 'a2V5', 'c-2': 'a2V5', 'c-3': 'a2V5' }, { 'c-1': record('ana'), 'c-2': record('bo'), 'c-9': record('gone') }, new Set(['c-3']));
+    info.set(alpha, ['c-1', 'c-2', 'c-3'], { 'c-1': record('ana'), 'c-2': record('bo'), 'c-9': record('gone') }, new Set(['c-3']));
     expect(await infoLines(metrics)).toEqual([
       'nls_api_key_info{client_id="c-1",namespace="llm",model="alpha",model_kind="PassthroughModel",owner="ana",groups="",tier="",source=""} 1',
       'nls_api_key_info{client_id="c-2",namespace="llm",model="alpha",model_kind="PassthroughModel",owner="bo",groups="",tier="",source=""} 1',
@@ -25,9 +25,9 @@ describe('ApiKeyInfo (nls_api_key_info)', () => {
   it('replaces only the updated model\'s series, drops a deleted model\'s, and clears all when leadership ends', async () => {
     const metrics = operatorMetrics();
     const info = new ApiKeyInfo(metrics.apiKeyInfo);
-    info.set(alpha, { 'c-1': 'a2V5' }, { 'c-1': record('ana') }, new Set());
-    info.set(tiny, { 't-1': 'a2V5' }, { 't-1': record('cy') }, new Set());
-    info.set(alpha, { 'c-2': 'a2V5' }, { 'c-2': record('bo') }, new Set());
+    info.set(alpha, ['c-1'], { 'c-1': record('ana') }, new Set());
+    info.set(tiny, ['t-1'], { 't-1': record('cy') }, new Set());
+    info.set(alpha, ['c-2'], { 'c-2': record('bo') }, new Set());
     expect((await infoLines(metrics)).map((l) => /client_id="([^"]+)"/.exec(l)![1]).sort()).toEqual(['c-2', 't-1']);
     info.delete(tiny);
     expect((await infoLines(metrics)).map((l) => /client_id="([^"]+)"/.exec(l)![1])).toEqual(['c-2']);

@@ -57,13 +57,25 @@ describe('admission routes', () => {
     const review = await call('/mutate-llmmodel', request(model));
     expect(review.response.allowed).toBe(true);
     const patch = JSON.parse(Buffer.from(review.response.patch as string, 'base64').toString());
-    expect(patch).toEqual([{ op: 'add', path: '/spec/serving', value: { tensorParallelism: 2 } }]);
+    // The operator's cleanup finalizer comes with every CREATE (no PATCH of its own on the first pass).
+    expect(patch).toEqual([{ op: 'add', path: '/metadata/finalizers', value: ['llm.nebari.dev/cleanup'] }, { op: 'add', path: '/spec/serving', value: { tensorParallelism: 2 } }]);
     expect(applyJsonPatch(model, patch).spec.serving).toEqual({ tensorParallelism: 2 });
   });
 
-  it('answers a mutation with nothing to default without a patch', async () => {
-    const review = await call('/mutate-llmmodel', request(llmModel({ resources: { gpu: { count: 0, type: 'nvidia' } } })));
+  it('answers an UPDATE with nothing to default without a patch (the finalizer is added on CREATE only)', async () => {
+    const stored = llmModel({ resources: { gpu: { count: 0, type: 'nvidia' } } });
+    const review = await call('/mutate-llmmodel', request(stored, { operation: 'UPDATE', oldObject: stored }));
     expect(review.response).toEqual({ uid: 'uid-1', allowed: true });
+  });
+
+  it('adds the cleanup finalizer on CREATE after finalizers the object already has, and not twice', async () => {
+    const model = llmModel({ resources: { gpu: { count: 0, type: 'nvidia' } } });
+    const other = await call('/mutate-llmmodel', request({ ...model, metadata: { ...model.metadata, finalizers: ['example.com/keep'] } }));
+    expect(JSON.parse(Buffer.from(other.response.patch as string, 'base64').toString())).toEqual([
+      { op: 'replace', path: '/metadata/finalizers', value: ['example.com/keep', 'llm.nebari.dev/cleanup'] },
+    ]);
+    const already = await call('/mutate-llmmodel', request({ ...model, metadata: { ...model.metadata, finalizers: ['llm.nebari.dev/cleanup'] } }));
+    expect(already.response).toEqual({ uid: 'uid-1', allowed: true });
   });
 });
 
@@ -100,7 +112,7 @@ describe('v1alpha1 clients', () => {
   it('gets a patch for the object it sent: defaults from the v1beta1 rules, its two argument lists kept apart', async () => {
     const review = await call('/mutate-llmmodel', request(alphaModel, { version: 'v1alpha1' }));
     const patch = JSON.parse(Buffer.from(review.response.patch as string, 'base64').toString());
-    expect(patch).toEqual([{ op: 'add', path: '/spec/serving/tensorParallelism', value: 2 }]);
+    expect(patch).toEqual([{ op: 'add', path: '/metadata/finalizers', value: ['llm.nebari.dev/cleanup'] }, { op: 'add', path: '/spec/serving/tensorParallelism', value: 2 }]);
     expect(applyJsonPatch(alphaModel, patch).spec).toEqual({ ...alphaModel.spec, serving: { vllmArgs: ['--max-model-len=8192'], tensorParallelism: 2 } });
   });
 });
