@@ -10,7 +10,8 @@ import type { AdmissionContext } from './admission';
 import type { ClusterLookups, ModelKind } from './lookups';
 import { jsonEqual } from './json-patch';
 import type { AdmissionRequest } from './review';
-import { routingTargetFindings } from './routing';
+import { checkRoutingTargetsBinding, routingTargetFindings } from './routing';
+import type { PassthroughRouting } from '../api/routing';
 import { type SecretReference, checkSecretAccess } from './secret-access';
 import { Findings, lookupFailed, type Verdict } from './verdict';
 
@@ -166,7 +167,10 @@ export async function validateModel<T extends { metadata?: { name?: string; name
   if (namespace && changed(served)) await checkModelIds({ ...(model as ServingModel), kind: kinds.kind }, namespace, models, findings);
   // Fallback and split models are checked when the routing changes (they may be deleted later: docs/routing.md).
   const routing = (m: T) => (m as { spec?: { routing?: unknown } }).spec?.routing;
-  if (namespace && kinds.kind === 'PassthroughModel' && routing(model) !== undefined && changed(routing)) await checkRoutingTargets(model as ServingModel, namespace, models, findings);
+  if (namespace && kinds.kind === 'PassthroughModel' && routing(model) !== undefined && changed(routing)) {
+    await checkRoutingTargets(model as ServingModel, namespace, models, findings);
+    await checkRoutingTargetsBinding(routing(model) as PassthroughRouting, old && (routing(old) as PassthroughRouting | undefined), { user: request.userInfo, namespace }, context.lookups, findings);
+  }
   fieldFindings(model, findings);
   return findings.verdict();
 }

@@ -1,9 +1,13 @@
 // Admission rules for `spec.routing` (docs/routing.md). Field rules need only the object; the
 // target rules read the namespace's models: every fallback and split model must be a
 // PassthroughModel that exists, serves the id it is sent, and does not lead back to this model.
+import { API_GROUP } from '../api/common';
+import { PASSTHROUGHMODEL_PLURAL } from '../api/passthroughmodel';
 import type { LLMModelRouting, PassthroughRouting } from '../api/routing';
 import type { ServingModel } from '../translate/gateway/served-ids';
-import type { Findings } from './verdict';
+import { BIND_MODEL_VERB, type ClusterLookups } from './lookups';
+import type { UserInfo } from './review';
+import { type Findings, lookupFailed } from './verdict';
 
 /** Why an InferencePool cannot take part in fallback or splits (envoyproxy/ai-gateway#1256). */
 export const INFERENCE_POOL_MIX =
@@ -114,5 +118,40 @@ export function routingTargetFindings(model: RoutedModel, namespace: string, oth
     }
     const cycle = cycleThrough(name, t.name, passthrough);
     if (cycle) findings.deny(`${t.field}.name: "${t.name}" leads back to this model (${[name, ...cycle].join(' -> ')}); remove one link of the cycle`);
+  }
+}
+
+/**
+ * Who may route a model's requests to another model: the target's provider then answers them with
+ * the target's credential, for whoever holds a key of this model, so naming a target is a way to
+ * use its provider and key. Each fallback or split model the change adds needs the RBAC verb
+ * `bind` on it (the right that binds an agent to a model), checked by a SubjectAccessReview as
+ * the requesting user. Fail closed. Targets already listed before the change are not re-checked.
+ */
+export async function checkRoutingTargetsBinding(
+  routing: PassthroughRouting | undefined,
+  oldRouting: PassthroughRouting | undefined,
+  request: { user: UserInfo; namespace: string },
+  lookups: ClusterLookups,
+  findings: Findings,
+): Promise<void> {
+  const before = new Set(targets(oldRouting).map((t) => t.name));
+  const who = request.user.username ? `user "${request.user.username}"` : 'the requesting user';
+  for (const t of targets(routing).filter((x) => !before.has(x.name))) {
+    const fix =
+      `ask an administrator for the verb "${BIND_MODEL_VERB}" on it (a Role in namespace "${request.namespace}" with apiGroups [${API_GROUP}], ` +
+      `resources [${PASSTHROUGHMODEL_PLURAL}], resourceNames [${t.name}], verbs [${BIND_MODEL_VERB}]), or remove it`;
+    if (!request.user.username) {
+      findings.deny(`${t.field}.name: the request carries no user identity, so the right to route requests to PassthroughModel "${t.name}" cannot be verified`, 403);
+      continue;
+    }
+    try {
+      const review = await lookups.userMayBindModel(request.user, request.namespace, 'PassthroughModel', t.name);
+      if (!review.allowed) {
+        findings.deny(`${t.field}.name: ${who} may not route requests to PassthroughModel "${t.name}", whose provider would answer them with its credential; ${fix}`, 403);
+      }
+    } catch (error) {
+      findings.deny(lookupFailed(`whether ${who} may route requests to PassthroughModel "${t.name}"`, error), 403);
+    }
   }
 }

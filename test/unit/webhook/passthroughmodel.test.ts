@@ -9,6 +9,34 @@ describe('PassthroughModel admission', () => {
     expect(await passthroughModelAdmission.validate(request(passthroughModel()), context(readable()))).toEqual({ denials: [], warnings: [], code: 422 });
   });
 
+  describe('routing to another model needs bind on it (its provider answers with its credential)', () => {
+    // A backup model alice may bind, and a restricted one whose key she may not read or use.
+    const backup = { kind: 'PassthroughModel' as const, namespace: operatorNamespace, name: 'backup', spec: { models: { declared: ['gpt-backup'] } } };
+    const secret = { kind: 'PassthroughModel' as const, namespace: operatorNamespace, name: 'secret-provider', spec: { models: { declared: ['gpt-secret'] } } };
+    const state = () => readable({ models: [backup, secret], bindableModels: [`alice/${operatorNamespace}/PassthroughModel/backup`] });
+
+    it('admits a fallback the user may bind, and refuses one they may not, naming the field and the Role to grant', async () => {
+      const ok = await passthroughModelAdmission.validate(request(passthroughModel({}, { routing: { fallback: [{ name: 'backup', model: 'gpt-backup' }] } })), context(state()));
+      expect(ok.denials).toEqual([]);
+      const refused = await passthroughModelAdmission.validate(request(passthroughModel({}, { routing: { split: [{ name: 'secret-provider', weight: 10, model: 'gpt-secret' }] } })), context(state()));
+      expect(refused.code).toBe(403);
+      expect(refused.denials).toEqual([
+        `spec.routing.split[0].name: user "alice" may not route requests to PassthroughModel "secret-provider", whose provider would answer them with its credential; ask an administrator for the verb "bind" on it (a Role in namespace "${operatorNamespace}" with apiGroups [llm.nebari.dev], resources [passthroughmodels], resourceNames [secret-provider], verbs [bind]), or remove it`,
+      ]);
+    });
+
+    it('reviews only targets an update adds, and fails closed when the review cannot be made', async () => {
+      const old = passthroughModel({}, { routing: { fallback: [{ name: 'secret-provider', model: 'gpt-secret' }] } });
+      const ctx = context(state());
+      const kept = await passthroughModelAdmission.validate(request(passthroughModel({}, { routing: { fallback: [{ name: 'secret-provider', model: 'gpt-secret' }, { name: 'backup', model: 'gpt-backup' }] } }), { operation: 'UPDATE', oldObject: old }), ctx);
+      expect(kept.denials).toEqual([]);
+      expect(ctx.lookups.reviews.filter((r) => r.startsWith('bind:'))).toEqual([`bind:alice/${operatorNamespace}/PassthroughModel/backup`]);
+      const failing = await passthroughModelAdmission.validate(request(passthroughModel({}, { routing: { fallback: [{ name: 'backup', model: 'gpt-backup' }] } })), context({ ...state(), failing: { userMayBindModel: new Error('boom') } }));
+      expect(failing.code).toBe(403);
+      expect(failing.denials).toEqual([expect.stringContaining('whether user "alice" may route requests to PassthroughModel "backup"')]);
+    });
+  });
+
   describe('credential Secret guard (SubjectAccessReview as the requesting user)', () => {
     it('denies a create by a user who may not get the credential Secret', async () => {
       const verdict = await passthroughModelAdmission.validate(request(passthroughModel()), context());
