@@ -335,3 +335,50 @@ describe('binding an AgentDeployment to a restricted model', () => {
     expect(String(repoint.body.message)).toContain(`user "${heidi}" may not bind agents to it`);
   });
 });
+
+describe('routing a PassthroughModel\'s requests to another model (spec.routing)', () => {
+  // bind-restricted, and grace's `bind` on it, come from the describe above.
+  const grace = 'grace@example.com';
+  const heidi = 'heidi@example.com';
+  const models = () => collectionPath(env.operatorNamespace, 'passthroughmodels', 'v1beta1');
+  const routed = (name: string, fallback: string) => ({
+    apiVersion: 'llm.nebari.dev/v1beta1',
+    kind: 'PassthroughModel',
+    metadata: { name },
+    spec: {
+      provider: { hostname: 'api.openai.com', credential: { secretRef: { name: 'bind-provider-key' } } },
+      models: { declared: [`${name}-gpt`] },
+      access: { groups: ['ml-team'] },
+      routing: { fallback: [{ name: fallback, model: `${fallback}-gpt` }] },
+    },
+  });
+
+  beforeAll(async () => {
+    const ns = env.operatorNamespace;
+    const rbac = admin.makeApiClient(k8s.RbacAuthorizationV1Api);
+    const subject = (name: string) => ({ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name });
+    // Both may create models with the provider key they may read; only grace may bind bind-restricted.
+    await rbac.createNamespacedRole({
+      namespace: ns,
+      body: {
+        metadata: { name: 'route-model-writer' },
+        rules: [
+          { apiGroups: ['llm.nebari.dev'], resources: ['passthroughmodels'], verbs: ['get', 'create', 'update', 'patch'] },
+          { apiGroups: [''], resources: ['secrets'], resourceNames: ['bind-provider-key'], verbs: ['get'] },
+        ],
+      },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace: ns,
+      body: { metadata: { name: 'route-model-writers' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'route-model-writer' }, subjects: [subject(grace), subject(heidi)] },
+    });
+  });
+
+  it('denies a fallback to a model the user may not bind, naming the field and the verb to grant, and admits one granted `bind`', async () => {
+    const denied = await kubeRequest(as(heidi), 'POST', models(), routed('heidis-router', 'bind-restricted'));
+    expect(`${denied.status} ${String(denied.body.message)}`).toMatch(/^403 /);
+    expect(String(denied.body.message)).toContain(`spec.routing.fallback[0].name: user "${heidi}" may not route requests to PassthroughModel "bind-restricted"`);
+    expect(String(denied.body.message)).toContain('verbs [bind]');
+    expect(await kubeRequest(as(grace), 'POST', models(), routed('graces-router', 'bind-restricted'))).toMatchObject({ status: 201 });
+  });
+});
