@@ -235,9 +235,17 @@ async function readyStep(c: ProviderCase): Promise<void> {
   const name = () => modelName(c);
   const s = status(await model(name()));
   const ref = objectRef(s.provider!.apiVersion!, s.provider!.resourceKind!, s.provider!.resourceName!, ns);
+  // Written as the provider's operator would, and read back until stored whole: the crds step
+  // just replaced the CRD, and a write that reaches the API server before its handler has the new
+  // schema is pruned to the old one (KubeRay v1.1's RayService status has no conditions).
   const writeStatus = async (value: (resource: KubeObject) => Record<string, unknown>) => {
-    const current = (await client.get(ref))!;
-    await client.replace({ ...current, status: value(current) } as KubeObject, { subresource: 'status' });
+    await waitFor(`${c.provider}: ${c.kind} status stored as written`, async () => {
+      const current = (await client.get(ref))!;
+      const written = value(current);
+      await client.replace({ ...current, status: written } as KubeObject, { subresource: 'status' });
+      const stored = ((await client.get(ref)) as { status?: Record<string, unknown> } | undefined)?.status ?? {};
+      return Object.keys(written).every((k) => sameJson(stored[k], written[k]));
+    }, { timeoutMs: 60_000, intervalMs: 500 });
   };
   for (let i = 0; i < (c.servingPods ?? 0); i++) {
     // A Ray worker as KubeRay would start it: the labels the model's InferencePool selects.
@@ -341,6 +349,13 @@ function READY_DYNAMO() {
 function FAILED_DYNAMO() {
   return { status: (o: KubeObject) => dynamoStatus(o, false), message: 'replicas ready' };
 }
+/** Deep equality regardless of key order (the API server returns object keys sorted). */
+function sameJson(a: unknown, b: unknown): boolean {
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(canonical) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => x.localeCompare(y)).map(([k, x]) => [k, canonical(x)])) : v;
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
 function READY_KUBERAY() {
   return (o: KubeObject) => ({
     conditions: [
