@@ -38,9 +38,9 @@ export const RoutingRetriesSchema = Type.Object(
       minimum: 0,
       maximum: ROUTING_LIMITS.maxAttempts,
     }),
-    on: Type.Optional(
+    retryOn: Type.Optional(
       Type.Array(StringEnum(RETRY_CONDITIONS), {
-        description: `on lists the failures that are retried (Envoy retry conditions). Omitted means ${ROUTING_DEFAULTS.retryOn.join(', ')} plus the statusCodes.`,
+        description: `retryOn lists the failures that are retried (Envoy retry conditions). Omitted means ${ROUTING_DEFAULTS.retryOn.join(', ')} plus the statusCodes.`,
         maxItems: RETRY_CONDITIONS.length,
         'x-kubernetes-list-type': 'set',
       }),
@@ -77,7 +77,7 @@ export const RoutingTimeoutsSchema = Type.Object(
     ),
     streamIdle: Type.Optional(
       Duration(
-        'streamIdle bounds each try\'s silence: an upstream that sends nothing for this long before answering is reset (and retried when retries.on has reset), one that falls silent during a streamed answer is cut (a Gateway API duration such as 30s). A steady stream is never cut by it. Omitted means no idle limit.',
+        'streamIdle bounds each try\'s silence: an upstream that sends nothing for this long before answering is reset (and retried when retries.retryOn has reset), one that falls silent during a streamed answer is cut (a Gateway API duration such as 30s). A steady stream is never cut by it. Omitted means no idle limit.',
       ),
     ),
   },

@@ -31,7 +31,7 @@ function model(name: string, host: RoutingStandIn, routing?: object, port?: numb
   } as KubeObject;
 }
 
-const FALLBACK = { retries: { attempts: 1, on: ['connect-failure', 'reset'], statusCodes: [429, 500, 503] }, fallback: [{ name: 'rt-backup', model: 'rt-backup' }] };
+const FALLBACK = { retries: { attempts: 1, retryOn: ['connect-failure', 'reset'], statusCodes: [429, 500, 503] }, fallback: [{ name: 'rt-backup', model: 'rt-backup' }] };
 /** Created in this order: fallback and split targets before the models that name them (admission checks they exist). */
 const MODELS = [
   model('rt-backup', 'backup'),

@@ -205,7 +205,7 @@ describe('mixed clients: one writes v1alpha1, another v1beta1, nothing is lost',
   beforeAll(() => createNamespace(admin, namespace, {}));
 
   it('spec.routing (v1beta1 only) survives a v1alpha1 client reading and writing the object back', async () => {
-    const routing = { retries: { attempts: 2, on: ['connect-failure', 'reset'], statusCodes: [429, 503], perTryTimeout: '10s' }, timeouts: { request: '900s', streamIdle: '30s' }, fallback: [{ name: 'other', model: 'x' }] };
+    const routing = { retries: { attempts: 2, retryOn: ['connect-failure', 'reset'], statusCodes: [429, 503], perTryTimeout: '10s' }, timeouts: { request: '900s', streamIdle: '30s' }, fallback: [{ name: 'other', model: 'x' }] };
     const beta = {
       apiVersion: BETA,
       kind: 'PassthroughModel',

@@ -22,7 +22,7 @@ export function routeRetry(routing: RoutingSpec | undefined): RetrySettings | un
   const attempts = retries?.attempts ?? fallbacks;
   if (attempts === 0) return undefined;
   const statusCodes = [...(retries?.statusCodes ?? ROUTING_DEFAULTS.retryStatusCodes)].sort((a, b) => a - b);
-  const triggers: RetryTrigger[] = [...(retries?.on ?? ROUTING_DEFAULTS.retryOn)];
+  const triggers: RetryTrigger[] = [...(retries?.retryOn ?? ROUTING_DEFAULTS.retryOn)];
   if (statusCodes.length > 0) triggers.push('retriable-status-codes');
   const backoff = retries?.backoff;
   const perRetry = {

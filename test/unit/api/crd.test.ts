@@ -76,6 +76,16 @@ describe.each(KIND_DEFINITIONS.flatMap((d) => [0, 1].map((index) => [d.kind, ind
     expect(columns[columns.length - 1]).toBe('Age');
   });
 
+  it('names no field a word YAML 1.1 reads as a boolean (kubectl and helm would send `on:` as "true": the field pruned)', () => {
+    const yaml11Booleans = /^(y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/;
+    const offending: string[] = [];
+    walk(schema, (_node, at) => {
+      const name = at.split('.').pop()!.replace(/(\[\]|\{\})+$/, '');
+      if (yaml11Booleans.test(name)) offending.push(at);
+    });
+    expect(offending).toEqual([]);
+  });
+
   it('leaves metadata to the API server and requires spec', () => {
     expect((schema.properties as Record<string, JsonSchema>).metadata).toEqual({ type: 'object' });
     expect(schema.required).toEqual(['spec']);

@@ -154,7 +154,7 @@ describe('the design table of docs/api-versions.md', () => {
     ['PassthroughModel', { provider: { hostname: 'api.openai.com', credential: { type: 'APIKey', secretRef: { name: 's' } } }, models: { declared: ['gpt'] }, access: { public: true } }],
     ['LLMModel', { model: { name: 'org/m' }, resources: {}, access: { public: true } }],
   ])('%s spec.routing (v1beta1 only) survives a round trip through v1alpha1 in the record', (kind, spec) => {
-    const routing = { retries: { attempts: 2, on: ['connect-failure'], statusCodes: [503], perTryTimeout: '5s' }, timeouts: { streamIdle: '30s' } };
+    const routing = { retries: { attempts: 2, retryOn: ['connect-failure'], statusCodes: [503], perTryTimeout: '5s' }, timeouts: { streamIdle: '30s' } };
     const beta = { apiVersion: BETA, kind, metadata: meta, spec: { ...spec, routing } };
     const alpha = convert(beta, ALPHA);
     expect((alpha.spec as JsonObject).routing).toBeUndefined();

@@ -95,7 +95,7 @@ export const modelMatrix: readonly MatrixCase[] = [
     model: passthroughModel('routed', {
       provider: openai,
       routing: {
-        retries: { attempts: 3, on: ['connect-failure', 'reset'], statusCodes: [429, 500, 502, 503, 504], perTryTimeout: '15s', backoff: { baseInterval: '100ms', maxInterval: '2s' } },
+        retries: { attempts: 3, retryOn: ['connect-failure', 'reset'], statusCodes: [429, 500, 502, 503, 504], perTryTimeout: '15s', backoff: { baseInterval: '100ms', maxInterval: '2s' } },
         timeouts: { request: '900s', streamIdle: '45s' },
         fallback: [{ name: 'openrouter', model: 'openai/gpt-4o' }, { name: 'azure' }],
         weight: 90,

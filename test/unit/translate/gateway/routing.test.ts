@@ -40,7 +40,7 @@ test('fallback without retries written: one retry per fallback, each to the next
 });
 
 test('retries as written: attempts, conditions, status codes, per-try timeout and backoff (max defaults to 10 x base)', () => {
-  const { byName } = translate({ retries: { attempts: 3, on: ['reset', 'connect-failure'], statusCodes: [503, 500, 429], perTryTimeout: '10s', backoff: { baseInterval: '100ms' } } });
+  const { byName } = translate({ retries: { attempts: 3, retryOn: ['reset', 'connect-failure'], statusCodes: [503, 500, 429], perTryTimeout: '10s', backoff: { baseInterval: '100ms' } } });
   expect(byName('primary-internal-traffic').spec).toEqual({
     targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'primary-internal' }],
     retry: {
