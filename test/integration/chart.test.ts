@@ -258,7 +258,7 @@ describe('the key portal', () => {
     await applyObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { kubeConfig: plane.kubeConfig() });
     const args = ['portal', chartDir, '-n', namespace, '-f', path.join(chartDir, 'ci', 'portal-values.yaml')];
     const rendered = docs((await helm(4, ['template', '--kube-version', kubeVersion, ...args])).stdout).filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'portal');
-    expect(rendered.map((o) => o.kind).sort()).toEqual(['Deployment', 'HTTPRoute', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'ServiceAccount', 'ServiceMonitor']);
+    expect(rendered.map((o) => o.kind).sort()).toEqual(['Deployment', 'HTTPRoute', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'ServiceAccount', 'ServiceMonitor', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
     // No hooks: the post-install webhook check needs a running operator, which this control plane has not.
     const r = await helm(4, ['install', ...args, '--no-hooks'], { kubeconfig: plane.kubeconfigPath });
     expect(r.stderr).toBe('');
@@ -299,7 +299,7 @@ describe('the key portal', () => {
       'update llmmodels.llm.nebari.dev: false',
       'create secrets: true',
       'update secrets: false',
-      'delete configmaps: true',
+      'delete configmaps: false',
       'patch events: true',
       'update leases.coordination.k8s.io: true',
       'get secrets in default: false',
