@@ -500,7 +500,7 @@ test('steady traffic to two models on both endpoints fails no request while we r
     failed = err as Error;
   }
   const tally = await traffic.stop();
-  figures.operationsUnderTraffic = `${tally.sent} requests (${Object.entries(tally.perTarget).map(([k, v]) => `${k} ${v}`).join(', ')}), ${tally.failures.length} failed, slowest ${tally.slowestMs.toFixed(0)} ms; ${Object.entries(durations).map(([k, v]) => `${k} ${v}`).join(', ')}`;
+  figures.operationsUnderTraffic = `${tally.sent} requests (${Object.entries(tally.perTarget).map(([k, v]) => `${k} ${v}`).join(', ')}), ${tally.failures.length} failed, slowest ${tally.slowestMs.toFixed(0)} ms; ${Object.entries(tally.perOperation).map(([k, v]) => `${k}: ${v.sent} sent, ${v.failed} failed${durations[k] ? `, took ${durations[k]}` : ''}`).join('; ')}`;
   if (failed) throw new Error(`${failed.message}\ntraffic meanwhile: ${figures.operationsUnderTraffic}\n${JSON.stringify(tally.failures.slice(0, 20), null, 1)}`);
   expect(tally.failures).toEqual([]);
   expect(tally.answered).toBe(tally.sent);

@@ -29,6 +29,8 @@ export interface TrafficTally {
   readonly failures: TrafficFailure[];
   /** Requests per target. */
   readonly perTarget: Record<string, number>;
+  /** Requests sent and failed while each operation ran. */
+  readonly perOperation: Record<string, { sent: number; failed: number }>;
   /** The slowest answer, in milliseconds. */
   readonly slowestMs: number;
 }
@@ -51,6 +53,7 @@ export function startSteadyTraffic(targets: readonly TrafficTarget[], opts: { pa
   const started = Date.now();
   const failures: TrafficFailure[] = [];
   const perTarget: Record<string, number> = {};
+  const perOperation: Record<string, { sent: number; failed: number }> = {};
   let operation = 'steady';
   let stopping = false;
   let answered = 0;
@@ -61,12 +64,18 @@ export function startSteadyTraffic(targets: readonly TrafficTarget[], opts: { pa
     while (!stopping && Date.now() - started < maxMs && perTarget[t.name] < maxRequests) {
       perTarget[t.name]++;
       const during = operation;
+      const tally = (perOperation[during] ??= { sent: 0, failed: 0 });
+      tally.sent++;
       try {
         const r = await gatewayRequest(t.gateway, 'POST', '/v1/chat/completions', { token: t.token(), body: chat(t.model), timeoutMs: 30000 });
         slowestMs = Math.max(slowestMs, r.totalMs);
         if (r.status === 200) answered++;
-        else failures.push({ target: t.name, operation: during, atMs: Date.now() - started, outcome: `${r.status} ${r.body.slice(0, 160)}` });
+        else {
+          tally.failed++;
+          failures.push({ target: t.name, operation: during, atMs: Date.now() - started, outcome: `${r.status} ${r.body.slice(0, 160)}` });
+        }
       } catch (err) {
+        tally.failed++;
         failures.push({ target: t.name, operation: during, atMs: Date.now() - started, outcome: (err as Error).message });
       }
       await new Promise((r) => setTimeout(r, pauseMs));
@@ -82,7 +91,7 @@ export function startSteadyTraffic(targets: readonly TrafficTarget[], opts: { pa
       stopping = true;
       await loops;
       const sent = Object.values(perTarget).reduce((a, b) => a + b, 0);
-      return { sent, answered, failures, perTarget, slowestMs };
+      return { sent, answered, failures, perTarget, perOperation, slowestMs };
     },
   };
 }
