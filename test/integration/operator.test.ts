@@ -187,6 +187,9 @@ describe('PassthroughModel lifecycle', () => {
   });
 
   it('repairs a generated object deleted out of band without waiting for a resync', async () => {
+    // The operator was just restarted: its workers start before its watches of generated objects
+    // have listed, and a deletion in that window is only seen at the next resync.
+    await operator.waitForLine(/^(?=.*informers listed and watching)(?=.*PassthroughModel)/);
     const before = await getObject<KubeObject>(policy('gpt-external-auth'));
     await deleteObject(policy('gpt-external-auth'));
     await waitFor('the external SecurityPolicy re-created', async () => {
