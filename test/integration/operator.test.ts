@@ -187,9 +187,8 @@ describe('PassthroughModel lifecycle', () => {
   });
 
   it('repairs a generated object deleted out of band without waiting for a resync', async () => {
-    // The operator was just restarted: its workers start before its watches of generated objects
-    // have listed, and a deletion in that window is only seen at the next resync.
-    await operator.waitForLine(/^(?=.*informers listed and watching)(?=.*PassthroughModel)/);
+    // The operator was just restarted (the last test waited for its first pass): its workers start
+    // only once every watch has listed, so this deletion is an event, not a wait for the resync.
     const before = await getObject<KubeObject>(policy('gpt-external-auth'));
     await deleteObject(policy('gpt-external-auth'));
     await waitFor('the external SecurityPolicy re-created', async () => {

@@ -7,6 +7,7 @@ import { KubeRest, KubeObject } from '../../kube/rest';
 import { WatchIdleError } from '../../kube/watch';
 import { objectKey } from './object-key';
 import { registerCachedKind, type CachedKind } from './cached-lookups';
+import { forgetApplied } from './apply';
 import { Logger } from '../../runtime/log';
 import { OperatorMetrics } from './metrics';
 import { WorkQueue } from './queue';
@@ -66,6 +67,11 @@ export interface ControllerOptions {
   startupSpreadMs?: number;
   /** Re-open a watch after this long without a byte (a half-open connection). @default 150_000 */
   watchIdleTimeoutMs?: number;
+  /**
+   * Workers wait for every watch's first list, at most this long (a watch the server keeps
+   * refusing must not hold the kind back for good). @default 30_000
+   */
+  cacheSyncTimeoutMs?: number;
 }
 
 /** The `reason` label of nls_watch_restarts_total. */
@@ -118,6 +124,7 @@ export class Controller {
   private readonly primary: Informer;
   private workers: Promise<void>[] = [];
   private running = false;
+  private stopWaitingForCaches?: () => void;
 
   constructor(
     client: KubeRest,
@@ -160,6 +167,9 @@ export class Controller {
         log,
       );
       inf.on((event, obj, old) => {
+        // The apply skip trusts a cache's resourceVersion, and another controller's watch of this
+        // kind may not have heard of the deletion yet: the repair must reach the server.
+        if (event === 'delete') forgetApplied(client, { apiVersion: s.apiVersion, kind: s.kind, namespace: obj.metadata.namespace, name: obj.metadata.name });
         for (const key of s.map(obj, event, old)) this.queue.add(key);
       });
       // A whole kind in a namespace: its cache answers lookups (a miss means absent).
@@ -189,14 +199,35 @@ export class Controller {
     void Promise.all(this.informers.map((i) => i.watching)).then(() => {
       if (this.running) this.log.info('informers listed and watching', { kind: this.opts.kind, informers: this.informers.length });
     });
+    const synced = this.cachesSynced();
     const n = this.opts.workers ?? 4;
-    for (let i = 0; i < n; i++) this.workers.push(this.work());
+    for (let i = 0; i < n; i++) this.workers.push(synced.then(() => this.work()));
+  }
+
+  // Workers start once every watch has listed: a generated object deleted before its watch listed
+  // would otherwise cause no event, and its repair would wait for the resync.
+  private cachesSynced(): Promise<void> {
+    const timeoutMs = this.opts.cacheSyncTimeoutMs ?? 30_000;
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        const waiting = this.informers.filter((i) => !i.hasSynced).length;
+        this.log.warn('starting workers before every watch has listed', { kind: this.opts.kind, waiting, timeoutMs });
+        resolve();
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.stopWaitingForCaches = done;
+      void Promise.all(this.informers.map((i) => i.listed)).then(done);
+    });
   }
 
   /** Stop taking new work and wait for in-flight reconciles to finish. */
   async stop(): Promise<void> {
     this.running = false;
     this.queue.shutDown();
+    this.stopWaitingForCaches?.();
     await Promise.all(this.informers.map((i) => i.stop()));
     await Promise.all(this.workers);
     this.workers = [];

@@ -53,8 +53,11 @@ export class Informer {
   private synced = false;
   private loop?: Promise<void>;
   private markWatching!: () => void;
+  private markListed!: () => void;
   /** Settles once the first list is done and a watch has been accepted by the server. */
   readonly watching = new Promise<void>((resolve) => (this.markWatching = resolve));
+  /** Settles once the first list is done, or once the kind is found not served (nothing to list). */
+  readonly listed = new Promise<void>((resolve) => (this.markListed = resolve));
 
   constructor(
     private readonly client: KubeRest,
@@ -126,6 +129,7 @@ export class Informer {
     });
     for (const change of this.cache.replace(items.map((raw) => cacheable(raw, this.opts)), metadata.resourceVersion)) this.emit(change);
     this.synced = true;
+    this.markListed();
     this.opts.onRelist?.();
   }
 
@@ -194,6 +198,7 @@ export class Informer {
         failures++;
         const delay = jitteredBackoff(failures, backoff);
         if (err instanceof KindNotServedError) {
+          this.markListed();
           this.log.debug('kind not served yet; will retry', { kind: this.opts.kind, delayMs: delay });
           this.client.forgetDiscovery(this.opts.apiVersion);
         } else {
