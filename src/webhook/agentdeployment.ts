@@ -2,17 +2,17 @@
 // referenced model exists, URLs are usable, provider overrides stay inside their allow-list, and
 // the confused-deputy guard: the operator reads Secrets with its own, wide permissions, so every
 // Secret an AgentDeployment names must be one the *requesting user* may `get` themselves; and
-// binding to a restricted model needs the RBAC verb `bind` on it (checkModelBinding).
+// binding to a restricted model needs the RBAC verb `bind` on it (agentBinding).
 import { AGENTDEPLOYMENT_DEFAULTS, AGENTDEPLOYMENT_KIND, AGENTDEPLOYMENT_LIMITS } from '../api/agentdeployment';
-import { API_GROUP, resourceListProblems } from '../api/common';
-import { LLMMODEL_KIND, LLMMODEL_PLURAL } from '../api/llmmodel';
-import { PASSTHROUGHMODEL_PLURAL } from '../api/passthroughmodel';
+import { resourceListProblems } from '../api/common';
+import { LLMMODEL_KIND } from '../api/llmmodel';
 import type { AdmissionContext, KindAdmission } from './admission';
 import { agentOverrideProblems } from './agent-overrides';
 import { httpURLProblem } from './http-url';
 import { imageProblem } from './image-policy';
 import { jsonEqual } from './json-patch';
-import { BIND_MODEL_VERB, type ClusterLookups, type ModelKind } from './lookups';
+import type { ClusterLookups, ModelKind } from './lookups';
+import { type BindingCheck, checkModelBinding } from './model-binding';
 import { envReview } from './pod-references';
 import { type AdmissionRequest, type UserInfo, isRecord } from './review';
 import { type SecretReference, checkSecretAccess } from './secret-access';
@@ -77,26 +77,18 @@ export function agentDeploymentFieldFindings(agent: AgentDeploymentV1beta1, find
  * read (the agent's key Secret is in their namespace), so binding is a way to get a key. A public
  * model grants keys to every authenticated user anyway. A restricted one (not `spec.access.public`)
  * grants them to its groups, which the portal checks; here the requesting user must hold the RBAC
- * verb `bind` on that model, checked by a SubjectAccessReview as that user. Fail closed.
+ * verb `bind` on that model.
  */
-async function checkModelBinding(kind: ModelKind, name: string, namespace: string, user: UserInfo, lookups: ClusterLookups, findings: Findings): Promise<void> {
-  const resource = kind === LLMMODEL_KIND ? LLMMODEL_PLURAL : PASSTHROUGHMODEL_PLURAL;
-  const who = user.username ? `user "${user.username}"` : 'the requesting user';
-  const fix =
-    `ask an administrator for the verb "${BIND_MODEL_VERB}" on it (a Role in namespace "${namespace}" with apiGroups [${API_GROUP}], ` +
-    `resources [${resource}], resourceNames [${name}], verbs [${BIND_MODEL_VERB}]), or bind a public model`;
-  if (!user.username) {
-    findings.deny(`spec.model.modelRef.name: ${kind} "${name}" is restricted (not spec.access.public) and the request carries no user identity, so the right to bind an agent to it cannot be verified`, 403);
-    return;
-  }
-  try {
-    const review = await lookups.userMayBindModel(user, namespace, kind, name);
-    if (!review.allowed) {
-      findings.deny(`spec.model.modelRef.name: ${kind} "${name}" is restricted (not spec.access.public) and ${who} may not bind agents to it, since the agent gets an API key for it; ${fix}`, 403);
-    }
-  } catch (error) {
-    findings.deny(lookupFailed(`whether ${who} may bind agents to ${kind} "${name}"`, error), 403);
-  }
+function agentBinding(kind: ModelKind, name: string, namespace: string): BindingCheck {
+  return {
+    field: 'spec.model.modelRef.name',
+    kind,
+    name,
+    namespace,
+    action: 'bind agents to',
+    refusal: (who) => `${kind} "${name}" is restricted (not spec.access.public) and ${who} may not bind agents to it, since the agent gets an API key for it`,
+    alternative: 'bind a public model',
+  };
 }
 
 async function checkModelReference(
@@ -122,7 +114,7 @@ async function checkModelReference(
     return;
   }
   const spec = model.spec as { model?: { name?: string }; models?: { declared?: string[]; catchAll?: boolean }; access?: { public?: boolean } } | undefined;
-  if (spec?.access?.public !== true) await checkModelBinding(ref.kind as ModelKind, ref.name, namespace, user, lookups, findings);
+  if (spec?.access?.public !== true) await checkModelBinding(agentBinding(ref.kind as ModelKind, ref.name, namespace), user, lookups, findings);
   if (ref.kind === LLMMODEL_KIND && ref.modelName !== undefined && spec?.model?.name && ref.modelName !== spec.model.name) {
     findings.warn(
       `spec.model.modelRef.modelName: "${ref.modelName}" differs from the id LLMModel "${ref.name}" serves ("${spec.model.name}"); requests for it will not be routed`,

@@ -1,13 +1,12 @@
 // Admission rules for `spec.routing` (docs/routing.md). Field rules need only the object; the
 // target rules read the namespace's models: every fallback and split model must be a
 // PassthroughModel that exists, serves the id it is sent, and does not lead back to this model.
-import { API_GROUP } from '../api/common';
-import { PASSTHROUGHMODEL_PLURAL } from '../api/passthroughmodel';
 import type { LLMModelRouting, PassthroughRouting } from '../api/routing';
 import type { ServingModel } from '../translate/gateway/served-ids';
-import { BIND_MODEL_VERB, type ClusterLookups } from './lookups';
+import type { ClusterLookups } from './lookups';
+import { type BindingCheck, checkModelBinding } from './model-binding';
 import type { UserInfo } from './review';
-import { type Findings, lookupFailed } from './verdict';
+import type { Findings } from './verdict';
 
 /** Why an InferencePool cannot take part in fallback or splits (envoyproxy/ai-gateway#1256). */
 export const INFERENCE_POOL_MIX =
@@ -136,22 +135,16 @@ export async function checkRoutingTargetsBinding(
   findings: Findings,
 ): Promise<void> {
   const before = new Set(targets(oldRouting).map((t) => t.name));
-  const who = request.user.username ? `user "${request.user.username}"` : 'the requesting user';
   for (const t of targets(routing).filter((x) => !before.has(x.name))) {
-    const fix =
-      `ask an administrator for the verb "${BIND_MODEL_VERB}" on it (a Role in namespace "${request.namespace}" with apiGroups [${API_GROUP}], ` +
-      `resources [${PASSTHROUGHMODEL_PLURAL}], resourceNames [${t.name}], verbs [${BIND_MODEL_VERB}]), or remove it`;
-    if (!request.user.username) {
-      findings.deny(`${t.field}.name: the request carries no user identity, so the right to route requests to PassthroughModel "${t.name}" cannot be verified`, 403);
-      continue;
-    }
-    try {
-      const review = await lookups.userMayBindModel(request.user, request.namespace, 'PassthroughModel', t.name);
-      if (!review.allowed) {
-        findings.deny(`${t.field}.name: ${who} may not route requests to PassthroughModel "${t.name}", whose provider would answer them with its credential; ${fix}`, 403);
-      }
-    } catch (error) {
-      findings.deny(lookupFailed(`whether ${who} may route requests to PassthroughModel "${t.name}"`, error), 403);
-    }
+    const check: BindingCheck = {
+      field: `${t.field}.name`,
+      kind: 'PassthroughModel',
+      name: t.name,
+      namespace: request.namespace,
+      action: 'route requests to',
+      refusal: (who) => `${who} may not route requests to PassthroughModel "${t.name}", whose provider would answer them with its credential`,
+      alternative: 'remove it',
+    };
+    await checkModelBinding(check, request.user, lookups, findings);
   }
 }
