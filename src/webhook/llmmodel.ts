@@ -9,6 +9,7 @@ import { LLMMODEL_DEFAULTS, LLMMODEL_KIND, LLMMODEL_NAME_PATTERN, llmModelProvid
 import { llmProvider, providers } from '../translate/providers';
 import { PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
 import type { AdmissionContext, KindAdmission } from './admission';
+import { httpURLProblem } from './http-url';
 import { imageProblem } from './image-policy';
 import { jsonEqual } from './json-patch';
 import { validateModel } from './model-placement';
@@ -68,6 +69,11 @@ export function llmModelFieldFindings(model: LLMModelV1beta1, findings: Findings
   }
 
   llmModelRoutingFindings(spec.routing, findings);
+  const tracingEndpoint = spec.observability?.tracing?.endpoint;
+  if (tracingEndpoint !== undefined) {
+    const problem = httpURLProblem(tracingEndpoint, 'spec.observability.tracing.endpoint');
+    if (problem) findings.deny(problem);
+  }
 
   const storageType = spec.model.storage?.type ?? 'pvc';
   if (storageType === 'emptyDir' && spec.model.preload === true) {

@@ -186,6 +186,43 @@ describe.each(cases)('the $provider provider', (c) => {
   it('deleting the model deletes the provider resource and waits for its finalizers', () => run().deletion, 300_000);
 });
 
+// spec.observability.tracing through the chart's webhooks: the API server stores the block with its
+// defaults, the operator renders it into the Dynamo worker (engine argument and OTEL_* variables),
+// KAITO reports the field it cannot honour, and the webhook refuses an endpoint that is no URL.
+it('renders spec.observability.tracing as stored (defaults filled in), refuses it for KAITO and refuses a bad endpoint', async () => {
+  const tracedModel = (name: string, provider: string, endpoint: string) => {
+    const base = example(provider === 'kaito' ? 'kaito.yaml' : 'dynamo.yaml') as unknown as LLMModel;
+    return { ...base, metadata: { name, namespace: ns }, spec: { ...base.spec, observability: { tracing: { endpoint } } } } as unknown as KubeObject;
+  };
+  const endpoint = 'http://otel-collector.observability:4317';
+  const stored = await applyObject<KubeObject>(tracedModel('traced-dynamo', 'dynamo', endpoint), { kubeConfig: plane.kubeConfig(), fieldManager: 'user-manifests' });
+  expect((stored.spec as LLMModel['spec']).observability).toEqual({ tracing: { endpoint, protocol: 'grpc', sampler: 'parentbased_traceidratio', ratio: 1 } });
+  let worker: { envs?: { name: string; value?: string }[]; extraPodSpec?: { mainContainer?: { args?: string[] } } } | undefined;
+  await waitFor('the traced DynamoGraphDeployment', async () => {
+    const graph = (await client.list('nvidia.com/v1alpha1', 'DynamoGraphDeployment', { namespace: ns })).items.find((g) => g.metadata.ownerReferences?.[0]?.name === 'traced-dynamo');
+    worker = (graph?.spec as { services?: Record<string, typeof worker> } | undefined)?.services?.VllmWorker;
+    return worker !== undefined;
+  }, { timeoutMs: 60_000 });
+  expect(worker!.extraPodSpec?.mainContainer?.args).toContain(`--otlp-traces-endpoint=${endpoint}`);
+  expect(worker!.envs).toEqual(
+    expect.arrayContaining([
+      { name: 'OTEL_SERVICE_NAME', value: 'traced-dynamo' },
+      { name: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', value: 'grpc' },
+      { name: 'OTEL_TRACES_SAMPLER', value: 'parentbased_traceidratio' },
+      { name: 'OTEL_TRACES_SAMPLER_ARG', value: '1' },
+    ]),
+  );
+
+  await applyObject(tracedModel('traced-kaito', 'kaito', endpoint), { kubeConfig: plane.kubeConfig(), fieldManager: 'user-manifests' });
+  await waitFor('traced-kaito BuildFailed', async () => condition(await model('traced-kaito'), 'ProviderReady')?.reason === 'BuildFailed', { timeoutMs: 60_000 });
+  expect(condition(await model('traced-kaito'), 'ProviderReady')?.message).toContain('spec.observability.tracing: is not supported by the KAITO provider');
+
+  await expect(applyObject(tracedModel('traced-bad', 'dynamo', 'otel-collector:4317'), { kubeConfig: plane.kubeConfig(), fieldManager: 'user-manifests' })).rejects.toThrow(
+    /spec\.observability\.tracing\.endpoint: "otel-collector:4317" is not an absolute URL/,
+  );
+  for (const name of ['traced-dynamo', 'traced-kaito']) await client.delete(objectRef(GROUP, 'LLMModel', name, ns));
+}, 150_000);
+
 // The cleanup finalizer comes with the CREATE (the chart's mutating webhook), so the operator sends
 // no PATCH for it. The API server records no owner for a field a webhook set, so a user's
 // re-apply of the same manifest keeps it; the deletion still runs the cleanup and removes it.

@@ -3,7 +3,7 @@
 // `serving.env`, `scheduling` and `inferencePool`. What a mapping cannot carry (the split of the
 // two argument lists) is kept by the shared restore record.
 import { LLMMODEL_KIND } from '../llmmodel';
-import { isObject, type JsonObject, type KindMapping, move, nonEmpty, objectAt, withoutRouting } from './shared';
+import { isObject, type JsonObject, type KindMapping, move, nonEmpty, objectAt, withoutV1beta1Fields } from './shared';
 
 const SCHEDULING_FIELDS = ['tolerations', 'nodeSelector', 'affinity'] as const;
 
@@ -51,7 +51,7 @@ function up(object: JsonObject): JsonObject {
 }
 
 function down(versioned: JsonObject): JsonObject {
-  const object = withoutRouting(versioned);
+  const object = withoutV1beta1Fields(versioned, ['routing', 'observability']);
   const spec = objectAt(object, 'spec');
   if (!spec) return object;
   const s: JsonObject = { ...spec };

@@ -3,7 +3,7 @@
 // `pathPrefix` (`/api/v1`). The old default `schemaVersion: v1` of a Bedrock object means nothing
 // and has no v1beta1 form; a Bedrock object without pathPrefix reads back with it in v1alpha1.
 import { PASSTHROUGHMODEL_DEFAULTS, PASSTHROUGHMODEL_KIND } from '../passthroughmodel';
-import { isObject, type JsonObject, type KindMapping, objectAt, withoutRouting } from './shared';
+import { isObject, type JsonObject, type KindMapping, objectAt, withoutV1beta1Fields } from './shared';
 
 const trimSlashes = (text: string) => text.replace(/^\/+|\/+$/g, '');
 
@@ -39,7 +39,7 @@ function up(object: JsonObject): JsonObject {
 }
 
 function down(object: JsonObject): JsonObject {
-  return withProvider(withoutRouting(object), (p) => {
+  return withProvider(withoutV1beta1Fields(object, ['routing']), (p) => {
     const credential = objectAt(p, 'credential') ? { ...(p.credential as JsonObject) } : undefined;
     const secretRef = objectAt(credential, 'secretRef');
     if (credential && secretRef && 'name' in secretRef && !('credentialSecretName' in p)) {

@@ -49,15 +49,16 @@ export function nonEmpty(value: JsonObject): JsonObject | undefined {
 }
 
 /**
- * `object` without `spec.routing`, which only v1beta1 has (docs/design/routing.md). Dropping it in
- * the v1alpha1 form makes the round trip differ there, so the restore record keeps it and a
- * v1beta1 read of an object written or stored as v1alpha1 gets it back.
+ * `object` without the spec fields only v1beta1 has (`routing` on both model kinds, docs/design/routing.md;
+ * `observability` on LLMModel). Dropping them in the v1alpha1 form makes the round trip differ
+ * there, so the restore record keeps them and a v1beta1 read of an object written or stored as
+ * v1alpha1 gets them back.
  */
-export function withoutRouting(object: JsonObject): JsonObject {
+export function withoutV1beta1Fields(object: JsonObject, fields: readonly string[]): JsonObject {
   const spec = objectAt(object, 'spec');
-  if (!spec || !('routing' in spec)) return object;
+  if (!spec || !fields.some((f) => f in spec)) return object;
   const rest = { ...spec };
-  delete rest.routing;
+  for (const f of fields) delete rest[f];
   return { ...object, spec: rest };
 }
 

@@ -20,6 +20,7 @@ import {
   TolerationSchema,
 } from '../llmmodel';
 import { LLMModelRoutingSchema } from '../routing';
+import { LLMModelObservabilitySchema } from '../tracing';
 
 /** `spec.serving.engineArgs` holds what v1alpha1 split between `vllmArgs` and `advanced.vllm.extraArgs`. */
 export const LLMMODEL_V1BETA1_LIMITS = { maxEngineArgs: 2 * LLMMODEL_LIMITS.maxArgs };
@@ -76,6 +77,7 @@ export const LLMModelSpecV1beta1Schema = Type.Object(
     access: AccessSchema,
     endpoints: Type.Optional(LLMModelEndpointsSchema),
     routing: Type.Optional(LLMModelRoutingSchema),
+    observability: Type.Optional(LLMModelObservabilitySchema),
   },
   {
     description: 'spec is the desired state of the LLMModel.',

@@ -4,6 +4,7 @@
 // the InferencePool consults. Dynamo's own operator turns the graph into Deployments and Services;
 // the phase is read back from the graph's status (state, Ready condition, per-component replicas).
 import { LLMMODEL_DEFAULTS } from '../../api/llmmodel';
+import { tracingEngineSettings } from '../../api/tracing';
 import { translationError, TranslationError } from '../gateway/errors';
 import { defaultServingPodSelector, SERVING_POD_MODEL_LABEL, SERVING_POD_ROLE_LABEL } from '../gateway/llmmodel';
 import { boundedName, gatewayObjectNames } from '../gateway/names';
@@ -85,6 +86,7 @@ export function dynamoWorkerArgs(model: LLMModelV1beta1): string[] {
     '--tensor-parallel-size',
     String(tp),
     ...(dp > 1 ? ['--data-parallel-size', String(dp)] : []),
+    ...tracingEngineSettings(spec.observability?.tracing, model.metadata.name ?? '').args,
     ...(spec.serving?.engineArgs ?? []),
   ];
 }
@@ -182,7 +184,7 @@ export function translateDynamo(model: LLMModelV1beta1, context: ProviderContext
           componentType: 'worker',
           replicas,
           ...secret,
-          envs: [{ name: 'HF_HOME', value: DYNAMO_CACHE_MOUNT }, ...(spec.serving?.env ?? [])],
+          envs: [{ name: 'HF_HOME', value: DYNAMO_CACHE_MOUNT }, ...tracingEngineSettings(spec.observability?.tracing, name).env, ...(spec.serving?.env ?? [])],
           resources: { ...(Object.keys(requests).length > 0 ? { requests } : {}), limits },
           extraPodMetadata: { labels: { [SERVING_POD_MODEL_LABEL]: modelLabel, [SERVING_POD_ROLE_LABEL]: 'serving', [DYNAMO_COMPONENT_LABEL]: 'worker' } },
           extraPodSpec: {

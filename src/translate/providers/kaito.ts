@@ -133,6 +133,9 @@ function check(model: LLMModelV1beta1, apiVersion: string): TranslationError[] {
   if (spec.serving?.env?.length) {
     errors.push(translationError('spec.serving.env', 'is not supported by the KAITO provider: KAITO builds the serving pod; remove it or use provider vllm'));
   }
+  if (spec.observability?.tracing) {
+    errors.push(translationError('spec.observability.tracing', 'is not supported by the KAITO provider: KAITO builds the serving pod and its engine arguments; remove it or use provider vllm'));
+  }
   return errors;
 }
 

@@ -24,6 +24,7 @@
 //   volumes) are not written, so one object is stored unchanged by both.
 import { stringify } from 'yaml';
 import { LLMMODEL_DEFAULTS, LLMMODEL_LIMITS } from '../../api/llmmodel';
+import { tracingEngineSettings } from '../../api/tracing';
 import { translationError, TranslationError } from '../gateway/errors';
 import { SERVING_POD_MODEL_LABEL, SERVING_POD_ROLE, SERVING_POD_ROLE_LABEL, defaultServingPodSelector } from '../gateway/llmmodel';
 import { gatewayObjectNames } from '../gateway/names';
@@ -250,15 +251,18 @@ export function translateKubeRay(model: LLMModelV1beta1, context: KubeRayProvide
   const errors = [...check(model), ...fromServing.errors];
   if (errors.length > 0) return { objects: [], workload, servingPool, errors };
 
+  const tracing = spec.observability?.tracing;
   const engineKwargs = {
     tensor_parallel_size: spec.serving?.tensorParallelism ?? Math.max(gpus, 1),
     ...(spec.model.revision ? { revision: spec.model.revision } : {}),
+    // vLLM's --otlp-traces-endpoint, as Ray Serve LLM passes engine arguments.
+    ...(tracing ? { otlp_traces_endpoint: tracing.endpoint } : {}),
     ...fromServing.kwargs,
   };
   const image = spec.serving?.image ?? context.rayImage ?? DEFAULT_RAY_IMAGE;
   const gpuName = gpuResourceName(spec.resources.gpu.type);
   const hfToken = spec.model.authSecretName ? [{ name: 'HF_TOKEN', valueFrom: { secretKeyRef: { name: spec.model.authSecretName, key: 'HF_TOKEN' } } }] : [];
-  const env = [...hfToken, ...(spec.serving?.env ?? [])];
+  const env = [...hfToken, ...tracingEngineSettings(tracing, modelName).env, ...(spec.serving?.env ?? [])];
   const userTolerations = spec.scheduling?.tolerations ?? [];
   const tolerations = [
     ...(userTolerations.some((t) => t.key === gpuName) ? [] : [{ key: gpuName, operator: 'Exists', effect: 'NoSchedule' }]),

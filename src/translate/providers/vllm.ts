@@ -2,6 +2,7 @@
 // server (GPU resources and tolerations, model download in an init container, /dev/shm), a
 // Service on port 8000, and the endpoint picker (EPP) the InferencePool consults.
 import { LLMMODEL_DEFAULTS } from '../../api/llmmodel';
+import { tracingEngineSettings } from '../../api/tracing';
 import { translationError, TranslationError } from '../gateway/errors';
 import { defaultServingPodSelector } from '../gateway/llmmodel';
 import { boundedName } from '../gateway/names';
@@ -27,7 +28,7 @@ export function vllmObjectNames(modelName: string) {
   };
 }
 
-/** vLLM arguments: model path, served name, port, parallelism, then the user's args. */
+/** vLLM arguments: model path, served name, port, parallelism, tracing, then the user's args. */
 export function vllmArgs(model: LLMModelV1beta1): string[] {
   const spec = model.spec;
   const gpus = spec.resources.gpu.count;
@@ -40,6 +41,7 @@ export function vllmArgs(model: LLMModelV1beta1): string[] {
     `--port=${VLLM_PORT}`,
     `--tensor-parallel-size=${tp}`,
     ...(dp > 1 ? [`--data-parallel-size=${dp}`] : []),
+    ...tracingEngineSettings(spec.observability?.tracing, model.metadata.name ?? '').args,
     ...(spec.serving?.engineArgs ?? []),
   ];
 }
@@ -125,7 +127,7 @@ export function translateVLLM(model: LLMModelV1beta1, context: ProviderContext):
               image: spec.serving?.image ?? context.vllmImage ?? DEFAULT_VLLM_IMAGE,
               command: spec.serving?.command ?? DEFAULT_COMMAND,
               args: vllmArgs(model),
-              env: [...hfToken, ...(spec.serving?.env ?? [])],
+              env: [...hfToken, ...tracingEngineSettings(spec.observability?.tracing, model.metadata.name ?? '').env, ...(spec.serving?.env ?? [])],
               ports: [{ name: 'http', containerPort: VLLM_PORT, protocol: 'TCP' }],
               readinessProbe: { httpGet: { path: '/health', port: VLLM_PORT }, periodSeconds: 10, failureThreshold: 3 },
               startupProbe: { httpGet: { path: '/health', port: VLLM_PORT }, periodSeconds: 10, failureThreshold: 180 },

@@ -162,6 +162,15 @@ describe('the design table of docs/api-versions.md', () => {
     expect(convert(alpha, BETA)).toStrictEqual(beta);
   });
 
+  it('LLMModel spec.observability (v1beta1 only) survives a round trip through v1alpha1 in the record', () => {
+    const observability = { tracing: { endpoint: 'http://otel-collector.observability:4317', protocol: 'grpc', sampler: 'traceidratio', ratio: 0.25 } };
+    const beta = { apiVersion: BETA, kind: 'LLMModel', metadata: meta, spec: { model: { name: 'org/m' }, resources: {}, access: { public: true }, observability } };
+    const alpha = convert(beta, ALPHA);
+    expect((alpha.spec as JsonObject).observability).toBeUndefined();
+    expect((alpha.metadata as { annotations: Record<string, string> }).annotations[restoreAnnotation('v1beta1')]).toContain('otel-collector');
+    expect(convert(alpha, BETA)).toStrictEqual(beta);
+  });
+
   it('AgentDeployment A1–A3: container grouped, overrides renamed, an omitted OTLP protocol keeps meaning grpc', () => {
     const alpha = {
       apiVersion: ALPHA,
