@@ -16,6 +16,7 @@ interface Command {
 // Commands implemented elsewhere in src/cli/ register here with one line each.
 export const commands: Record<string, Command> = {
   keys: { summary: 'mint, list or revoke API keys of a model; read the key audit log', module: './keys/keys', entry: 'runKeys' },
+  usage: { summary: 'tokens per key owner and model, from the Prometheus that scrapes the gateway', module: './usage/usage', entry: 'runUsage' },
   crds: { summary: 'apply the CRDs server-side and wait until Established', module: './lifecycle/crds', entry: 'runCrds' },
   preflight: { summary: 'before an upgrade: stored objects this release refuses, gateway stack versions', module: './lifecycle/preflight', entry: 'runPreflight' },
   upgrade: { summary: 'guarded upgrade of an installation', module: './lifecycle/upgrade', entry: 'runUpgrade' },

@@ -165,6 +165,21 @@ test('tokens per client ID, owner and model in Prometheus equal what the stand-i
   });
 });
 
+// The same figures through `nls usage` as shipped in the image, against this Prometheus: one row per
+// owner and model object, every row equal to what the stand-in answered.
+test('nls usage reports the tokens per owner and model that the stand-in answered', async () => {
+  const usage = async (...args: string[]) => {
+    const r = await nls(['usage', '--prometheus', prometheus.url, '-n', NAMESPACE, '-o', 'json', ...args]);
+    if (r.code !== 0) throw new Error(`nls usage ${args.join(' ')} exited ${r.code}: ${r.output}`);
+    return (JSON.parse(r.output) as { rows: { namespace: string; model: string; owner: string; tokens: Record<string, number> }[] }).rows;
+  };
+  const expected = (model: string, owner: string, answers: number) => ({ namespace: NAMESPACE, model, owner, tokens: { input: answers * INPUT_TOKENS, output: answers * OUTPUT_TOKENS } });
+  expect((await usage()).filter((r) => r.owner.startsWith('obs-'))).toEqual([expected('azure', 'obs-ann', 4), expected('gamma', 'obs-ann', 2), expected('gamma', 'obs-bo', 3)]);
+  expect(await usage('--model', 'gamma', '--user', 'obs-bo', '--since', '1h')).toEqual([expected('gamma', 'obs-bo', 3)]);
+  const none = await nls(['usage', '--prometheus', prometheus.url, '--user', 'nobody-at-all']);
+  expect(none).toEqual({ code: 0, output: 'no tokens counted for API keys in the last 30d for user nobody-at-all\n' });
+});
+
 /** A copy of `record` with its keys in sorted order (Prometheus answers series in no set order). */
 function sorted(record: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));

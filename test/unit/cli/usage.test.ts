@@ -1,0 +1,53 @@
+// `nls usage`: the flags, the PromQL it sends and how answers become rows. The query itself is
+// run against the real Prometheus of the end-to-end suite (test/e2e/observability.test.ts).
+import { parseUsageArgs, usageQuery, usageRows, usageTable } from '../../../src/cli/usage/usage';
+
+describe('nls usage', () => {
+  it('needs a Prometheus URL, from the flag or the environment, and says where to give it', () => {
+    expect(() => parseUsageArgs([], {})).toThrow(/no Prometheus to read: pass --prometheus URL or set NLS_PROMETHEUS_URL/);
+    expect(parseUsageArgs([], { NLS_PROMETHEUS_URL: 'http://prom:9090/' })).toEqual({ prometheus: 'http://prom:9090', since: '30d', output: 'text' });
+    expect(parseUsageArgs(['--prometheus', 'http://p:9090', '--model', 'gamma', '--user', 'ann', '-n', 'llm', '--since', '7d', '-o', 'json'], {})).toEqual({
+      prometheus: 'http://p:9090',
+      model: 'gamma',
+      user: 'ann',
+      namespace: 'llm',
+      since: '7d',
+      output: 'json',
+    });
+  });
+
+  it.each([
+    [['--prometheus', 'prom:9090'], /--prometheus "prom:9090" is not an http\(s\) URL/],
+    [['--prometheus', 'http://p', '--since', '1.5d'], /--since "1.5d" is not a period; write e.g. 24h, 7d or 30d/],
+    [['--prometheus', 'http://p', '--since', '0d'], /--since "0d" is not a period/],
+    [['--prometheus', 'http://p', '-o', 'yaml'], /--output "yaml" is not supported; use text or json/],
+    [['--prometheus', 'http://p', 'extra'], /unexpected argument "extra"/],
+  ])('refuses %j, naming the flag and the fix', (args, message) => {
+    expect(() => parseUsageArgs(args, {})).toThrow(message);
+  });
+
+  it('joins the period\'s tokens per key with the key records of the period, filtered by quoted label values', () => {
+    expect(usageQuery({ since: '7d', model: 'gamma', user: 'a"b' })).toBe(
+      'sum by (namespace, model, owner, gen_ai_token_type) (' +
+        '((increase(gen_ai_client_token_usage_sum[7d]) and gen_ai_client_token_usage_sum offset 7d) or gen_ai_client_token_usage_sum)' +
+        ' * on (client_id) group_left (namespace, model, owner) ' +
+        'max by (client_id, namespace, model, owner) (max_over_time(nls_api_key_info{model="gamma", owner="a\\"b"}[7d])))',
+    );
+    expect(usageQuery({ since: '30d' })).toContain('max_over_time(nls_api_key_info{}[30d])');
+  });
+
+  it('turns samples into one row per namespace, model and owner, with every token type, sorted', () => {
+    const sample = (model: string, owner: string, type: string, value: string) => ({ metric: { namespace: 'llm', model, owner, gen_ai_token_type: type }, value: [0, value] as [number, string] });
+    const rows = usageRows([sample('gamma', 'bo', 'input', '9'), sample('gamma', 'ann', 'output', '2'), sample('azure', 'ann', 'input', '11.9999'), sample('gamma', 'ann', 'input', '6'), sample('gamma', 'ann', 'cached_input', '1')]);
+    expect(rows).toEqual([
+      { namespace: 'llm', model: 'azure', owner: 'ann', tokens: { input: 12 } },
+      { namespace: 'llm', model: 'gamma', owner: 'ann', tokens: { output: 2, input: 6, cached_input: 1 } },
+      { namespace: 'llm', model: 'gamma', owner: 'bo', tokens: { input: 9 } },
+    ]);
+    expect(usageTable(rows)).toEqual(['NAMESPACE\tMODEL\tOWNER\tINPUT\tOUTPUT\tTOTAL', 'llm\tazure\tann\t12\t0\t12', 'llm\tgamma\tann\t6\t2\t8', 'llm\tgamma\tbo\t9\t0\t9']);
+  });
+
+  it('shows owners with control characters escaped, not sent to the terminal', () => {
+    expect(usageTable([{ namespace: 'n', model: 'm', owner: 'evil\u001b[2J', tokens: {} }])[1]).toBe('n\tm\tevil\\x1b[2J\t0\t0\t0');
+  });
+});
