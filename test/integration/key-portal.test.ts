@@ -21,7 +21,7 @@ import { mintKey } from '../../src/api-keys/key-store';
 import { issueCertificateAuthority, issueServingCertificate } from '../../src/webhook/certificates';
 import { OidcClient, RefreshRefusedError } from '../../src/portal/oidc';
 import { portalConfigFromEnv } from '../../src/portal/config';
-import { installGatewayCRDs, installOwnCRDs, OperatorProcess, passthroughModel, providerCredential, repoRoot, startOperator } from './operator-support';
+import { installGatewayCRDs, installOwnCRDs, nodeArgsFor, OperatorProcess, passthroughModel, providerCredential, repoRoot, startOperator } from './operator-support';
 
 const CHROMIUM = '/usr/lib/chromium/chromium-headless-shell';
 const ARTIFACTS = path.join(repoRoot, 'test-artifacts', 'portal');
@@ -183,7 +183,7 @@ beforeAll(async () => {
   metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   provider = await startTestIssuer({ accountsFile, redirectUri: `${portalUrl}/auth/callback`, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
   const issuer = provider.url;
-  portal = startProcess('portal', ['-r', 'ts-node/register/transpile-only', path.join(repoRoot, 'src/portal/main.ts')], {
+  portal = startProcess('portal', nodeArgsFor('src/portal/main'), {
     KUBECONFIG: kubeconfigPath(),
     TS_NODE_PROJECT: path.join(repoRoot, 'tsconfig.json'),
     NLS_PORTAL_NAMESPACE: ns,

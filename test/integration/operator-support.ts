@@ -70,13 +70,37 @@ export interface OperatorOptions {
   releaseName?: string;
   leaderElection?: boolean;
   env?: Record<string, string>;
-  /** The program; default: this checkout's sources under ts-node (the bench runs the compiled build). */
+  /** The program; default: this checkout's build, compiled if current, else its sources under ts-node (nodeArgsFor). */
   command?: { binary: string; args: string[] };
 }
 
-/** Start the operator as a child process (ts-node, transpile only, unless `command`), health/metrics on free ports. */
+/** The newest modification time of any file under `dir`. */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+let compiledIsCurrent: boolean | undefined;
+
+/**
+ * Node arguments that run `entry` (e.g. `src/operator/main`): the compiled build in lib/ when it is
+ * newer than every source file (`npm test` builds it right before the integration suite, as the
+ * image ships it), else the TypeScript source under ts-node, so a run after an edit never runs
+ * stale code. The compiled program starts in a quarter of a second instead of three and more.
+ */
+export function nodeArgsFor(entry: string): string[] {
+  const compiled = path.join(repoRoot, 'lib', `${entry}.js`);
+  compiledIsCurrent ??= fs.existsSync(compiled) && fs.statSync(compiled).mtimeMs >= Math.max(...['src', 'constructs', 'imports'].map((d) => newestMtime(path.join(repoRoot, d))));
+  return compiledIsCurrent && fs.existsSync(compiled) ? [compiled] : ['-r', 'ts-node/register/transpile-only', path.join(repoRoot, `${entry}.ts`)];
+}
+
+/** Start the operator as a child process (the current build, see nodeArgsFor, unless `command`), health/metrics on free ports. */
 export function startOperator(opts: OperatorOptions): OperatorProcess {
-  const command = opts.command ?? { binary: process.execPath, args: ['-r', 'ts-node/register/transpile-only', path.join(repoRoot, 'src/operator/main.ts')] };
+  const command = opts.command ?? { binary: process.execPath, args: nodeArgsFor('src/operator/main') };
   const child = spawn(command.binary, command.args, {
     cwd: repoRoot,
     env: {
