@@ -81,15 +81,31 @@ export function startProcess(
 }
 
 /** A TCP port on 127.0.0.1 that was free a moment ago. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+// Ports handed to child processes come from below the kernel's ephemeral range (32768-60999 by
+// default): a port the kernel picked for `listen(0)` and this process closed again can be taken as
+// the source port of any outgoing connection before the child binds it (etcd once failed with
+// "address already in use" so). Below the range only a listener can hold a port, and the check
+// below sees listeners. Ports already handed out by this process are not handed out again.
+const FREE_PORT_RANGE = { min: 20000, max: 32767 };
+const handedOut = new Set<number>();
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/** A port on 127.0.0.1 that nothing listens on, for a child process to bind. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = FREE_PORT_RANGE.min + Math.floor(Math.random() * (FREE_PORT_RANGE.max - FREE_PORT_RANGE.min + 1));
+    if (handedOut.has(port) || !(await portIsFree(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port on 127.0.0.1 between ${FREE_PORT_RANGE.min} and ${FREE_PORT_RANGE.max} after 200 tries`);
 }
 
 /**
