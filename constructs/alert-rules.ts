@@ -75,6 +75,56 @@ export const ALERT_RULES: readonly AlertRule[] = [
     description: 'Reconciles of this kind keep ending in an error; the objects concerned carry the error in their status conditions.',
   },
   {
+    alert: 'NebariLLMWebhookErrors',
+    key: 'webhookErrors',
+    // Critical: the webhooks fail closed, so an erring review is a refused create or update.
+    severity: 'critical',
+    // Ten minutes: a single slow lookup burst is retried by clients; a steady share is not.
+    for: '10m',
+    threshold: { default: 0.05, meaning: 'ratio of admission reviews that failed or timed out in the handler to all reviews' },
+    expr: (s) =>
+      ratio(`nls_webhook_admission_requests_total{${s.operator}, outcome="error"}`, `nls_webhook_admission_requests_total{${s.operator}}`, 'namespace, job, kind', s),
+    summary: '{{ $value | humanizePercentage }} of {{ $labels.kind }} admission reviews of the operator {{ $labels.job }} in namespace {{ $labels.namespace }} fail',
+    description: 'The admission handler throws or runs past its time limit (cluster lookups too slow); the API server refuses those writes, since the webhooks fail closed.',
+  },
+  {
+    alert: 'NebariLLMWebhookSlow',
+    key: 'webhookSlow',
+    severity: 'warning',
+    // A review that only checks the object takes milliseconds; two seconds at p99 means slow
+    // cluster lookups, and at webhook.timeoutSeconds (default 10) the API server gives up.
+    for: '10m',
+    threshold: { default: 2, meaning: 'seconds, the 99th percentile of the time to answer an admission review' },
+    expr: (s) =>
+      `histogram_quantile(0.99, sum by (namespace, job, kind, le) (rate(nls_webhook_admission_duration_seconds_bucket{${s.operator}}[${s.window}]))) > ${s.threshold}`,
+    summary: '99th percentile {{ $labels.kind }} admission time of the operator {{ $labels.job }} in namespace {{ $labels.namespace }} is {{ $value | humanizeDuration }}',
+    description: 'Admission reviews are slow; every create and update of this kind waits for them, and past webhook.timeoutSeconds they fail.',
+  },
+  {
+    alert: 'NebariLLMWebhookCertificateExpiring',
+    key: 'webhookCertificateExpiring',
+    severity: 'warning',
+    // cert-manager (renewBefore 720h) and the self-managed rotation both renew 30 days before
+    // expiry: a served certificate with under 14 days left means renewal has been failing for
+    // over two weeks. An hour of `for` rides out a replica that has not reloaded the new one yet.
+    for: '1h',
+    threshold: { default: 14, meaning: 'days left on the served webhook certificate' },
+    expr: (s) => `(min by (namespace, job) (nls_webhook_certificate_expiry_timestamp_seconds{${s.operator}} > 0) - time()) / 86400 < ${s.threshold}`,
+    summary: 'The webhook certificate served by the operator {{ $labels.job }} in namespace {{ $labels.namespace }} expires in {{ $value | humanize }} days',
+    description: 'The serving certificate was not renewed. When it expires the API server can no longer call the webhooks, and every model and agent write is refused.',
+  },
+  {
+    alert: 'NebariLLMModelNotReady',
+    key: 'modelNotReady',
+    severity: 'warning',
+    // An LLMModel downloads its weights and starts its engine before it is Ready, which takes
+    // several minutes for large models; a quarter hour covers that. Raise it for very large models.
+    for: '15m',
+    expr: (s) => `max by (namespace, job, kind, model_namespace, model) (nls_model_ready{${s.operator}}) == 0`,
+    summary: '{{ $labels.kind }} {{ $labels.model_namespace }}/{{ $labels.model }} is not Ready',
+    description: 'The model is not serving through the gateway; its status conditions say why.',
+  },
+  {
     alert: 'NebariLLMModelRequestErrors',
     key: 'modelRequestErrors',
     severity: 'critical',
@@ -150,5 +200,16 @@ export const ALERT_RULES: readonly AlertRule[] = [
     expr: (s) => `max by (namespace, job) (nls_portal_users_refresh_failing{${s.portal}}) > ${s.threshold}`,
     summary: 'The key portal {{ $labels.job }} in namespace {{ $labels.namespace }} cannot refresh the groups of {{ $value }} users',
     description: 'The group refresh of these users fails for a reason other than a refusal (issuer unreachable or erring, refresh token unreadable). After portal.groupRefreshFailClosedSeconds they are refused and their keys revoked.',
+  },
+  {
+    alert: 'NebariLLMAPIKeyExpiringSoon',
+    key: 'apiKeyExpiringSoon',
+    // Info: expiry is intended; this gives the owner a week to mint a replacement.
+    severity: 'info',
+    for: '10m',
+    threshold: { default: 7, meaning: 'days left before an API key expires' },
+    expr: (s) => `(min by (client_id, model, model_kind, owner) (nls_api_key_expiry_timestamp_seconds{${s.operator}}) - time()) / 86400 < ${s.threshold}`,
+    summary: 'API key {{ $labels.client_id }} of {{ $labels.owner }} for {{ $labels.model_kind }} {{ $labels.model }} expires in {{ $value | humanize }} days',
+    description: 'The key stops working when it expires (the operator revokes it then). Its owner can mint a replacement in the key portal or with nls keys mint.',
   },
 ];
