@@ -9,6 +9,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { ALERT_RULES } from '../../constructs/alert-rules';
+import { NEWEST_KUBERNETES_MINOR } from '../../src/kubernetes-versions';
 import { helm } from '../support/cluster';
 import { toolPaths } from '../support/tools';
 import { chartDir, repoRoot } from './chart-support';
@@ -28,7 +29,8 @@ function promtool(args: string[], cwd: string): Promise<{ code: number; output: 
 
 /** The rendered PrometheusRule's `spec.groups` as a Prometheus rules file, in a directory beside copies of the test files. */
 async function renderedRulesDir(name: string, extraArgs: string[] = []): Promise<string> {
-  const r = await helm(4, ['template', 'r', chartDir, '--namespace', 'nls', '--set', 'prometheusRule.enabled=true', '--show-only', 'templates/prometheusrule.yaml', ...extraArgs]);
+  // No cluster here: render for the newest Kubernetes minor the chart claims (its kubeVersion refuses helm's default).
+  const r = await helm(4, ['template', 'r', chartDir, '--namespace', 'nls', '--kube-version', `${NEWEST_KUBERNETES_MINOR}.0`, '--set', 'prometheusRule.enabled=true', '--show-only', 'templates/prometheusrule.yaml', ...extraArgs]);
   expect(r.stderr).toBe('');
   const rule = parseAllDocuments(r.stdout).map((d) => d.toJS() as { kind?: string; spec: { groups: unknown[] } }).find((o) => o?.kind === 'PrometheusRule');
   if (!rule) throw new Error(`helm rendered no PrometheusRule:\n${r.stdout}`);
@@ -56,7 +58,7 @@ test('promtool check rules accepts the rendered rules, and promtool test rules p
 });
 
 test('the tests notice a changed rule: with the model error threshold raised to 50 %, the model error test fails', async () => {
-  const dir = await renderedRulesDir('raised-threshold', ['--set', 'prometheusRule.alerts.modelRequestErrors.threshold=0.5']);
+  const dir = await renderedRulesDir('raised-threshold', ['--set-json', 'prometheusRule.alerts.modelRequestErrors.threshold=0.5']);
   const run = await promtool(['test', 'rules', 'NebariLLMModelRequestErrors.test.yaml'], dir);
   expect(run.code).not.toBe(0);
   expect(run.output).toMatch(/FAILED/);
