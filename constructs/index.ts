@@ -13,6 +13,8 @@ export * from './certificates';
 export * from './network-policy';
 export * from './key-audit-policy';
 export * from './service-monitor';
+export * from './alert-rules';
+export * from './prometheus-rule';
 export * from './gateway';
 export * from './crds';
 export * from './models';

@@ -30,6 +30,8 @@ export function objectNames(ctx: RenderContext) {
     networkPolicy: `${f}-operator`,
     podDisruptionBudget: `${f}-operator`,
     serviceMonitor: `${f}-operator`,
+    /** The alert rules (prometheusRule.enabled). */
+    prometheusRule: `${f}-alerts`,
     /** Every object of the key portal (Deployment, ServiceAccount, Role, Service, HTTPRoute...). */
     portal: `${f}-portal`,
   };

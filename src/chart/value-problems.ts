@@ -40,6 +40,8 @@ export const PATTERN_MEANINGS: Readonly<Record<string, string>> = {
   '^[^\\s,]+$': 'an image prefix or reference without spaces or commas',
   '^[0-9]+(h|m|s)$': 'a duration of one number and a unit h, m or s, such as 720h',
   '^[0-9]+(ms|s|m|h)$': 'a duration of one number and a unit ms, s, m or h, such as 30s',
+  '^[0-9]+(ms|s|m|h|d)$': 'a Prometheus duration of one number and a unit ms, s, m, h or d, such as 5m',
+  '^\\S+[^/]$': 'a URL without spaces and without a trailing "/"',
   '^[1-9][0-9]*(Ki|Mi|Gi)?$': 'a size such as 50Mi (a positive number, optionally Ki, Mi or Gi)',
 };
 

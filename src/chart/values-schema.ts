@@ -4,6 +4,8 @@
 // the only open maps are Kubernetes pass-through fields (labels, resources, affinity, ...), whose
 // value types are still checked.
 import { plainCopy } from '../../constructs/render-context';
+import { ALERT_RULES } from '../../constructs/alert-rules';
+import { HOME } from '../version';
 import { Static, TSchema, Type } from '@sinclair/typebox';
 import { DEFAULT_DOWNLOADER_IMAGE, DEFAULT_EPP_IMAGE, DEFAULT_VLLM_IMAGE } from '../translate/providers/default-images';
 
@@ -23,6 +25,9 @@ export const RESERVED_LABELS = [
   'app.kubernetes.io/managed-by',
   'helm.sh/chart',
 ];
+
+/** A Prometheus duration (`30s`, `5m`, `1h`). */
+const duration = (def: string, description: string) => Type.String({ default: def, pattern: '^[0-9]+(ms|s|m|h|d)$', description });
 
 const labelMap = (description: string) =>
   Type.Record(Type.String(), Type.String(), { default: {}, propertyNames: { not: { enum: RESERVED_LABELS } }, description: `${description} The chart's own app.kubernetes.io/* and helm.sh/chart labels cannot be overridden.` });
@@ -330,6 +335,30 @@ export const ValuesSchema = closed(
         labels: labelMap('Extra labels on the ServiceMonitor (to match a Prometheus selector).'),
       },
       'Prometheus scraping.',
+    ),
+    prometheusRule: closed(
+      {
+        enabled: Type.Boolean({ default: false, description: 'Create a Prometheus Operator PrometheusRule with the alerts of docs/runbooks/ (operator, portal, gateway and provider health, quotas).' }),
+        labels: labelMap('Extra labels on the PrometheusRule (to match a Prometheus `ruleSelector`).'),
+        runbookBaseURL: Type.String({
+          default: `${HOME}/blob/main/docs/runbooks`,
+          minLength: 1,
+          pattern: '^\\S+[^/]$',
+          description: 'Where the runbooks are: each alert\'s `runbook_url` is `<this>/<alert>.md`. Point it at your own copy to add local steps.',
+        }),
+        rateWindow: duration('5m', 'Range of every `rate()` in the alerts: shorter reacts faster and is noisier; at least four scrape intervals.'),
+        alerts: closed(
+          Object.fromEntries(ALERT_RULES.map((a) => [a.key, closed(
+            {
+              for: duration(a.for, `How long the condition holds before ${a.alert} fires.`),
+              ...(a.threshold ? { threshold: Type.Number({ default: a.threshold.default, minimum: 0, description: `${a.alert} fires above this: ${a.threshold.meaning}.` }) } : {}),
+            },
+            `${a.alert} (docs/runbooks/${a.alert}.md).`,
+          )])),
+          'Per alert: its `for` and threshold.',
+        ),
+      },
+      'Alert rules for a Prometheus Operator Prometheus.',
     ),
     gateway: closed(
       {

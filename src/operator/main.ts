@@ -13,7 +13,7 @@ import { startHealthServer, startMetricsServer } from './runtime/http-servers';
 import { KubeRest, loadKubeConfig } from '../kube/rest';
 import { LeaderElector } from '../runtime/leader';
 import { Logger, createLogger } from '../runtime/log';
-import { observeApiRequest, operatorMetrics } from './runtime/metrics';
+import { observeAdmission, observeApiRequest, type OperatorMetrics, operatorMetrics } from './runtime/metrics';
 import { ApiKeyInfo } from './api-key-info';
 import { version } from '../version';
 import { startWebhookServer, type WebhookServer } from '../webhook';
@@ -21,9 +21,17 @@ import { startWebhookServer, type WebhookServer } from '../webhook';
 export const componentName = 'nebari-llm-serving-operator';
 
 /** Starts the admission webhook server (every replica serves webhooks, leader or not). */
-async function startWebhooks(log: Logger): Promise<WebhookServer> {
-  return startWebhookServer({ kubeConfig: loadKubeConfig(), env: process.env, log: log.child({ component: 'webhook' }) });
+async function startWebhooks(log: Logger, metrics: OperatorMetrics): Promise<WebhookServer> {
+  return startWebhookServer({
+    kubeConfig: loadKubeConfig(),
+    env: process.env,
+    log: log.child({ component: 'webhook' }),
+    onAdmission: (kind, operation, outcome, seconds) => observeAdmission(metrics, kind, operation, outcome, seconds),
+  });
 }
+
+/** The kinds nls_model_ready describes (agents have their own Ready condition, not a served model). */
+const MODEL_KINDS = new Set(['LLMModel', 'PassthroughModel']);
 
 export async function runOperator(config: OperatorConfig = operatorConfigFromEnv()): Promise<{ stop(): Promise<void> }> {
   const log = createLogger({ level: config.logLevel, fields: { component: componentName, pod: config.podName } });
@@ -43,7 +51,7 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
     gateway: config.gateway,
     configurationProblem: config.configurationProblem,
     cleanupBlockedAfterMs: config.cleanupBlockedAfterMs,
-    keyInfo: new ApiKeyInfo(metrics.apiKeyInfo),
+    keyInfo: new ApiKeyInfo(metrics.apiKeyInfo, metrics.apiKeyExpiry),
     log,
   };
   if (config.configurationProblem) log.error('models cannot be published until this is fixed; webhooks keep serving', { problem: config.configurationProblem });
@@ -65,6 +73,8 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
   /** Settles when the last stop of the controllers has finished (a new term waits for it). */
   let stopped: Promise<void> = Promise.resolve();
   let webhooks: WebhookServer | undefined;
+  metrics.sources.models = () => controllers.filter((c) => MODEL_KINDS.has(c.kind)).flatMap((c) => c.cachedObjects());
+  metrics.sources.servedCertificate = () => webhooks?.servedCertificate();
 
   const startControllers = () => {
     metrics.isLeader.set(1);
@@ -104,7 +114,7 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
   );
   const metricsServer = await startMetricsServer(metrics.registry, config.metricsPort, config.bindAddress);
   log.info('serving health and metrics', { healthPort: health.port, metricsPort: metricsServer.port });
-  if (config.webhooks) webhooks = await startWebhooks(log);
+  if (config.webhooks) webhooks = await startWebhooks(log, metrics);
 
   let elector: LeaderElector | undefined;
   if (config.leaderElection) {

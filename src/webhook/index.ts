@@ -16,7 +16,7 @@ import { MountedCertificates, readMountedCa } from './mounted-certificates';
 import { passthroughModelAdmission } from './passthroughmodel';
 import { ReadinessGate } from './readiness';
 import { SelfManagedCertificates } from './self-managed-certificates';
-import { type AdmissionServer, type ServingCertificate, listenAdmissionServer } from './server';
+import { type AdmissionServer, type AdmissionServerOptions, type ServingCertificate, listenAdmissionServer } from './server';
 import { type WebhookSettings, webhookSettingsFromEnv } from './settings';
 import { kubernetesWebhookConfigurations } from './webhook-configurations';
 
@@ -49,6 +49,8 @@ export interface WebhookServerOptions {
   readonly conversionUrl?: string;
   /** Told how long each ConversionReview took (tests record latency with it). */
   readonly onConversion?: (durationMs: number, objects: number) => void;
+  /** Told about each answered admission review (the operator's metrics). */
+  readonly onAdmission?: AdmissionServerOptions['onAdmission'];
 }
 
 export interface WebhookServer {
@@ -156,6 +158,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       routes,
       conversionPath: CONVERSION_WEBHOOK_PATH,
       onConversion: options.onConversion,
+      onAdmission: options.onAdmission,
       certificate: current.first,
       host: options.host,
       port: settings.port,

@@ -39,6 +39,8 @@ export interface AdmissionServerOptions {
   readonly port?: number;
   /** Largest accepted body; an AdmissionReview carries object and oldObject (each ≤ 3 MiB on the API server). @default 8 MiB */
   readonly maxBodyBytes?: number;
+  /** Told about each answered admission review: its kind, operation, outcome and duration (the operator's metrics). */
+  readonly onAdmission?: (kind: string, operation: string, outcome: 'allowed' | 'denied' | 'error', seconds: number) => void;
   /** A handler still running after this is answered with a denial, inside the API server's 10 s default. @default 8000 */
   readonly handlerTimeoutMs?: number;
   /** A request (headers and body) not received within this is answered 408. @default 15000 */
@@ -235,14 +237,21 @@ export async function listenAdmissionServer(options: AdmissionServerOptions): Pr
     if (!parsed.ok) throw new HttpError(400, parsed.reason);
     const { request } = parsed;
     const started = Date.now();
+    // A failed or timed-out handler is a denial to the API server but an error of ours to count.
+    let failed = false;
     const review = await deadlines.race(
       handler(request).catch((error: unknown) => {
+        failed = true;
         log.error('admission handler failed', { path, uid: request.uid, error: String(error) });
         return deny(request.uid, `internal error while admitting ${request.kind.kind}; retry, and report it if it persists`, 500);
       }),
       handlerTimeoutMs,
-      () => deny(request.uid, `admission of ${request.kind.kind} timed out after ${handlerTimeoutMs} ms (cluster lookups too slow); retry`, 500),
+      () => {
+        failed = true;
+        return deny(request.uid, `admission of ${request.kind.kind} timed out after ${handlerTimeoutMs} ms (cluster lookups too slow); retry`, 500);
+      },
     );
+    options.onAdmission?.(request.kind.kind, request.operation, failed ? 'error' : review.response.allowed ? 'allowed' : 'denied', (Date.now() - started) / 1000);
     log.debug('admission', {
       path,
       uid: request.uid,

@@ -9,17 +9,23 @@
 // Runs after dataplane.test.ts (test/e2e/support/sequencer.js) on the data plane it leaves
 // installed, with its own stand-in provider (answering for the providers of the models gamma and
 // azure, which that file leaves Programmed) and its own keys.
+// The chart's alert rules are on (short `for` and rate window), and the PrometheusRule as the API
+// server stored it is this Prometheus's rule file: a model whose stand-in provider answers 500
+// fires NebariLLMModelRequestErrors for real, while the healthy gamma, called alongside, does not.
 import * as fs from 'fs';
 import * as path from 'path';
-import type { KubeObject } from '../../src/kube/rest';
+import { stringify } from 'yaml';
+import { type KubeObject, objectRef } from '../../src/kube/rest';
 import { installCRDs, upstreamCrdDir } from '../support/cluster';
 import { waitFor } from '../support/processes';
-import { admin, CHART, helmOk, NAMESPACE, nls, RELEASE } from './support/e2e';
+import { toolPaths } from '../support/tools';
+import { admin, CHART, helmOk, NAMESPACE, nls, RELEASE, waitForObject } from './support/e2e';
+import { type FaultyProvider, ROUTING_STAND_INS, type RoutingStandIn, startFaultyProviders } from './support/fault-providers';
 import { e2eState } from './support/state';
 import { dataPlaneCa, EG_NAMESPACE, proxyAddress } from './support/dataplane';
 import { chat, gatewayRequest, type GatewayTarget } from './support/gateway-client';
 import { startStandInProviders, type StandInProviders } from './support/providers';
-import { dataPlaneScrapeJobs, monitorScrapeJobs, type Prometheus, startPrometheus } from './support/prometheus';
+import { dataPlaneScrapeJobs, monitorScrapeJobs, type Prometheus, type PrometheusAlert, startPrometheus } from './support/prometheus';
 
 const state = e2eState();
 const ca = dataPlaneCa();
@@ -33,8 +39,14 @@ const OUTPUT_TOKENS = 1;
 /** The total of the extproc's token histogram (OpenTelemetry `gen_ai.client.token.usage`) as its Prometheus exporter names it. */
 const TOKENS = 'gen_ai_client_token_usage_sum';
 const SCRAPE_INTERVAL = '2s';
+/** The alert fired here, and the short window and `for` the e2e install gives it (Prometheus evaluates every 2 s). */
+const ALERT = 'NebariLLMModelRequestErrors';
+const ALERT_VALUES = ['prometheusRule.enabled=true', 'prometheusRule.rateWindow=30s', 'prometheusRule.alerts.modelRequestErrors.for=4s'];
+/** A PassthroughModel whose provider (a routing stand-in, test/e2e/support/fault-providers.ts) answers 500. */
+const FAILING = { name: 'obs-failing', standIn: 'flaky' as RoutingStandIn };
 const figures: Record<string, string> = {};
 let providers: StandInProviders;
+let faulty: Record<RoutingStandIn, FaultyProvider> | undefined;
 let prometheus: Prometheus;
 let external: GatewayTarget;
 let setupDone = 0;
@@ -60,17 +72,28 @@ beforeAll(async () => {
   const started = Date.now();
   // The Prometheus Operator's CRDs, as a cluster with kube-prometheus-stack has them, so the chart
   // renders its monitors; then the release dataplane.test.ts installed, with them turned on.
-  await installCRDs(['servicemonitors', 'podmonitors'].map((kind) => path.join(upstreamCrdDir(), 'prometheus-operator', 'v0.93.0', `monitoring.coreos.com_${kind}.yaml`)));
+  // The PrometheusRule CRD from the Prometheus Operator module the tools pin (same tag).
+  await installCRDs([
+    ...['servicemonitors', 'podmonitors'].map((kind) => path.join(upstreamCrdDir(), 'prometheus-operator', 'v0.93.0', `monitoring.coreos.com_${kind}.yaml`)),
+    toolPaths().prometheusRuleCrd,
+  ]);
   await helmOk(4, [
     'upgrade', RELEASE, `${state.chartRepo}/${CHART}`, '--version', state.version, '-n', NAMESPACE, '--reuse-values', '--wait', '--timeout', '5m',
     '--set', 'serviceMonitor.enabled=true', '--set', `serviceMonitor.interval=${SCRAPE_INTERVAL}`,
+    ...ALERT_VALUES.flatMap((v) => ['--set', v]),
   ]);
   const monitors: KubeObject[] = [];
   for (const kind of ['ServiceMonitor', 'PodMonitor']) monitors.push(...(await admin().list('monitoring.coreos.com/v1', kind, { namespace: NAMESPACE })).items);
-  prometheus = await startPrometheus(fs.mkdtempSync(path.join(state.dir, 'prometheus-')), admin(), [
+  // The alert rules exactly as the API server stored the chart's PrometheusRule.
+  const rules = (await admin().list<KubeObject & { spec: { groups: unknown[] } }>('monitoring.coreos.com/v1', 'PrometheusRule', { namespace: NAMESPACE })).items;
+  if (rules.length !== 1) throw new Error(`expected the chart's one PrometheusRule in ${NAMESPACE}, found ${rules.length}`);
+  const dir = fs.mkdtempSync(path.join(state.dir, 'prometheus-'));
+  const rulesFile = path.join(dir, 'chart-alerts.yaml');
+  fs.writeFileSync(rulesFile, stringify({ groups: rules[0].spec.groups }, { lineWidth: 0 }));
+  prometheus = await startPrometheus(dir, admin(), [
     ...monitors.flatMap((m) => monitorScrapeJobs(m)),
     ...dataPlaneScrapeJobs(EG_NAMESPACE, SCRAPE_INTERVAL),
-  ]);
+  ], [rulesFile]);
   providers = await startStandInProviders(ca, [GAMMA.host, AZURE.host]);
   external = { address: await proxyAddress(EXTERNAL.name), hostname: EXTERNAL.hostname, ca: ca.certPem };
   figures.setup = seconds(started);
@@ -81,6 +104,8 @@ afterAll(async () => {
   if (setupDone) figures.testsAfterSetup = seconds(setupDone);
   console.log(`observability figures: ${JSON.stringify(figures, null, 2)}`);
   await providers?.stop();
+  await admin().delete(objectRef('llm.nebari.dev/v1beta1', 'PassthroughModel', FAILING.name, NAMESPACE)).catch(() => undefined);
+  for (const f of Object.values(faulty ?? {})) await f.stop().catch(() => undefined);
   await prometheus?.stop();
 });
 
@@ -178,6 +203,77 @@ test('nls usage reports the tokens per owner and model that the stand-in answere
   expect(await usage('--model', 'gamma', '--user', 'obs-bo', '--since', '1h')).toEqual([expected('gamma', 'obs-bo', 3)]);
   const none = await nls(['usage', '--prometheus', prometheus.url, '--user', 'nobody-at-all']);
   expect(none).toEqual({ code: 0, output: 'no tokens counted for API keys in the last 30d for user nobody-at-all\n' });
+});
+
+test(`${ALERT} fires for a model whose provider answers 500, with its labels and runbook, and not for the healthy model called alongside`, async () => {
+  const started = Date.now();
+  faulty = await startFaultyProviders(ca);
+  faulty[FAILING.standIn].behave({ kind: 'status', status: 500 });
+  const standIn = ROUTING_STAND_INS[FAILING.standIn];
+  await admin().create({
+    apiVersion: 'llm.nebari.dev/v1beta1', kind: 'PassthroughModel', metadata: { name: FAILING.name, namespace: NAMESPACE },
+    spec: {
+      provider: { hostname: standIn.hostname, port: standIn.port, credential: { secretRef: { name: 'provider-credentials' } } },
+      models: { declared: [FAILING.name] },
+      access: { groups: ['team-observability'] },
+    },
+  } as KubeObject);
+  await waitForObject<KubeObject>('llm.nebari.dev/v1beta1', 'PassthroughModel', FAILING.name, (o) => {
+    const conditions = (o.status as { conditions?: { type: string; status: string; observedGeneration?: number }[] } | undefined)?.conditions ?? [];
+    return conditions.some((c) => c.type === 'Programmed' && c.status === 'True' && c.observedGeneration === o.metadata.generation);
+  }, 300000);
+  const mint = await nls(['keys', 'mint', '--model', FAILING.name, '--kind', 'PassthroughModel', '--user', 'obs-cy', '--over-limit', '-n', NAMESPACE, '-o', 'json']);
+  if (mint.code !== 0) throw new Error(`nls keys mint --model ${FAILING.name} exited ${mint.code}: ${mint.output}`);
+  const failingKey = (JSON.parse(mint.output) as { apiKey: string }).apiKey;
+  const healthyKey = minted[KEYS.findIndex((k) => k.model === GAMMA)].key;
+  figures.alertModelProgrammed = seconds(started);
+
+  // Bounded traffic while waiting (one failing and one healthy request per round, at most 30
+  // rounds): the failing model's requests reach its provider and come back 500 once the key is
+  // authorized (403 before); gamma's are answered.
+  const statuses = { failing: [] as number[], healthy: [] as number[] };
+  let rounds = 0;
+  let firing: PrometheusAlert | undefined;
+  const trafficStarted = Date.now();
+  await waitFor(`${ALERT} firing for ${FAILING.name}`, async () => {
+    if (++rounds > 30) throw new Error(`no ${ALERT} after 30 rounds; statuses ${JSON.stringify(statuses)}; alerts ${JSON.stringify(await prometheus.alerts())}`);
+    statuses.failing.push((await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: failingKey, body: chat(FAILING.name) })).status);
+    statuses.healthy.push((await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: healthyKey, body: chat(GAMMA.answersAs) })).status);
+    firing = (await prometheus.alerts()).find((a) => a.labels.alertname === ALERT && a.labels.gen_ai_request_model === FAILING.name && a.state === 'firing');
+    return firing !== undefined;
+  }, { timeoutMs: 90000, intervalMs: 2000 });
+  figures.alertFiredAfterTraffic = seconds(trafficStarted);
+  figures.alertRounds = String(rounds);
+
+  // What reached the provider: every authorized request was answered 500, and the client saw 500.
+  expect(faulty[FAILING.standIn].attempts.length).toBeGreaterThan(0);
+  expect(faulty[FAILING.standIn].attempts.every((a) => a.outcome === 'status 500' && a.model === FAILING.name)).toBe(true);
+  figures.alertStatuses = JSON.stringify(statuses.failing);
+  expect(statuses.failing).toContain(500);
+  expect(statuses.healthy.every((st) => st === 200)).toBe(true);
+
+  expect(firing!.labels).toEqual({ alertname: ALERT, severity: 'critical', namespace: EG_NAMESPACE, gen_ai_request_model: FAILING.name });
+  expect(firing!.annotations.runbook_url).toBe(`https://github.com/nebari-dev/nebari-llm-serving/blob/main/docs/runbooks/${ALERT}.md`);
+  expect(firing!.annotations.summary).toBe(`Model ${FAILING.name}: 100% of requests through the gateway in namespace ${EG_NAMESPACE} fail`);
+  // gamma was measured in the same window (its request rate is above 0) and raised nothing.
+  const healthyRate = await prometheus.query(`sum(rate(gen_ai_server_request_duration_seconds_count{gen_ai_request_model="${GAMMA.answersAs}"}[30s]))`);
+  expect(healthyRate[0]?.value).toBeGreaterThan(0);
+  const alerts = await prometheus.alerts();
+  expect(alerts.filter((a) => a.labels.gen_ai_request_model === GAMMA.answersAs)).toEqual([]);
+  // No other alert of the chart fires on this healthy installation (pending ones have longer `for`s).
+  expect(alerts.filter((a) => a.state === 'firing').map((a) => `${a.labels.alertname} ${a.labels.gen_ai_request_model ?? ''}`)).toEqual([`${ALERT} ${FAILING.name}`]);
+
+  // The metrics the other alerts read exist in the real system.
+  const names = await prometheus.metricNames();
+  expect(names).toEqual(expect.arrayContaining([
+    'nls_webhook_admission_requests_total', 'nls_webhook_admission_duration_seconds_bucket', 'nls_webhook_certificate_expiry_timestamp_seconds', 'nls_model_ready',
+    'envoy_cluster_upstream_rq_xx', 'envoy_cluster_upstream_cx_connect_fail', 'envoy_cluster_upstream_rq_total',
+  ]));
+  figures.alertMetricsSeenOnlyIfUsed = JSON.stringify(['envoy_cluster_ratelimit_over_limit', 'gen_ai_server_time_to_first_token_seconds_bucket', 'nls_api_key_expiry_timestamp_seconds'].filter((n) => names.includes(n)));
+  expect(await byLabel(`max by (model) (nls_model_ready{model="${FAILING.name}"})`, 'model')).toEqual({ [FAILING.name]: 1 });
+  const certExpiry = await prometheus.query('min(nls_webhook_certificate_expiry_timestamp_seconds)');
+  expect(certExpiry[0].value).toBeGreaterThan(Date.now() / 1000 + 86400);
+  figures.alertTest = seconds(started);
 });
 
 /** A copy of `record` with its keys in sorted order (Prometheus answers series in no set order). */

@@ -14,16 +14,22 @@ import { mergeValues } from '../../src/chart/merge-values';
 import { plainObjects } from '../../src/chart/render';
 import { ChartValues, defaultValues } from '../../src/chart/values-schema';
 import { chartDir, repoRoot } from './chart-support';
+import { toolPaths } from '../support/tools';
 import { PORTAL_REQUIRED } from '../../constructs/portal';
 import { JWT_AUDIENCES_REQUIRED } from '../../constructs/helpers';
 
 
-/** The upstream CRDs the chart's optional objects need (cert-manager, Prometheus Operator, gateway stack). */
+/**
+ * The upstream CRDs the chart's optional objects need (cert-manager, Prometheus Operator, gateway
+ * stack). The PrometheusRule CRD comes from the Prometheus Operator module the tools pin (the
+ * same tag as the ServiceMonitor CRD), downloaded by scripts/build-tools.sh.
+ */
 function upstreamCrdPaths(): string[] {
   const up = upstreamCrdDir();
   return [
     path.join(up, 'cert-manager', 'v1.21.1'),
     path.join(up, 'prometheus-operator', 'v0.93.0', 'monitoring.coreos.com_servicemonitors.yaml'),
+    toolPaths().prometheusRuleCrd,
     path.join(up, 'gateway-api', 'v1.5.1', 'standard'),
     path.join(up, 'envoy-gateway', 'v1.8.1'),
     path.join(up, 'envoy-ai-gateway', 'v1.1.0'),

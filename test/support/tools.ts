@@ -41,6 +41,8 @@ export interface ToolPaths {
   /** Prometheus and promtool (Debian's package, tools/prometheus-deb/deb.lock): the e2e suite's metrics store. */
   readonly prometheus: string;
   readonly promtool: string;
+  /** The PrometheusRule CRD of the Prometheus Operator module tools/prometheus-operator-crds pins (downloaded, never committed). */
+  readonly prometheusRuleCrd: string;
 }
 
 let cached: ToolPaths | undefined;
@@ -105,6 +107,7 @@ export function toolPaths(): ToolPaths {
     ratelimit: path.join(binDir, 'ratelimit'),
     prometheus: path.join(binDir, 'prometheus'),
     promtool: path.join(binDir, 'promtool'),
+    prometheusRuleCrd: path.join(binDir, '..', 'prometheus-operator-crds', 'monitoring.coreos.com_prometheusrules.yaml'),
   };
   const kubeKeys = Object.keys(kube.paths);
   const missing = Object.entries(tools)

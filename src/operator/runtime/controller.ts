@@ -188,6 +188,11 @@ export class Controller {
     return this.primary.get(namespace, name);
   }
 
+  /** Every object of the primary kind in the cache (read-only use: nls_model_ready reads it at scrape time). */
+  cachedObjects(): KubeObject[] {
+    return this.primary.list();
+  }
+
   get hasSynced(): boolean {
     return this.primary.hasSynced;
   }

@@ -7,6 +7,9 @@ import type { ApiKeyRecord, ModelRef } from './api-keys';
 
 export const API_KEY_INFO_LABELS = ['client_id', 'namespace', 'model', 'model_kind', 'owner', 'groups', 'tier', 'source'] as const;
 export type ApiKeyInfoLabels = Record<(typeof API_KEY_INFO_LABELS)[number], string>;
+/** The labels of `nls_api_key_expiry_timestamp_seconds`: enough to name the key and whom to tell. */
+export const API_KEY_EXPIRY_LABELS = ['client_id', 'namespace', 'model', 'model_kind', 'owner'] as const;
+export type ApiKeyExpiryLabels = Record<(typeof API_KEY_EXPIRY_LABELS)[number], string>;
 
 /**
  * One label set per key of the model. `groups` are the groups that granted the key at mint,
@@ -24,4 +27,13 @@ export function apiKeyInfoLabels(model: ModelRef, records: readonly ApiKeyRecord
     tier: r.tier ?? '',
     source: r.source ?? '',
   }));
+}
+
+/** Label set and expiry (Unix seconds) of each key whose record has a readable expiry. */
+export function apiKeyExpiries(model: ModelRef, records: readonly ApiKeyRecord[]): { labels: ApiKeyExpiryLabels; expiresAt: number }[] {
+  return records.flatMap((r) => {
+    const ms = r.expiresAt === undefined ? NaN : Date.parse(r.expiresAt);
+    if (Number.isNaN(ms)) return [];
+    return [{ labels: { client_id: r.clientId, namespace: model.namespace, model: model.name, model_kind: model.kind, owner: r.createdBy }, expiresAt: Math.floor(ms / 1000) }];
+  });
 }

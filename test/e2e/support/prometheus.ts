@@ -150,6 +150,13 @@ export async function resolveTargets(client: KubeRest, job: ScrapeJob): Promise<
   return groups;
 }
 
+export interface PrometheusAlert {
+  readonly labels: Record<string, string>;
+  readonly annotations: Record<string, string>;
+  readonly state: 'pending' | 'firing';
+  readonly value: string;
+}
+
 export interface Prometheus {
   readonly url: string;
   readonly process: ManagedProcess;
@@ -157,6 +164,8 @@ export interface Prometheus {
   query(promql: string): Promise<{ metric: Record<string, string>; value: number }[]>;
   /** Every metric name Prometheus holds. */
   metricNames(): Promise<string[]>;
+  /** The alerts of its rule files now, pending or firing (`/api/v1/alerts`). */
+  alerts(): Promise<PrometheusAlert[]>;
   /** Resolves every job's targets again (pods may have been replaced) and hands them to Prometheus. */
   refreshTargets(): Promise<void>;
   stop(): Promise<void>;
@@ -207,6 +216,7 @@ export async function startPrometheus(dir: string, client: KubeRest, jobs: Scrap
       return data.result.map((r) => ({ metric: r.metric, value: Number(r.value[1]) }));
     },
     metricNames: () => api<string[]>('/api/v1/label/__name__/values'),
+    alerts: async () => (await api<{ alerts: PrometheusAlert[] }>('/api/v1/alerts')).alerts,
     refreshTargets,
     stop: () => proc.stop(),
   };

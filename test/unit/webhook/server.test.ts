@@ -4,7 +4,7 @@ import * as tls from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import * as forge from 'node-forge';
 import { issueCertificateAuthority, issueServingCertificate } from '../../../src/webhook/certificates';
-import { allow } from '../../../src/webhook/review';
+import { allow, deny } from '../../../src/webhook/review';
 import { type AdmissionServer, type AdmissionHandler, listenAdmissionServer } from '../../../src/webhook/server';
 import { admissionReview, isWellFormedAnswer, post } from '../../support/webhook/tls-client';
 
@@ -14,14 +14,18 @@ const second = issueServingCertificate({ ca, dnsNames: ['localhost'], ipAddresse
 
 const routes = new Map<string, AdmissionHandler>([
   ['/allow', async (request) => allow(request.uid, ['careful'])],
+  ['/deny', async (request) => deny(request.uid, 'spec.x: not allowed')],
   ['/throw', async () => { throw new Error('rule bug'); }],
   ['/hang', () => new Promise(() => undefined)],
 ]);
 
 let server: AdmissionServer;
+/** What onAdmission was told, in order (the operator's nls_webhook_admission_* metrics). */
+const observed: { kind: string; operation: string; outcome: string; seconds: number }[] = [];
 beforeAll(async () => {
   server = await listenAdmissionServer({
     routes,
+    onAdmission: (kind, operation, outcome, seconds) => observed.push({ kind, operation, outcome, seconds }),
     certificate: { cert: first.certPem, key: first.keyPem },
     host: '127.0.0.1',
     port: 0,
@@ -83,6 +87,19 @@ describe('admission server', () => {
     const stuck = JSON.parse((await send('/hang', JSON.stringify(review))).body);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(stuck.response.status.message).toContain('timed out after 300 ms');
+  });
+
+  it('tells onAdmission the kind, operation and outcome of each answered review: allowed, denied, or error for a failing or stuck handler', async () => {
+    observed.length = 0;
+    for (const path of ['/allow', '/deny', '/throw', '/hang']) await send(path, JSON.stringify(review));
+    await send('/nope', JSON.stringify(review)); // not a review answered by a handler: not observed
+    expect(observed.map(({ kind, operation, outcome }) => ({ kind, operation, outcome }))).toEqual([
+      { kind: 'LLMModel', operation: 'CREATE', outcome: 'allowed' },
+      { kind: 'LLMModel', operation: 'CREATE', outcome: 'denied' },
+      { kind: 'LLMModel', operation: 'CREATE', outcome: 'error' },
+      { kind: 'LLMModel', operation: 'CREATE', outcome: 'error' },
+    ]);
+    expect(observed.every((o) => o.seconds >= 0)).toBe(true);
   });
 
   // Writes raw bytes over TLS and returns whatever the server answers before closing.

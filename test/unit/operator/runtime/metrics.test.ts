@@ -1,4 +1,7 @@
-import { observeApiRequest, operatorMetrics } from '../../../../src/operator/runtime/metrics';
+import { X509Certificate } from 'crypto';
+import { observeAdmission, observeApiRequest, operatorMetrics } from '../../../../src/operator/runtime/metrics';
+import { issueCertificateAuthority, issueServingCertificate } from '../../../../src/webhook/certificates';
+import type { KubeObject } from '../../../../src/kube/rest';
 import { startMetricsServer } from '../../../../src/operator/runtime/http-servers';
 
 describe('operator metrics', () => {
@@ -15,6 +18,11 @@ describe('operator metrics', () => {
       ['nls_watch_restarts_total', 'counter'],
       ['nls_leader', 'gauge'],
       ['nls_api_key_info', 'gauge'],
+      ['nls_api_key_expiry_timestamp_seconds', 'gauge'],
+      ['nls_webhook_admission_requests_total', 'counter'],
+      ['nls_webhook_admission_duration_seconds', 'histogram'],
+      ['nls_webhook_certificate_expiry_timestamp_seconds', 'gauge'],
+      ['nls_model_ready', 'gauge'],
       ['process_resident_memory_bytes', 'gauge'],
       ['process_cpu_seconds_total', 'counter'],
       ['nodejs_eventloop_lag_seconds', 'gauge'],
@@ -42,6 +50,48 @@ describe('operator metrics', () => {
     expect(text).toContain('\nnls_reconcile_total{kind="PassthroughModel",result="success"} 1\n');
     expect(text).toContain('\nnls_workqueue_depth{kind="PassthroughModel"} 3\n');
     expect(text).toContain('\nnls_reconcile_duration_seconds_bucket{le="0.05",kind="PassthroughModel"} 1\n');
+  });
+
+  it('counts admission reviews by kind, operation and outcome, and times them by kind', async () => {
+    const m = operatorMetrics();
+    observeAdmission(m, 'LLMModel', 'CREATE', 'allowed', 0.004);
+    observeAdmission(m, 'LLMModel', 'CREATE', 'error', 8);
+    const text = await m.registry.metrics();
+    expect(text).toContain('\nnls_webhook_admission_requests_total{kind="LLMModel",operation="CREATE",outcome="allowed"} 1\n');
+    expect(text).toContain('\nnls_webhook_admission_requests_total{kind="LLMModel",operation="CREATE",outcome="error"} 1\n');
+    expect(text).toContain('\nnls_webhook_admission_duration_seconds_bucket{le="0.005",kind="LLMModel"} 1\n');
+    expect(text).toContain('\nnls_webhook_admission_duration_seconds_bucket{le="5",kind="LLMModel"} 1\n');
+    expect(text).toContain('\nnls_webhook_admission_duration_seconds_bucket{le="10",kind="LLMModel"} 2\n');
+  });
+
+  it('reads the served certificate\'s expiry when scraped (0 before there is one)', async () => {
+    const sources: { servedCertificate?: () => string | undefined } = {};
+    const m = operatorMetrics(undefined, sources);
+    expect(await m.registry.metrics()).toContain('\nnls_webhook_certificate_expiry_timestamp_seconds 0\n');
+    const ca = issueCertificateAuthority({ commonName: 'metrics-test-ca' });
+    const cert = issueServingCertificate({ ca, dnsNames: ['webhook.nls.svc'], validityMs: 3 * 86_400_000 });
+    sources.servedCertificate = () => cert.certPem;
+    const notAfter = Math.floor(new Date(new X509Certificate(cert.certPem).validTo).getTime() / 1000);
+    expect(Math.abs(notAfter - (Date.now() / 1000 + 3 * 86_400))).toBeLessThan(600);
+    expect(await m.registry.metrics()).toContain(`\nnls_webhook_certificate_expiry_timestamp_seconds ${notAfter}\n`);
+  });
+
+  it('describes the models in the leader\'s caches when scraped: 1 when Ready, 0 otherwise, none once they are gone or being deleted', async () => {
+    let models: KubeObject[] = [
+      { apiVersion: 'llm.nebari.dev/v1beta1', kind: 'PassthroughModel', metadata: { name: 'gpt', namespace: 'llm' }, status: { phase: 'Ready' } },
+      { apiVersion: 'llm.nebari.dev/v1beta1', kind: 'LLMModel', metadata: { name: 'tiny', namespace: 'llm' }, status: { phase: 'Degraded' } },
+      { apiVersion: 'llm.nebari.dev/v1beta1', kind: 'LLMModel', metadata: { name: 'new', namespace: 'llm' } },
+      { apiVersion: 'llm.nebari.dev/v1beta1', kind: 'LLMModel', metadata: { name: 'leaving', namespace: 'llm', deletionTimestamp: '2026-01-01T00:00:00Z' }, status: { phase: 'Ready' } },
+    ] as KubeObject[];
+    const m = operatorMetrics(undefined, { models: () => models });
+    const lines = async () => (await m.registry.metrics()).split('\n').filter((l) => l.startsWith('nls_model_ready{'));
+    expect(await lines()).toEqual([
+      'nls_model_ready{kind="PassthroughModel",model_namespace="llm",model="gpt"} 1',
+      'nls_model_ready{kind="LLMModel",model_namespace="llm",model="tiny"} 0',
+      'nls_model_ready{kind="LLMModel",model_namespace="llm",model="new"} 0',
+    ]);
+    models = [];
+    expect(await lines()).toEqual([]);
   });
 
   it('gives each operator its own registry, so two in one process do not collide', async () => {
