@@ -247,22 +247,23 @@ export function translateKubeRay(model: LLMModelV1beta1, context: KubeRayProvide
 
   const spec = model.spec;
   const gpus = spec.resources.gpu.count;
+  // Tracing's engine argument goes the way of every other vLLM argument, before the user's own.
+  const tracing = tracingEngineSettings(spec.observability?.tracing, modelName);
+  const fromTracing = engineKwargsFromArgs(tracing.args, 'spec.observability.tracing');
   const fromServing = engineKwargsFromArgs(spec.serving?.engineArgs ?? [], 'spec.serving.engineArgs');
-  const errors = [...check(model), ...fromServing.errors];
+  const errors = [...check(model), ...fromTracing.errors, ...fromServing.errors];
   if (errors.length > 0) return { objects: [], workload, servingPool, errors };
 
-  const tracing = spec.observability?.tracing;
   const engineKwargs = {
     tensor_parallel_size: spec.serving?.tensorParallelism ?? Math.max(gpus, 1),
     ...(spec.model.revision ? { revision: spec.model.revision } : {}),
-    // vLLM's --otlp-traces-endpoint, as Ray Serve LLM passes engine arguments.
-    ...(tracing ? { otlp_traces_endpoint: tracing.endpoint } : {}),
+    ...fromTracing.kwargs,
     ...fromServing.kwargs,
   };
   const image = spec.serving?.image ?? context.rayImage ?? DEFAULT_RAY_IMAGE;
   const gpuName = gpuResourceName(spec.resources.gpu.type);
   const hfToken = spec.model.authSecretName ? [{ name: 'HF_TOKEN', valueFrom: { secretKeyRef: { name: spec.model.authSecretName, key: 'HF_TOKEN' } } }] : [];
-  const env = [...hfToken, ...tracingEngineSettings(tracing, modelName).env, ...(spec.serving?.env ?? [])];
+  const env = [...hfToken, ...tracing.env, ...(spec.serving?.env ?? [])];
   const userTolerations = spec.scheduling?.tolerations ?? [];
   const tolerations = [
     ...(userTolerations.some((t) => t.key === gpuName) ? [] : [{ key: gpuName, operator: 'Exists', effect: 'NoSchedule' }]),
