@@ -84,7 +84,7 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-let compiledIsCurrent: boolean | undefined;
+let newestSource: number | undefined;
 
 /**
  * Node arguments that run `entry` (e.g. `src/operator/main`): the compiled build in lib/ when it is
@@ -94,8 +94,9 @@ let compiledIsCurrent: boolean | undefined;
  */
 export function nodeArgsFor(entry: string): string[] {
   const compiled = path.join(repoRoot, 'lib', `${entry}.js`);
-  compiledIsCurrent ??= fs.existsSync(compiled) && fs.statSync(compiled).mtimeMs >= Math.max(...['src', 'constructs', 'imports'].map((d) => newestMtime(path.join(repoRoot, d))));
-  return compiledIsCurrent && fs.existsSync(compiled) ? [compiled] : ['-r', 'ts-node/register/transpile-only', path.join(repoRoot, `${entry}.ts`)];
+  newestSource ??= Math.max(...['src', 'constructs', 'imports'].map((d) => newestMtime(path.join(repoRoot, d))));
+  const current = fs.existsSync(compiled) && fs.statSync(compiled).mtimeMs >= newestSource;
+  return current ? [compiled] : ['-r', 'ts-node/register/transpile-only', path.join(repoRoot, `${entry}.ts`)];
 }
 
 /** Start the operator as a child process (the current build, see nodeArgsFor, unless `command`), health/metrics on free ports. */
