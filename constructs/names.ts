@@ -32,6 +32,8 @@ export function objectNames(ctx: RenderContext) {
     serviceMonitor: `${f}-operator`,
     /** The alert rules (prometheusRule.enabled). */
     prometheusRule: `${f}-alerts`,
+    /** One ConfigMap per Grafana dashboard (grafanaDashboards.enabled). */
+    dashboard: (id: string) => `${f}-dashboard-${id}`,
     /** Every object of the key portal (Deployment, ServiceAccount, Role, Service, HTTPRoute...). */
     portal: `${f}-portal`,
   };

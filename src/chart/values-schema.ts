@@ -360,6 +360,21 @@ export const ValuesSchema = closed(
       },
       'Alert rules for a Prometheus Operator Prometheus.',
     ),
+    grafanaDashboards: closed(
+      {
+        enabled: Type.Boolean({
+          default: false,
+          description: 'Create one ConfigMap per Grafana dashboard (gateway overview, usage by key, serving engines, operator and webhooks, key portal) for the Grafana dashboard sidecar. See docs/observability.md.',
+        }),
+        labels: Type.Record(Type.String(), Type.String(), {
+          default: { grafana_dashboard: '1' },
+          propertyNames: { not: { enum: RESERVED_LABELS } },
+          description: "Labels on the dashboard ConfigMaps: the label the sidecar selects (kube-prometheus-stack: `grafana_dashboard: \"1\"`, its `sidecar.dashboards.label`/`labelValue`) and any others. The chart's own app.kubernetes.io/* and helm.sh/chart labels cannot be overridden.",
+        }),
+        annotations: stringMap('Annotations on the dashboard ConfigMaps, e.g. the folder annotation the sidecar reads (`sidecar.dashboards.folderAnnotation`; `grafana_folder: LLM serving`).'),
+      },
+      'Grafana dashboards as ConfigMaps.',
+    ),
     gateway: closed(
       {
         gatewayClass: closed(
