@@ -12,6 +12,12 @@
 // The chart's alert rules are on (short `for` and rate window), and the PrometheusRule as the API
 // server stored it is this Prometheus's rule file: a model whose stand-in provider answers 500
 // fires NebariLLMModelRequestErrors for real, while the healthy gamma, called alongside, does not.
+// Streamed requests and requests past a quota tier's limit, on the proxies scraped here, give the
+// time-to-first-token histogram and Envoy's rate-limit refusals, and fire NebariLLMQuotaExhausted.
+// Last, the chart's Grafana dashboards (grafanaDashboards.enabled), read as the API server stored
+// their ConfigMaps: every query of the gateway, usage and operator dashboards returns data here;
+// those of the serving-engine and portal dashboards are only checked to parse (no vLLM and no
+// portal run in this suite at this point).
 import * as fs from 'fs';
 import * as path from 'path';
 import { stringify } from 'yaml';
@@ -19,10 +25,10 @@ import { type KubeObject, objectRef } from '../../src/kube/rest';
 import { installCRDs, upstreamCrdDir } from '../support/cluster';
 import { waitFor } from '../support/processes';
 import { toolPaths } from '../support/tools';
-import { admin, CHART, helmOk, NAMESPACE, nls, RELEASE, waitForObject } from './support/e2e';
+import { admin, CHART, helmOk, NAMESPACE, nls, pods, RELEASE, waitForObject } from './support/e2e';
 import { type FaultyProvider, ROUTING_STAND_INS, type RoutingStandIn, startFaultyProviders } from './support/fault-providers';
 import { e2eState } from './support/state';
-import { dataPlaneCa, EG_NAMESPACE, proxyAddress } from './support/dataplane';
+import { dataPlaneCa, EG_NAMESPACE, proxyAddress, startRedis } from './support/dataplane';
 import { chat, gatewayRequest, type GatewayTarget } from './support/gateway-client';
 import { startStandInProviders, type StandInProviders } from './support/providers';
 import { dataPlaneScrapeJobs, monitorScrapeJobs, type Prometheus, type PrometheusAlert, startPrometheus } from './support/prometheus';
@@ -41,13 +47,28 @@ const TOKENS = 'gen_ai_client_token_usage_sum';
 const SCRAPE_INTERVAL = '2s';
 /** The alert fired here, and the short window and `for` the e2e install gives it (Prometheus evaluates every 2 s). */
 const ALERT = 'NebariLLMModelRequestErrors';
-const ALERT_VALUES = ['prometheusRule.enabled=true', 'prometheusRule.rateWindow=30s', 'prometheusRule.alerts.modelRequestErrors.for=4s'];
+const ALERT_VALUES = [
+  'prometheusRule.enabled=true', 'prometheusRule.rateWindow=30s', 'prometheusRule.alerts.modelRequestErrors.for=4s', 'prometheusRule.alerts.quotaExhausted.for=4s',
+];
+const QUOTA_ALERT = 'NebariLLMQuotaExhausted';
+/** The quota tier dataplane.test.ts configured on the release (2 requests a minute), kept by `--reuse-values`. */
+const TINY_TIER = 'tiny';
+/** The label the dashboard ConfigMaps carry by default (the Grafana sidecar's). */
+const DASHBOARD_LABEL = 'grafana_dashboard=1';
+/** Dashboards whose every query must return data here; the others (no vLLM, no portal at this point) must parse. */
+const PROVEN_DASHBOARDS = ['nls-gateway-overview', 'nls-usage', 'nls-operator'];
+/** Concrete windows for Grafana's range variables: the whole file's traffic falls within them. */
+const RATE_INTERVAL = '10m';
+const RANGE = '1h';
 /** A PassthroughModel whose provider (a routing stand-in, test/e2e/support/fault-providers.ts) answers 500. */
 const FAILING = { name: 'obs-failing', standIn: 'flaky' as RoutingStandIn };
 const figures: Record<string, string> = {};
 let providers: StandInProviders;
 let faulty: Record<RoutingStandIn, FaultyProvider> | undefined;
 let prometheus: Prometheus;
+let redis: Awaited<ReturnType<typeof startRedis>> | undefined;
+/** The alert rules as the API server stored them. */
+let storedRules: { name: string; rules: { alert: string; expr: string }[] }[] = [];
 let external: GatewayTarget;
 let setupDone = 0;
 
@@ -80,13 +101,16 @@ beforeAll(async () => {
   await helmOk(4, [
     'upgrade', RELEASE, `${state.chartRepo}/${CHART}`, '--version', state.version, '-n', NAMESPACE, '--reuse-values', '--wait', '--timeout', '5m',
     '--set', 'serviceMonitor.enabled=true', '--set', `serviceMonitor.interval=${SCRAPE_INTERVAL}`,
-    ...ALERT_VALUES.flatMap((v) => ['--set', v]),
+    ...ALERT_VALUES.flatMap((v) => ['--set', v]), '--set', 'grafanaDashboards.enabled=true',
   ]);
+  // The rate-limit service's Redis at its fixed address: dataplane.test.ts stopped its own at the end.
+  redis = await startRedis(fs.mkdtempSync(path.join(state.dir, 'redis-')));
   const monitors: KubeObject[] = [];
   for (const kind of ['ServiceMonitor', 'PodMonitor']) monitors.push(...(await admin().list('monitoring.coreos.com/v1', kind, { namespace: NAMESPACE })).items);
   // The alert rules exactly as the API server stored the chart's PrometheusRule.
-  const rules = (await admin().list<KubeObject & { spec: { groups: unknown[] } }>('monitoring.coreos.com/v1', 'PrometheusRule', { namespace: NAMESPACE })).items;
+  const rules = (await admin().list<KubeObject & { spec: { groups: typeof storedRules } }>('monitoring.coreos.com/v1', 'PrometheusRule', { namespace: NAMESPACE })).items;
   if (rules.length !== 1) throw new Error(`expected the chart's one PrometheusRule in ${NAMESPACE}, found ${rules.length}`);
+  storedRules = rules[0].spec.groups;
   const dir = fs.mkdtempSync(path.join(state.dir, 'prometheus-'));
   const rulesFile = path.join(dir, 'chart-alerts.yaml');
   fs.writeFileSync(rulesFile, stringify({ groups: rules[0].spec.groups }, { lineWidth: 0 }));
@@ -107,6 +131,7 @@ afterAll(async () => {
   await admin().delete(objectRef('llm.nebari.dev/v1beta1', 'PassthroughModel', FAILING.name, NAMESPACE)).catch(() => undefined);
   for (const f of Object.values(faulty ?? {})) await f.stop().catch(() => undefined);
   await prometheus?.stop();
+  await redis?.process.stop();
 });
 
 test('Prometheus scrapes what the chart\'s ServiceMonitor selects (the operator), the Envoy proxies and the extproc sidecars', async () => {
@@ -274,6 +299,132 @@ test(`${ALERT} fires for a model whose provider answers 500, with its labels and
   const certExpiry = await prometheus.query('min(nls_webhook_certificate_expiry_timestamp_seconds)');
   expect(certExpiry[0].value).toBeGreaterThan(Date.now() / 1000 + 86400);
   figures.alertTest = seconds(started);
+});
+
+/** Streamed answers sent in the second batch (after the first has made the histogram's series exist). */
+const STREAMED = 3;
+
+/** An alert rule of the chart as the API server stored it. */
+function storedRule(alert: string): { alert: string; expr: string } {
+  const rule = storedRules.flatMap((g) => g.rules).find((r) => r.alert === alert);
+  if (!rule) throw new Error(`${alert} is not in the stored PrometheusRule`);
+  return rule;
+}
+
+// The first streamed answer makes the histogram's series appear (a new series' first sample is no
+// increase for rate()); the second batch is then what the alert's 30 s rate sees.
+test('streamed answers on the scraped proxies give the time-to-first-token histogram NebariLLMTimeToFirstTokenSlow reads', async () => {
+  const started = Date.now();
+  const key = minted[KEYS.findIndex((k) => k.model === GAMMA)].key;
+  const streamedBefore = providers.to(GAMMA.answersAs).filter((r) => r.stream).length;
+  const count = `sum(gen_ai_server_time_to_first_token_seconds_count{gen_ai_request_model="${GAMMA.answersAs}"})`;
+  const stream = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: key, body: chat(GAMMA.answersAs, { stream: true }) });
+      expect(r.status).toBe(200);
+      expect(String(r.headers['content-type'])).toContain('text/event-stream');
+    }
+  };
+  const scraped = async (atLeast: number) => waitFor(`${atLeast} streamed answers' time to first token scraped`, async () => ((await prometheus.query(count))[0]?.value ?? 0) >= atLeast, { timeoutMs: 30000, intervalMs: 1000 });
+  await stream(1);
+  await scraped(1);
+  const first = (await prometheus.query(count))[0].value;
+  await stream(STREAMED);
+  await scraped(first + STREAMED);
+  expect(providers.to(GAMMA.answersAs).filter((r) => r.stream).length - streamedBefore).toBe(1 + STREAMED);
+  // The alert's expression as stored, without its threshold: a finite p99 for gamma.
+  const rule = storedRule('NebariLLMTimeToFirstTokenSlow');
+  const withoutThreshold = rule.expr.replace(/ > [0-9.]+$/, '');
+  expect(withoutThreshold).not.toBe(rule.expr);
+  const gamma = (await prometheus.query(withoutThreshold)).find((sample) => sample.metric.gen_ai_request_model === GAMMA.answersAs);
+  expect(gamma?.metric.namespace).toBe(EG_NAMESPACE);
+  expect(Number.isFinite(gamma?.value)).toBe(true);
+  figures.ttftP99Seconds = String(gamma!.value);
+  figures.streamTest = seconds(started);
+});
+
+test(`${QUOTA_ALERT} fires when a key of the ${TINY_TIER} tier goes past its limit, from Envoy's rate-limit refusals on the scraped proxies`, async () => {
+  const started = Date.now();
+  const mint = await nls(['keys', 'mint', '--model', GAMMA.name, '--kind', 'PassthroughModel', '--user', 'obs-dee', '--tier', TINY_TIER, '--over-limit', '-n', NAMESPACE, '-o', 'json']);
+  if (mint.code !== 0) throw new Error(`nls keys mint --tier ${TINY_TIER} exited ${mint.code}: ${mint.output}`);
+  const tinyKey = (JSON.parse(mint.output) as { apiKey: string }).apiKey;
+  // One request a second, at most 240: refused until the key is authorized, its 2 a minute answered, then 429.
+  const statuses: number[] = [];
+  let firing: PrometheusAlert | undefined;
+  await waitFor(`${QUOTA_ALERT} firing`, async () => {
+    if (statuses.length >= 240) throw new Error(`no ${QUOTA_ALERT} after ${statuses.length} requests`);
+    statuses.push((await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: tinyKey, body: chat(GAMMA.answersAs) }).catch(() => ({ status: 0 }))).status);
+    firing = (await prometheus.alerts()).find((a) => a.labels.alertname === QUOTA_ALERT && a.state === 'firing');
+    return firing !== undefined;
+  }, { timeoutMs: 300000, intervalMs: 1000 }).catch(async (err: Error) => {
+    const refusals = await prometheus.query('envoy_cluster_ratelimit_over_limit').catch((e: Error) => e.message);
+    const limiter = (await pods('app.kubernetes.io/component=ratelimit', EG_NAMESPACE).catch(() => [])).map((p) => `${p.metadata.name} ${JSON.stringify(p.status?.containerStatuses?.map((c) => c.ready))}`);
+    throw new Error(`${err.message}; statuses ${JSON.stringify(statuses.slice(-30))} (${statuses.length} requests); refusals ${JSON.stringify(refusals)}; rate-limit pods ${JSON.stringify(limiter)}`);
+  });
+  figures.quotaAlertFired = `${seconds(started)}, ${statuses.length} requests`;
+  figures.quotaStatuses = JSON.stringify(statuses);
+  expect(statuses).toContain(429);
+  // 401/403 only until the operator has authorized the new key.
+  expect(statuses.filter((st) => ![401, 403, 200, 429].includes(st))).toEqual([]);
+  // Refused for gamma's upstream cluster only, which is what the alert names.
+  const refusing = await byLabel('sum by (envoy_cluster_name) (envoy_cluster_ratelimit_over_limit) > 0', 'envoy_cluster_name');
+  expect(Object.keys(refusing)).toEqual([firing!.labels.envoy_cluster_name]);
+  expect(firing!.labels.envoy_cluster_name).toContain(GAMMA.name);
+  expect(firing!.labels).toEqual({ alertname: QUOTA_ALERT, severity: 'info', namespace: EG_NAMESPACE, envoy_cluster_name: firing!.labels.envoy_cluster_name });
+  expect(firing!.annotations.runbook_url).toBe(`https://github.com/nebari-dev/nebari-llm-serving/blob/main/docs/runbooks/${QUOTA_ALERT}.md`);
+  expect(firing!.annotations.summary).toContain(`Callers of upstream cluster ${firing!.labels.envoy_cluster_name} in namespace ${EG_NAMESPACE} are over their token quota`);
+  // The gamma key of the default tier goes on being answered.
+  const healthyKey = minted[KEYS.findIndex((k) => k.model === GAMMA)].key;
+  expect((await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: healthyKey, body: chat(GAMMA.answersAs) })).status).toBe(200);
+  figures.quotaTest = seconds(started);
+});
+
+interface StoredDashboard {
+  uid: string;
+  templating: { list: { name: string; type: string; query?: unknown }[] };
+  panels: { title: string; targets: { refId: string; expr: string }[] }[];
+}
+
+/** A panel's PromQL with Grafana's variables made concrete: match-all for the dashboard's own, fixed windows for the built-in ones. */
+function concretePromql(expr: string): string {
+  const promql = expr.replace(/"\$\w+"/g, '".*"').replaceAll('$__rate_interval', RATE_INTERVAL).replaceAll('$__range', RANGE);
+  if (promql.includes('$')) throw new Error(`a variable is left in ${promql}`);
+  return promql;
+}
+
+test('every query of the gateway, usage and operator dashboards, as their ConfigMaps were stored, returns data; the serving-engine and portal queries parse', async () => {
+  const started = Date.now();
+  const maps = (await admin().list<KubeObject & { data: Record<string, string> }>('v1', 'ConfigMap', { namespace: NAMESPACE, labelSelector: DASHBOARD_LABEL })).items;
+  const dashboards = maps.flatMap((m) => Object.values(m.data).map((json) => JSON.parse(json) as StoredDashboard));
+  expect(dashboards.map((d) => d.uid).sort()).toEqual(['nls-gateway-overview', 'nls-operator', 'nls-portal', 'nls-serving-engines', 'nls-usage']);
+  const empty: string[] = [];
+  let queries = 0;
+  for (const d of dashboards) {
+    const proven = PROVEN_DASHBOARDS.includes(d.uid);
+    // Query variables: Grafana's label_values(metric, label), asked as PromQL.
+    for (const v of d.templating.list.filter((x) => x.type === 'query')) {
+      const m = /^label_values\((.+), (\w+)\)$/.exec((v.query as { query: string }).query);
+      if (!m) throw new Error(`${d.uid} variable ${v.name}: not a label_values query: ${JSON.stringify(v.query)}`);
+      const values = await prometheus.query(`count by (${m[2]}) (${m[1]})`);
+      queries++;
+      if (proven && values.length === 0) empty.push(`${d.uid} variable ${v.name}: no ${m[2]} on ${m[1]}`);
+    }
+    // Panels: a query that does not parse fails here (the API answers an error); a proven dashboard's must give a number.
+    for (const p of d.panels) {
+      for (const t of p.targets) {
+        const promql = concretePromql(t.expr);
+        const result = await prometheus.query(promql);
+        queries++;
+        if (proven && !result.some((sample) => Number.isFinite(sample.value))) empty.push(`${d.uid} "${p.title}" ${t.refId}: ${promql} gave ${JSON.stringify(result.slice(0, 3))}`);
+      }
+    }
+  }
+  expect(empty).toEqual([]);
+  figures.dashboardQueries = String(queries);
+  // What the parse-only dashboards would read is indeed absent here (so their emptiness is expected, not hidden).
+  const names = await prometheus.metricNames();
+  expect(names.filter((n) => n.startsWith('vllm:') || n.startsWith('nls_portal_'))).toEqual([]);
+  figures.dashboardTest = seconds(started);
 });
 
 /** A copy of `record` with its keys in sorted order (Prometheus answers series in no set order). */
