@@ -92,7 +92,7 @@ export const CI_VALUES: readonly CiValues[] = [
   },
   {
     file: 'everything-values.yaml',
-    description: 'Every optional object and pod setting: gateway objects, ServiceMonitor, PrometheusRule, an existing ClusterIssuer, scheduling and labels.',
+    description: 'Every optional object and pod setting: gateway objects, ServiceMonitor, PrometheusRule, Grafana dashboards, an existing ClusterIssuer, scheduling and labels.',
     values: {
       commonLabels: { 'example.com/team': 'ml-platform' },
       namespace: { labels: { 'example.com/tier': 'platform' } },
@@ -111,6 +111,7 @@ export const CI_VALUES: readonly CiValues[] = [
       networkPolicy: { metricsFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }] },
       serviceMonitor: { enabled: true, interval: '15s', labels: { release: 'prometheus' } },
       prometheusRule: { enabled: true, labels: { release: 'prometheus' }, rateWindow: '10m', alerts: { modelRequestErrors: { for: '2m', threshold: 0.02 } } },
+      grafanaDashboards: { enabled: true, labels: { grafana_dashboard: '1', release: 'prometheus' }, annotations: { grafana_folder: 'LLM serving' } },
       gateway: {
         gatewayClass: { create: true },
         gateway: { create: true },
