@@ -1,5 +1,5 @@
-// Key portal: the group refresh that revokes keys of users who lost their groups, from the
-// `nls_portal_*` metrics (src/portal/metrics.ts), scraped through the chart's portal
+// Key portal: logins, mints, and the group refresh that revokes keys of users who lost their
+// groups, from the `nls_portal_*` metrics (src/portal/metrics.ts), scraped through the chart's portal
 // ServiceMonitor. The user gauges are set by the replica holding the refresh Lease, hence `max`.
 import { type DashboardSpec, labelVariable } from './builder';
 
@@ -9,12 +9,24 @@ export const PORTAL: DashboardSpec = {
   uid: 'nls-portal',
   id: 'portal',
   title: 'LLM key portal',
-  description: 'Users, group refresh and key revocations of the self-service key portal.',
+  description: 'Logins, mints, users, group refresh and key revocations of the self-service key portal.',
   variables: [
     labelVariable('namespace', 'namespace', 'nls_portal_users', 'Namespace'),
     labelVariable('job', 'job', 'nls_portal_users', 'Portal metrics Service'),
   ],
   panels: [
+    {
+      title: 'Logins by outcome',
+      description: 'Logins that reached the OIDC callback in each interval: success, or failed (expired, not confirmed by the identity provider, not recorded).',
+      unit: 'short',
+      queries: [{ expr: `sum by (outcome) (increase(nls_portal_logins_total{${SELECT}}[$__rate_interval]))` }],
+    },
+    {
+      title: 'Keys minted',
+      description: 'Keys minted through the portal\'s page or API in each interval (keys minted with `nls keys mint` are not counted here).',
+      unit: 'short',
+      queries: [{ expr: `sum(increase(nls_portal_keys_minted_total{${SELECT}}[$__rate_interval]))` }],
+    },
     {
       title: 'Users',
       description: 'Users the portal stores, those refused by the issuer, and those whose group refresh is failing.',

@@ -28,6 +28,7 @@ import { COPY_SCRIPT, mintedPage } from './pages/minted';
 import { adminKeysPage, myKeysPage } from './pages/keys';
 import { auditPage, errorPage } from './pages/audit';
 import { html } from './pages/html';
+import type { PortalMetrics } from './metrics';
 
 export interface PortalLogin {
   startLogin(returnTo: string): Promise<{ url: URL; pending: PendingLogin }>;
@@ -45,6 +46,8 @@ export interface PortalDeps {
   readonly log: Logger;
   /** The server-side session state; defaults to the per-user Secrets (`storedUsers`). */
   readonly users?: PortalUsers;
+  /** Login and mint counters (src/portal/metrics.ts); absent in tests that do not read them. */
+  readonly metrics?: Pick<PortalMetrics, 'logins' | 'keysMinted'>;
 }
 
 /** The server-side half of sessions: per user, a session generation, a refusal mark and the current groups. */
@@ -164,11 +167,17 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
     return c.redirect(url.toString(), 302);
   });
 
+  /** Counts a failed login and passes its answer through. */
+  const loginFailed = <T>(answer: T): T => {
+    deps.metrics?.logins.inc({ outcome: 'failed' });
+    return answer;
+  };
+
   app.get('/auth/callback', async (c) => {
     const login = deps.login();
     const pending = unseal<PendingLogin>(sessionKey, LOGIN_PURPOSE, getCookie(c, LOGIN_COOKIE));
     deleteCookie(c, LOGIN_COOKIE, { secure: true, path: '/' });
-    if (!login || !pending) return c.html(page('Login failed', undefined, html`<p class="error" role="alert">The login took too long or was started elsewhere.</p><p><a href="/auth/login">Log in again</a></p>`), 400);
+    if (!login || !pending) return loginFailed(c.html(page('Login failed', undefined, html`<p class="error" role="alert">The login took too long or was started elsewhere.</p><p><a href="/auth/login">Log in again</a></p>`), 400));
     const callback = new URL(config.redirectUri);
     callback.search = new URL(c.req.url).search;
     let user: OidcUser;
@@ -176,7 +185,7 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
       user = await login.finishLogin(callback, pending);
     } catch (err) {
       log.warn('login failed', { err });
-      return c.html(page('Login failed', undefined, html`<p class="error" role="alert">The identity provider did not confirm the login.</p><p><a href="/auth/login">Log in again</a></p>`), 400);
+      return loginFailed(c.html(page('Login failed', undefined, html`<p class="error" role="alert">The identity provider did not confirm the login.</p><p><a href="/auth/login">Log in again</a></p>`), 400));
     }
     let generation: string;
     try {
@@ -184,7 +193,7 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
     } catch (err) {
       // Without the server-side record the session could not be checked (or ended): no session.
       log.warn('could not record the login', { user: user.username, err });
-      return c.html(page('Login failed', undefined, html`<p class="error" role="alert">The login could not be recorded; try again in a moment.</p><p><a href="/auth/login">Log in again</a></p>`), 503);
+      return loginFailed(c.html(page('Login failed', undefined, html`<p class="error" role="alert">The login could not be recorded; try again in a moment.</p><p><a href="/auth/login">Log in again</a></p>`), 503));
     }
     let session = newSession({ ...user, generation });
     let sealed = seal(sessionKey, SESSION_PURPOSE, session);
@@ -194,10 +203,11 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
       session = { ...session, groups: session.groups.filter((g) => relevant.has(g)) };
       sealed = seal(sessionKey, SESSION_PURPOSE, session);
       log.info('kept only the groups models and admin groups name in the session cookie', { user: user.username, groups: user.groups.length, kept: session.groups.length });
-      if (sealed.length > MAX_COOKIE_VALUE) return c.html(page('Login failed', undefined, html`<p class="error" role="alert">You are in too many of the groups that grant models for a session cookie to hold them; ask the platform team.</p>`), 400);
+      if (sealed.length > MAX_COOKIE_VALUE) return loginFailed(c.html(page('Login failed', undefined, html`<p class="error" role="alert">You are in too many of the groups that grant models for a session cookie to hold them; ask the platform team.</p>`), 400));
     }
     setCookie(c, SESSION_COOKIE, sealed, cookieOptions(session.exp - Math.floor(Date.now() / 1000)));
     log.info('login', { user: user.username, groups: user.groups, admin: isAdmin(config, user.groups) });
+    deps.metrics?.logins.inc({ outcome: 'success' });
     return c.redirect(pending.returnTo, 302);
   });
 
@@ -291,6 +301,7 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
       throw err;
     });
     log.info('minted key', { model: `${ref.kind}/${ref.name}`, clientId: minted.clientId, owner: s.username, expiresAt: expiresAt.toISOString(), tier });
+    deps.metrics?.keysMinted.inc();
     return { model, minted, expiresAt };
   }
 

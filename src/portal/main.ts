@@ -56,7 +56,7 @@ export async function runPortal(config: PortalConfig): Promise<{ port: number; m
     const sessionKey = await retrying('loading the session keys', log, () => stopped, () => loadSessionKeys(client, config.namespace, config.sessionSecretName));
     if (!sessionKey) return;
     log.info('session keys loaded', { keys: sessionKey.length });
-    handler = createPortalApp({ config, client, sessionKey, login: () => oidc, ready: () => !!oidc, log }) as unknown as Hono;
+    handler = createPortalApp({ config, client, sessionKey, login: () => oidc, ready: () => !!oidc, log, metrics }) as unknown as Hono;
     oidc = await retrying('OIDC discovery', log, () => stopped, () => OidcClient.discover(config));
     if (!oidc) return;
     log.info('ready', { issuer: config.issuer });

@@ -23,7 +23,21 @@ export function portalMetrics(registry = new Registry()) {
     onOldKey: new Gauge({ name: 'nls_portal_users_refresh_token_old_key', help: 'Users whose refresh token is still sealed with an older session key after the round; 0 means the older keys can be dropped.', registers }),
     keysRevoked: new Counter({ name: 'nls_portal_keys_revoked_total', help: 'Keys the group refresh revoked, by reason (user-lost-access, user-refresh-refused, user-refresh-failing).', labelNames: ['reason'] as const, registers }),
     failedClosed: new Counter({ name: 'nls_portal_users_failed_closed_total', help: 'Users marked refused because their group refresh kept failing for portal.groupRefreshFailClosedSeconds.', registers }),
+    logins: loginCounter(registers),
+    keysMinted: new Counter({ name: 'nls_portal_keys_minted_total', help: 'API keys minted through the portal (its page or /api/keys).', registers }),
   };
+}
+
+/** Both outcomes exist from the start (at 0), so a dashboard shows no logins as 0, not as no data. */
+function loginCounter(registers: Registry[]) {
+  const logins = new Counter({
+    name: 'nls_portal_logins_total',
+    help: 'Logins that reached the OIDC callback, by outcome: success, or failed (expired or foreign login, not confirmed by the identity provider, not recorded, too many groups for the cookie).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  for (const outcome of ['success', 'failed']) logins.inc({ outcome }, 0);
+  return logins;
 }
 
 export type PortalMetrics = ReturnType<typeof portalMetrics>;

@@ -419,7 +419,7 @@ it('revokes exactly the keys a user\'s groups stop granting after one refresh ro
   }, { timeoutMs: 10_000 });
 });
 
-it('reports the group refresh on its own metrics port, not on the routed one (issue 29, Medium 7)', async () => {
+it('reports the group refresh, logins and mints on its own metrics port, not on the routed one (issue 29, Medium 7)', async () => {
   // Gauges are set at the end of each round; the revocations above are counted by reason.
   const metric = async (name: string) => Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(await (await fetch(metricsUrl)).text())?.[1] ?? NaN);
   await waitFor('a round after the refusal reported', async () => (await metric('nls_portal_users_refused')) >= 1, { timeoutMs: 30_000 });
@@ -430,6 +430,9 @@ it('reports the group refresh on its own metrics port, not on the routed one (is
   expect(await metric('nls_portal_users_without_refresh_token')).toBe(0);
   expect(await metric('nls_portal_users_refresh_token_unreadable')).toBe(0);
   expect(await metric('nls_portal_users_refresh_failing')).toBe(0);
+  // The logins through the provider and the mints through the page and the API of the tests above.
+  expect(await metric('nls_portal_logins_total{outcome="success"}')).toBeGreaterThanOrEqual(3);
+  expect(await metric('nls_portal_keys_minted_total')).toBeGreaterThanOrEqual(2);
   // The routed port (what the HTTPRoute exposes) has no metrics: without a session it sends to the login.
   const routed = await fetch(`${portalUrl}/metrics`, { redirect: 'manual' });
   expect(routed.status).toBe(302);

@@ -11,6 +11,7 @@ import { KubeRest } from '../../../src/kube/rest';
 import { StaticConnection } from '../../../src/kube/connection';
 import { createLogger } from '../../../src/runtime/log';
 import { UserState } from '../../../src/portal/user-tokens';
+import { portalMetrics } from '../../../src/portal/metrics';
 
 const key = randomBytes(32);
 const config = portalConfigFromEnv({ NLS_PORTAL_NAMESPACE: 'llm', NLS_PORTAL_URL: 'https://keys.example.com', NLS_PORTAL_OIDC_ISSUER: 'https://sso.example.com', NLS_PORTAL_OIDC_CLIENT_ID: 'p', NLS_PORTAL_ADMIN_GROUPS: 'admins' });
@@ -153,4 +154,15 @@ describe('portal app', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(await res.text()).toContain('navigator.clipboard.writeText');
   });
+});
+
+// Successful logins and mints are counted in test/integration/key-portal.test.ts, through a real provider.
+test('a callback without a pending login answers 400 and counts a failed login; both outcomes exist from the start', async () => {
+  const metrics = portalMetrics();
+  const counted = createPortalApp({ config, client, sessionKey: key, login: () => undefined, ready: () => false, log: createLogger({ write: () => undefined }), users, metrics });
+  const logins = async () => (await metrics.registry.getSingleMetricAsString('nls_portal_logins_total')).split('\n').filter((l) => l.startsWith('nls_portal_logins_total{'));
+  expect(await logins()).toEqual(['nls_portal_logins_total{outcome="success"} 0', 'nls_portal_logins_total{outcome="failed"} 0']);
+  const res = await counted.request('https://keys.example.com/auth/callback?code=c&state=s');
+  expect(res.status).toBe(400);
+  expect(await logins()).toEqual(['nls_portal_logins_total{outcome="success"} 0', 'nls_portal_logins_total{outcome="failed"} 1']);
 });
