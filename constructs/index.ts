@@ -15,6 +15,7 @@ export * from './key-audit-policy';
 export * from './service-monitor';
 export * from './alert-rules';
 export * from './prometheus-rule';
+export * from './spend-rules';
 export * from './gateway';
 export * from './crds';
 export * from './models';

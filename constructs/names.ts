@@ -32,6 +32,8 @@ export function objectNames(ctx: RenderContext) {
     serviceMonitor: `${f}-operator`,
     /** The alert rules (prometheusRule.enabled). */
     prometheusRule: `${f}-alerts`,
+    /** The spend recording rules (pricing.models). */
+    spendRule: `${f}-spend`,
     /** Every object of the key portal (Deployment, ServiceAccount, Role, Service, HTTPRoute...). */
     portal: `${f}-portal`,
   };

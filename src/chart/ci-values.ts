@@ -92,7 +92,7 @@ export const CI_VALUES: readonly CiValues[] = [
   },
   {
     file: 'everything-values.yaml',
-    description: 'Every optional object and pod setting: gateway objects, ServiceMonitor, PrometheusRule, an existing ClusterIssuer, scheduling and labels.',
+    description: 'Every optional object and pod setting: gateway objects, ServiceMonitor, PrometheusRule, a price table, an existing ClusterIssuer, scheduling and labels.',
     values: {
       commonLabels: { 'example.com/team': 'ml-platform' },
       namespace: { labels: { 'example.com/tier': 'platform' } },
@@ -111,6 +111,7 @@ export const CI_VALUES: readonly CiValues[] = [
       networkPolicy: { metricsFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }] },
       serviceMonitor: { enabled: true, interval: '15s', labels: { release: 'prometheus' } },
       prometheusRule: { enabled: true, labels: { release: 'prometheus' }, rateWindow: '10m', alerts: { modelRequestErrors: { for: '2m', threshold: 0.02 } } },
+      pricing: { currency: 'EUR', models: [{ model: 'gamma', input: 2.5, output: 10, cachedInput: 0.25 }, { namespace: 'team-a', model: 'llama-8b', input: 0.1, output: 0.4 }] },
       gateway: {
         gatewayClass: { create: true },
         gateway: { create: true },

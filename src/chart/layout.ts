@@ -5,6 +5,7 @@ import { Construct } from 'constructs';
 import {
   AgentDeploymentUpgradeGuard,
   AlertRules,
+  SpendRules,
   AgentNamespaceRbac,
   GatewayNamespaceRbac,
   AIGatewayConfig,
@@ -91,6 +92,7 @@ export const TEMPLATE_FILES: readonly TemplateFile[] = [
   { file: 'networkpolicy.yaml', condition: cond.truthy('networkPolicy.enabled'), build: (s, context) => new OperatorNetworkPolicy(s, 'netpol', { context }) },
   { file: 'servicemonitor.yaml', condition: cond.truthy('serviceMonitor.enabled'), build: (s, context) => new OperatorServiceMonitor(s, 'sm', { context }) },
   { file: 'prometheusrule.yaml', condition: cond.truthy('prometheusRule.enabled'), build: (s, context) => new AlertRules(s, 'alerts', { context }) },
+  { file: 'prometheusrule-spend.yaml', condition: cond.truthy('pricing.models'), build: (s, context) => new SpendRules(s, 'spend', { context }) },
   { file: 'gatewayclass.yaml', condition: cond.truthy('gateway.gatewayClass.create'), build: (s, context) => new GatewayClass(s, 'gatewayclass', { context }) },
   { file: 'gateway.yaml', condition: cond.truthy('gateway.gateway.create'), build: (s, context) => new Gateway(s, 'gateway', { context }) },
   { file: 'gatewayconfig.yaml', condition: cond.truthy('gateway.gatewayConfig.create'), build: (s, context) => new AIGatewayConfig(s, 'gatewayconfig', { context }) },

@@ -360,6 +360,29 @@ export const ValuesSchema = closed(
       },
       'Alert rules for a Prometheus Operator Prometheus.',
     ),
+    pricing: closed(
+      {
+        currency: Type.String({ default: 'USD', pattern: '^[A-Z]{3}$', description: 'Currency of every price in `models` (an ISO 4217 code such as USD or EUR); the spend series carry it as the `currency` label.' }),
+        models: Type.Array(
+          closed(
+            {
+              namespace: Type.Optional(Type.String({ maxLength: 63, pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$', description: 'Namespace of the model object; empty or absent means the release namespace.' })),
+              model: Type.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', description: 'Name of the LLMModel or PassthroughModel object (not the model name clients send).' }),
+              input: Type.Number({ minimum: 0, description: 'Price of one million input tokens.' }),
+              output: Type.Number({ minimum: 0, description: 'Price of one million output tokens.' }),
+              cachedInput: Type.Optional(Type.Number({ minimum: 0, description: 'Price of one million cached input tokens (prompt cache reads); absent: charged as input.' })),
+            },
+            'Prices of one model object, per million tokens.',
+          ),
+          {
+            default: [],
+            description:
+              'Prices per model object. Not empty: the chart renders the PrometheusRule `<fullname>-spend` (with `prometheusRule.labels`, whether or not `prometheusRule.enabled`) recording the prices and the spend per key, owner, group and model from the gateway\'s token counts (docs/observability.md). Each namespace and model at most once.',
+          },
+        ),
+      },
+      'The price table: what a million tokens of each model cost, turned into spend recording rules for a Prometheus Operator Prometheus.',
+    ),
     gateway: closed(
       {
         gatewayClass: closed(
