@@ -66,7 +66,7 @@ export const CI_VALUES: readonly CiValues[] = [
   },
   {
     file: 'portal-values.yaml',
-    description: 'The self-service key portal (two replicas, a confidential client, a private CA, admin groups, its metrics scraped) and per-key token quotas on.',
+    description: 'The self-service key portal (two replicas, a confidential client, a private CA, admin groups, its metrics scraped, usage read from a Prometheus) and per-key token quotas on.',
     values: {
       platform: { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari', groupsClaim: 'groups', audiences: ['nebari-llm'] } },
       portal: {
@@ -75,6 +75,7 @@ export const CI_VALUES: readonly CiValues[] = [
         replicas: 2,
         oidc: { clientId: 'nebari-llm-keys', clientSecret: { name: 'llm-keys-oidc' }, caConfigMap: { name: 'corp-ca' } },
         adminGroups: ['llm-admins'],
+        prometheusURL: 'http://prometheus-operated.monitoring:9090',
         keyExpiry: { defaultDays: 14, maxDays: 60 },
         podLabels: { 'example.com/pod': 'portal' },
       },

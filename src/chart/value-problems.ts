@@ -35,6 +35,7 @@ export const PATTERN_MEANINGS: Readonly<Record<string, string>> = {
   '^(sha256:[a-f0-9]{64})?$': 'empty, or "sha256:" followed by 64 lower-case hex digits',
   '^\\S*$': 'an image reference without spaces',
   '^(https://\\S+)?$': 'empty, or an https:// URL without spaces',
+  '^(https?://\\S+)?$': 'empty, or an http:// or https:// URL without spaces',
   '^([0-9]{1,5}(h|m|s|ms)){1,4}$': 'a duration such as 120s, 10m or 1h30m (units h, m, s, ms)',
   '^[a-z0-9-]+$': 'a header name of lower-case letters, digits and "-"',
   '^[^\\s,]+$': 'an image prefix or reference without spaces or commas',

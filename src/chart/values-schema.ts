@@ -464,6 +464,12 @@ export const ValuesSchema = closed(
           'How the portal logs users in (issuer and groups claim come from `platform.jwt`).',
         ),
         adminGroups: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Groups whose members see and revoke every key and read the audit log in the portal.' }),
+        prometheusURL: Type.String({
+          default: '',
+          pattern: '^(https?://\\S+)?$',
+          description:
+            "The Prometheus that scrapes the gateway proxies' extproc and the operator (e.g. `http://prometheus-operated.monitoring:9090`): the portal's usage page and `/api/usage` read tokens and, with `pricing.models`, cost from it. Empty: they say usage is not available. The portal needs network access to it (no credentials are sent).",
+        }),
         keyExpiry: closed(
           {
             defaultDays: Type.Integer({ default: 30, minimum: 1, maximum: 3650, description: 'Expiry offered by default when minting a key, in days.' }),
