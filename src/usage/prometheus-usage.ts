@@ -42,14 +42,20 @@ function exactAlternatives(values: readonly string[]): string {
  */
 export function usageQuery(filter: UsageFilter, since: string, by: readonly KeyLabel[]): string {
   const filters = [
-    ...(filter.namespace ? [`namespace=${quoted(filter.namespace)}`] : []),
     ...(filter.model ? [`model=${quoted(filter.model)}`] : []),
     ...(filter.user ? [`owner=${quoted(filter.user)}`] : []),
     ...(filter.clientIds ? [`client_id=~${quoted(exactAlternatives(filter.clientIds))}`] : []),
-  ].join(', ');
+  ];
+  const records = (matchers: string[]) => `max_over_time(${KEY_INFO_METRIC}{${[...filters, ...matchers].join(', ')}}[${since}])`;
+  // The model's namespace is the record's own `namespace` label, which a scrape that does not honor
+  // labels (the Prometheus Operator's default) renames `exported_namespace`, setting `namespace` to
+  // the operator's: take the exported one where it exists.
+  const inNamespace = filter.namespace
+    ? `(${records([`exported_namespace=""`, `namespace=${quoted(filter.namespace)}`])} or ${records([`exported_namespace=${quoted(filter.namespace)}`])})`
+    : records([]);
   const joined = by.filter((l) => l !== 'client_id');
   const tokens = `((increase(${TOKEN_METRIC}[${since}]) and ${TOKEN_METRIC} offset ${since}) or ${TOKEN_METRIC})`;
-  const keys = `max by (${['client_id', ...joined].join(', ')}) (max_over_time(${KEY_INFO_METRIC}{${filters}}[${since}]))`;
+  const keys = `max by (${['client_id', ...joined].join(', ')}) (label_replace(${inNamespace}, "namespace", "$1", "exported_namespace", "(.+)"))`;
   return `sum by (${[...by, 'gen_ai_token_type'].join(', ')}) (${tokens} * on (client_id) group_left (${joined.join(', ')}) ${keys})`;
 }
 

@@ -560,12 +560,14 @@ it('shows each user the usage of their own keys (tokens today and this month, co
   expect(early.status).toBe(502);
   expect(((await early.json()) as { error: string }).error).toMatch(/^usage is not available: Prometheus has no nls_api_key_info series/);
 
-  const info = (clientId: string, model: string, owner: string, groups: string) =>
-    `nls_api_key_info{client_id="${clientId}",namespace="${ns}",model="${model}",model_kind="PassthroughModel",owner="${owner}",groups="${groups}",tier="standard",source="portal"} 1`;
+  // As scraped without honoring labels (the Prometheus Operator's default), the record's namespace
+  // is renamed exported_namespace and namespace is the operator's: eve's record comes that way.
+  const info = (clientId: string, model: string, owner: string, groups: string, scrapedByOperator = false) =>
+    `nls_api_key_info{client_id="${clientId}",${scrapedByOperator ? `namespace="operator-ns",exported_namespace="${ns}"` : `namespace="${ns}"`},model="${model}",model_kind="PassthroughModel",owner="${owner}",groups="${groups}",tier="standard",source="portal"} 1`;
   const tokens = (clientId: string, type: string, n: number) => `gen_ai_client_token_usage_sum{client_id="${clientId}",gen_ai_token_type="${type}"} ${n}`;
   const price = (model: string, type: string, p: number) => `nls:token_price_per_million{model_namespace="${ns}",model="${model}",gen_ai_token_type="${type}",currency="EUR"} ${p}`;
   usageSeries = [
-    info(danaOpen, 'open-model', 'dana', ''), info(danaTeamA, 'team-a-model', 'dana', 'team-a'), info(eveOpen, 'open-model', 'eve', 'team-b'),
+    info(danaOpen, 'open-model', 'dana', ''), info(danaTeamA, 'team-a-model', 'dana', 'team-a'), info(eveOpen, 'open-model', 'eve', 'team-b', true),
     tokens(danaOpen, 'input', 1200), tokens(danaOpen, 'cached_input', 200), tokens(danaOpen, 'output', 300),
     tokens(danaTeamA, 'input', 5000), tokens(danaTeamA, 'output', 1000),
     tokens(eveOpen, 'input', 700), tokens(eveOpen, 'output', 70),
@@ -594,8 +596,8 @@ it('shows each user the usage of their own keys (tokens today and this month, co
   expect(JSON.stringify(body)).not.toContain(eveOpen);
   // eve sees only hers; neither may ask for everyone's.
   const eve = await login('eve');
-  const eveBody = (await (await fetch(`${portalUrl}/api/usage`, { headers: await cookieOf(eve) })).json()) as { keys: { clientId: string; month: unknown }[] };
-  expect(eveBody.keys.map((k) => [k.clientId, k.month])).toEqual([[eveOpen, amount({ input: 700, output: 70 }, (700 * 2.5 + 70 * 10) / 1e6)]]);
+  const eveBody = (await (await fetch(`${portalUrl}/api/usage`, { headers: await cookieOf(eve) })).json()) as { keys: { clientId: string; model: unknown; month: unknown }[] };
+  expect(eveBody.keys.map((k) => [k.clientId, k.model, k.month])).toEqual([[eveOpen, { namespace: ns, name: 'open-model' }, amount({ input: 700, output: 70 }, (700 * 2.5 + 70 * 10) / 1e6)]]);
   const refused = await fetch(`${portalUrl}/api/usage?all=true`, { headers: await cookieOf(dana) });
   expect(refused.status).toBe(403);
   expect(JSON.stringify(await refused.json())).not.toContain(eveOpen);
