@@ -16,6 +16,7 @@ export * from './service-monitor';
 export * from './alert-rules';
 export * from './prometheus-rule';
 export * from './grafana-dashboards';
+export * from './spend-rules';
 export * from './gateway';
 export * from './crds';
 export * from './models';

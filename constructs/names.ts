@@ -34,6 +34,8 @@ export function objectNames(ctx: RenderContext) {
     prometheusRule: `${f}-alerts`,
     /** One ConfigMap per Grafana dashboard (grafanaDashboards.enabled). */
     dashboard: (id: string) => `${f}-dashboard-${id}`,
+    /** The spend recording rules (pricing.models). */
+    spendRule: `${f}-spend`,
     /** Every object of the key portal (Deployment, ServiceAccount, Role, Service, HTTPRoute...). */
     portal: `${f}-portal`,
   };

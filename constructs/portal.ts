@@ -233,6 +233,7 @@ export class PortalDeployment extends Construct {
                   env('NLS_PORTAL_SESSION_SECRET', portalSessionSecretName(ctx)),
                   ...ctx.whenItem(cond.or(cond.truthy('platform.external.hostname'), cond.truthy('platform.baseDomain')), env('NLS_PORTAL_EXTERNAL_ENDPOINT', externalEndpointUrl(ctx))),
                   // Tiers only while quotas are on (empty means quotas off, per the contract).
+                  ...ctx.whenItem(cond.truthy('portal.prometheusURL'), env('NLS_PORTAL_PROMETHEUS_URL', ctx.text('portal.prometheusURL'))),
                   ...ctx.whenItem(cond.truthy('quotas.rateLimitBackend'), env('NLS_PORTAL_QUOTA_TIERS', ctx.helper('portalQuotaTiers', (v) => portalQuotaTiersJson((v as PortalValues).quotas)))),
                 ],
                 ports: [

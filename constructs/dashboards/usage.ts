@@ -1,7 +1,8 @@
 // Usage: tokens by API key, owner, groups, tier and model object, from the extproc's token counts
 // labelled with `client_id` joined with the operator's `nls_api_key_info` (docs/observability.md,
 // "Who owns a client ID"). Tokens of requests without a key (the internal endpoint) carry no
-// client_id and do not appear here. Cost panels come with the price table.
+// client_id and do not appear here. The spend panels read the recording rules of the price table
+// (chart value `pricing.models`); without prices they stay empty.
 import { type DashboardSpec, labelVariable } from './builder';
 
 /** The key records, filtered by the dashboard's variables; `max by` because only the leader exports them. */
@@ -11,6 +12,8 @@ const TOKENS = 'gen_ai_client_token_usage_sum{gen_ai_token_type=~"$token_type"}'
 const byKey = (over: string, by: string) =>
   `sum by (${by}) (${over}(${TOKENS}[$__rate_interval]) * on (client_id) group_left (owner, groups, tier, model) ${KEYS})`;
 const RANGE = `sum by (owner, model) (increase(${TOKENS}[$__range]) * on (client_id) group_left (owner, model) ${KEYS})`;
+/** Spend per proxy and key (docs/observability.md, "Spend"): it resets with its own proxy, so `increase` and `rate` over it hold. */
+const SPEND = 'nls:api_key_spend_by_proxy{owner=~"$owner", model=~"$model", tier=~"$tier"}';
 
 export const USAGE: DashboardSpec = {
   uid: 'nls-usage',
@@ -35,6 +38,19 @@ export const USAGE: DashboardSpec = {
       unit: 'short',
       type: 'stat',
       queries: [{ expr: RANGE }],
+    },
+    {
+      title: 'Spend in the time range by owner and model',
+      description: 'Tokens times the price table (chart value pricing.models), in its currency; empty without prices.',
+      unit: 'short',
+      type: 'stat',
+      queries: [{ expr: `sum by (owner, model, currency) (increase(${SPEND}[$__range]))` }],
+    },
+    {
+      title: 'Spend per hour by model',
+      description: 'The rate of spend of each priced model object, per hour, in the price table\'s currency.',
+      unit: 'short',
+      queries: [{ expr: `sum by (model, currency) (rate(${SPEND}[$__rate_interval])) * 3600` }],
     },
     {
       title: 'Live keys by owner and tier',

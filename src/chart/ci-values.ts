@@ -66,7 +66,7 @@ export const CI_VALUES: readonly CiValues[] = [
   },
   {
     file: 'portal-values.yaml',
-    description: 'The self-service key portal (two replicas, a confidential client, a private CA, admin groups, its metrics scraped) and per-key token quotas on.',
+    description: 'The self-service key portal (two replicas, a confidential client, a private CA, admin groups, its metrics scraped, usage read from a Prometheus) and per-key token quotas on.',
     values: {
       platform: { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari', groupsClaim: 'groups', audiences: ['nebari-llm'] } },
       portal: {
@@ -75,6 +75,7 @@ export const CI_VALUES: readonly CiValues[] = [
         replicas: 2,
         oidc: { clientId: 'nebari-llm-keys', clientSecret: { name: 'llm-keys-oidc' }, caConfigMap: { name: 'corp-ca' } },
         adminGroups: ['llm-admins'],
+        prometheusURL: 'http://prometheus-operated.monitoring:9090',
         keyExpiry: { defaultDays: 14, maxDays: 60 },
         podLabels: { 'example.com/pod': 'portal' },
       },
@@ -92,7 +93,7 @@ export const CI_VALUES: readonly CiValues[] = [
   },
   {
     file: 'everything-values.yaml',
-    description: 'Every optional object and pod setting: gateway objects, ServiceMonitor, PrometheusRule, Grafana dashboards, an existing ClusterIssuer, scheduling and labels.',
+    description: 'Every optional object and pod setting: gateway objects, ServiceMonitor, PrometheusRule, Grafana dashboards, a price table, an existing ClusterIssuer, scheduling and labels.',
     values: {
       commonLabels: { 'example.com/team': 'ml-platform' },
       namespace: { labels: { 'example.com/tier': 'platform' } },
@@ -112,6 +113,7 @@ export const CI_VALUES: readonly CiValues[] = [
       serviceMonitor: { enabled: true, interval: '15s', labels: { release: 'prometheus' } },
       prometheusRule: { enabled: true, labels: { release: 'prometheus' }, rateWindow: '10m', alerts: { modelRequestErrors: { for: '2m', threshold: 0.02 } } },
       grafanaDashboards: { enabled: true, labels: { grafana_dashboard: '1', release: 'prometheus' }, annotations: { grafana_folder: 'LLM serving' } },
+      pricing: { currency: 'EUR', models: [{ model: 'gamma', input: 2.5, output: 10, cachedInput: 0.25 }, { namespace: 'team-a', model: 'llama-8b', input: 0.1, output: 0.4 }] },
       gateway: {
         gatewayClass: { create: true },
         gateway: { create: true },

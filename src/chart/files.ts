@@ -2,7 +2,7 @@
 import { crdFiles } from '../api/kinds';
 import type { GeneratedFile } from '../generated-file';
 import { generatedHeader } from '../generated-file';
-import { helpersTemplate, portalHelpersTemplate, CHART_NAME } from '../../constructs';
+import { helpersTemplate, portalHelpersTemplate, spendHelpersTemplate, CHART_NAME } from '../../constructs';
 import { argoCdApplicationYaml, argoCdGitOpsApplicationYaml } from './argocd';
 import { deployBundleFiles } from './bundles';
 import { chartYaml } from './chart-yaml';
@@ -27,7 +27,7 @@ export function chartFiles(): GeneratedFile[] {
     { path: `${CHART_DIR}/values.schema.json`, content: `${JSON.stringify({ $comment: header.replace(/^# /, '').trim(), ...valuesJsonSchema() }, null, 2)}\n` },
     { path: `${CHART_DIR}/.helmignore`, content: `${header}${HELMIGNORE.join('\n')}\n` },
     { path: `${CHART_DIR}/README.md`, content: chartReadme(header) },
-    { path: `${CHART_DIR}/templates/_helpers.tpl`, content: `{{- /* ${header.replace(/^# /, '').trim()} */ -}}\n${helpersTemplate()}\n${portalHelpersTemplate()}` },
+    { path: `${CHART_DIR}/templates/_helpers.tpl`, content: `{{- /* ${header.replace(/^# /, '').trim()} */ -}}\n${helpersTemplate()}\n${portalHelpersTemplate()}\n${spendHelpersTemplate()}` },
     { path: `${CHART_DIR}/templates/NOTES.txt`, content: notesTxt(header) },
   ];
   for (const [file, text] of Object.entries(helmTemplates())) files.push({ path: `${CHART_DIR}/templates/${file}`, content: `${header}${text}` });

@@ -35,6 +35,7 @@ export const PATTERN_MEANINGS: Readonly<Record<string, string>> = {
   '^(sha256:[a-f0-9]{64})?$': 'empty, or "sha256:" followed by 64 lower-case hex digits',
   '^\\S*$': 'an image reference without spaces',
   '^(https://\\S+)?$': 'empty, or an https:// URL without spaces',
+  '^(https?://\\S+)?$': 'empty, or an http:// or https:// URL without spaces',
   '^([0-9]{1,5}(h|m|s|ms)){1,4}$': 'a duration such as 120s, 10m or 1h30m (units h, m, s, ms)',
   '^[a-z0-9-]+$': 'a header name of lower-case letters, digits and "-"',
   '^[^\\s,]+$': 'an image prefix or reference without spaces or commas',
@@ -43,6 +44,8 @@ export const PATTERN_MEANINGS: Readonly<Record<string, string>> = {
   '^[0-9]+(ms|s|m|h|d)$': 'a Prometheus duration of one number and a unit ms, s, m, h or d, such as 5m',
   '^\\S+[^/]$': 'a URL without spaces and without a trailing "/"',
   '^[1-9][0-9]*(Ki|Mi|Gi)?$': 'a size such as 50Mi (a positive number, optionally Ki, Mi or Gi)',
+  '^[A-Z]{3}$': 'a currency code of three capital letters, such as USD or EUR',
+  '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$': 'a Kubernetes object name: lower-case letters, digits, "-" and ".", starting and ending with a letter or digit',
 };
 
 /** `/a/0/b` → `prefix.a[0].b` (or `a[0].b` without a prefix). */

@@ -375,6 +375,29 @@ export const ValuesSchema = closed(
       },
       'Grafana dashboards as ConfigMaps.',
     ),
+    pricing: closed(
+      {
+        currency: Type.String({ default: 'USD', pattern: '^[A-Z]{3}$', description: 'Currency of every price in `models` (an ISO 4217 code such as USD or EUR); the spend series carry it as the `currency` label.' }),
+        models: Type.Array(
+          closed(
+            {
+              namespace: Type.Optional(Type.String({ maxLength: 63, pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$', description: 'Namespace of the model object; empty or absent means the release namespace.' })),
+              model: Type.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', description: 'Name of the LLMModel or PassthroughModel object (not the model name clients send).' }),
+              input: Type.Number({ minimum: 0, description: 'Price of one million input tokens.' }),
+              output: Type.Number({ minimum: 0, description: 'Price of one million output tokens.' }),
+              cachedInput: Type.Optional(Type.Number({ minimum: 0, description: 'Price of one million cached input tokens (prompt cache reads); absent: charged as input.' })),
+            },
+            'Prices of one model object, per million tokens.',
+          ),
+          {
+            default: [],
+            description:
+              'Prices per model object. Not empty: the chart renders the PrometheusRule `<fullname>-spend` (with `prometheusRule.labels`, whether or not `prometheusRule.enabled`) recording the prices and the spend per key, owner, group and model from the gateway\'s token counts (docs/observability.md). Each namespace and model at most once.',
+          },
+        ),
+      },
+      'The price table: what a million tokens of each model cost, turned into spend recording rules for a Prometheus Operator Prometheus.',
+    ),
     gateway: closed(
       {
         gatewayClass: closed(
@@ -456,6 +479,12 @@ export const ValuesSchema = closed(
           'How the portal logs users in (issuer and groups claim come from `platform.jwt`).',
         ),
         adminGroups: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Groups whose members see and revoke every key and read the audit log in the portal.' }),
+        prometheusURL: Type.String({
+          default: '',
+          pattern: '^(https?://\\S+)?$',
+          description:
+            "The Prometheus that scrapes the gateway proxies' extproc and the operator (e.g. `http://prometheus-operated.monitoring:9090`): the portal's usage page and `/api/usage` read tokens and, with `pricing.models`, cost from it. Empty: they say usage is not available. The portal needs network access to it (no credentials are sent).",
+        }),
         keyExpiry: closed(
           {
             defaultDays: Type.Integer({ default: 30, minimum: 1, maximum: 3650, description: 'Expiry offered by default when minting a key, in days.' }),

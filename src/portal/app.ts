@@ -26,6 +26,9 @@ import { STYLE_HASH, Viewer, page } from './pages/layout';
 import { modelsPage } from './pages/models';
 import { COPY_SCRIPT, mintedPage } from './pages/minted';
 import { adminKeysPage, myKeysPage } from './pages/keys';
+import { usagePage, usageUnavailablePage } from './pages/usage';
+import { adminTotals, NO_PROMETHEUS, readKeyUsage } from './usage';
+import { PrometheusError } from '../usage/prometheus-usage';
 import { auditPage, errorPage } from './pages/audit';
 import { html } from './pages/html';
 import type { PortalMetrics } from './metrics';
@@ -382,6 +385,32 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
     return c.html(page('Audit log', viewer(s), auditPage([...entries].reverse(), { user, model })));
   });
 
+  /**
+   * The viewer's usage (their own keys by subject) and, for admins asking for it, every key's, or
+   * why usage cannot be shown: no Prometheus configured (503) or Prometheus unreadable or missing a
+   * source (502). Never zeros in place of an answer.
+   */
+  async function usage(s: Session, all: boolean) {
+    if (!config.prometheusUrl) return { error: NO_PROMETHEUS, status: 503 as const };
+    const now = new Date();
+    try {
+      const own = await readKeyUsage(config.prometheusUrl, (await ownKeys(s)).map((k) => k.record.clientId), now);
+      const admin = all ? adminTotals((await readKeyUsage(config.prometheusUrl, undefined, now)).keys) : undefined;
+      return { report: own, admin };
+    } catch (err) {
+      if (!(err instanceof PrometheusError)) throw err;
+      log.warn('usage unavailable', { user: s.username, err: err.message });
+      return { error: `usage is not available: ${err.message}`, status: 502 as const };
+    }
+  }
+
+  app.get('/usage', async (c) => {
+    const s = c.get('session');
+    const u = await usage(s, isAdmin(config, s.groups));
+    if ('error' in u) return c.html(page('Usage', viewer(s), usageUnavailablePage(u.error!)), u.status);
+    return c.html(page('Usage', viewer(s), usagePage(u.report, u.admin)));
+  });
+
   // ---- JSON API
   app.get('/api/models', async (c) => {
     const s = c.get('session');
@@ -394,6 +423,15 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
     if (all) requireAdmin(s);
     const keys = all ? await listAllKeys(client, await listModels(client, config.namespace)) : await ownKeys(s);
     return c.json(keys.map((k) => ({ model: { kind: k.model.kind, name: k.model.name }, ...k.record })));
+  });
+
+  app.get('/api/usage', async (c) => {
+    const s = c.get('session');
+    const all = c.req.query('all') === 'true';
+    if (all) requireAdmin(s);
+    const u = await usage(s, all);
+    if ('error' in u) return c.json({ error: u.error }, u.status);
+    return c.json({ ...u.report, ...(u.admin ?? {}) });
   });
 
   app.post('/api/keys', async (c) => {

@@ -28,6 +28,8 @@ export interface PortalConfig {
   /** Per-user limits on minting (chart values `portal.keyLimits.*`). */
   readonly keyLimits: KeyLimits;
   readonly externalEndpoint?: string;
+  /** The Prometheus the usage page reads (chart value `portal.prometheusURL`); undefined: usage is not shown. */
+  readonly prometheusUrl?: string;
   /** Undefined when quotas are off. */
   readonly quotaTiers?: { readonly default: string; readonly tiers: readonly QuotaTier[] };
   readonly groupRefreshSeconds: number;
@@ -68,6 +70,24 @@ function baseUrl(env: NodeJS.ProcessEnv, name: string, example: string, value: s
     throw new PortalConfigError(`${name}: "${value}" must use https (plain http only on localhost/127.0.0.1, for local tests)`);
   }
   if (url.search || url.hash || url.username) throw new PortalConfigError(`${name}: "${value}" must not have a query, fragment or credentials; set it to ${example}`);
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** An http(s) URL without query, fragment or credentials (an in-cluster Prometheus usually speaks plain http). */
+function prometheusUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const name = 'NLS_PORTAL_PROMETHEUS_URL';
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  const example = 'the Prometheus that scrapes the gateway proxies and the operator, e.g. http://prometheus-operated.monitoring:9090';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new PortalConfigError(`${name}: "${raw}" is not a URL; set it to ${example}`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username || url.password) {
+    throw new PortalConfigError(`${name}: "${raw}" must be an http(s) URL without query, fragment or credentials; set it to ${example}`);
+  }
   return url.toString().replace(/\/+$/, '');
 }
 
@@ -150,6 +170,7 @@ export function portalConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Porta
     keyLimits,
     ...(external ? { externalEndpoint: baseUrl(env, 'NLS_PORTAL_EXTERNAL_ENDPOINT', 'the external model endpoint, e.g. https://llm.example.com', external) } : {}),
     ...(quotaTiers(env) ? { quotaTiers: quotaTiers(env) } : {}),
+    ...(prometheusUrl(env) ? { prometheusUrl: prometheusUrl(env) } : {}),
     groupRefreshSeconds,
     groupRefreshFailClosedSeconds,
     metricsPort: positiveInt(env, 'NLS_PORTAL_METRICS_PORT', 9090, 65_535, 0),

@@ -62,6 +62,9 @@ const RATE_INTERVAL = '10m';
 const RANGE = '1h';
 /** A PassthroughModel whose provider (a routing stand-in, test/e2e/support/fault-providers.ts) answers 500. */
 const FAILING = { name: 'obs-failing', standIn: 'flaky' as RoutingStandIn };
+/** The price table the e2e install carries (per million tokens), for the spend recording rules. */
+const PRICES = { [GAMMA.name]: { input: 2.5, output: 10, cachedInput: 0.25 }, [AZURE.name]: { input: 0.5, output: 1.5 } } as const;
+const PRICING = { currency: 'EUR', models: Object.entries(PRICES).map(([model, p]) => ({ model, ...p })) };
 const figures: Record<string, string> = {};
 let providers: StandInProviders;
 let faulty: Record<RoutingStandIn, FaultyProvider> | undefined;
@@ -102,18 +105,19 @@ beforeAll(async () => {
     'upgrade', RELEASE, `${state.chartRepo}/${CHART}`, '--version', state.version, '-n', NAMESPACE, '--reuse-values', '--wait', '--timeout', '5m',
     '--set', 'serviceMonitor.enabled=true', '--set', `serviceMonitor.interval=${SCRAPE_INTERVAL}`,
     ...ALERT_VALUES.flatMap((v) => ['--set', v]), '--set', 'grafanaDashboards.enabled=true',
+    '--set-json', `pricing=${JSON.stringify(PRICING)}`,
   ]);
   // The rate-limit service's Redis at its fixed address: dataplane.test.ts stopped its own at the end.
   redis = await startRedis(fs.mkdtempSync(path.join(state.dir, 'redis-')));
   const monitors: KubeObject[] = [];
   for (const kind of ['ServiceMonitor', 'PodMonitor']) monitors.push(...(await admin().list('monitoring.coreos.com/v1', kind, { namespace: NAMESPACE })).items);
-  // The alert rules exactly as the API server stored the chart's PrometheusRule.
+  // The alert and spend rules exactly as the API server stored the chart's two PrometheusRules.
   const rules = (await admin().list<KubeObject & { spec: { groups: typeof storedRules } }>('monitoring.coreos.com/v1', 'PrometheusRule', { namespace: NAMESPACE })).items;
-  if (rules.length !== 1) throw new Error(`expected the chart's one PrometheusRule in ${NAMESPACE}, found ${rules.length}`);
-  storedRules = rules[0].spec.groups;
+  if (rules.length !== 2) throw new Error(`expected the chart's two PrometheusRules (alerts, spend) in ${NAMESPACE}, found ${rules.length}`);
+  storedRules = rules.flatMap((r) => r.spec.groups);
   const dir = fs.mkdtempSync(path.join(state.dir, 'prometheus-'));
   const rulesFile = path.join(dir, 'chart-alerts.yaml');
-  fs.writeFileSync(rulesFile, stringify({ groups: rules[0].spec.groups }, { lineWidth: 0 }));
+  fs.writeFileSync(rulesFile, stringify({ groups: rules.flatMap((r) => r.spec.groups) }, { lineWidth: 0 }));
   prometheus = await startPrometheus(dir, admin(), [
     ...monitors.flatMap((m) => monitorScrapeJobs(m)),
     ...dataPlaneScrapeJobs(EG_NAMESPACE, SCRAPE_INTERVAL),
@@ -228,6 +232,43 @@ test('nls usage reports the tokens per owner and model that the stand-in answere
   expect(await usage('--model', 'gamma', '--user', 'obs-bo', '--since', '1h')).toEqual([expected('gamma', 'obs-bo', 3)]);
   const none = await nls(['usage', '--prometheus', prometheus.url, '--user', 'nobody-at-all']);
   expect(none).toEqual({ code: 0, output: 'no tokens counted for API keys in the last 30d for user nobody-at-all\n' });
+});
+
+// Spend from the chart's recording rules (the price table above, as the API server stored the
+// PrometheusRule), for the answers of the usage test: tokens the stand-in reported × price. Runs
+// before the alert test, which sends more gamma traffic with obs-ann's key.
+test('the recorded spend per key, owner and model equals the answered tokens times the price table', async () => {
+  const started = Date.now();
+  const spend = (model: typeof GAMMA | typeof AZURE, answers: number) => {
+    const p = PRICES[model.name];
+    return (answers * INPUT_TOKENS * p.input + answers * OUTPUT_TOKENS * p.output) / 1e6;
+  };
+  const expected = (pick: (k: (typeof KEYS)[number]) => string) => {
+    const out: Record<string, number> = {};
+    for (const k of KEYS) out[pick(k)] = (out[pick(k)] ?? 0) + spend(k.model, k.answers);
+    return sorted(out);
+  };
+  // Floating point only: each value is a few products of whole token counts and prices, divided
+  // once by a million; a token or price off by one would move it by more than 1e-7 of itself.
+  const expectSpend = (got: Record<string, number>, want: Record<string, number>) => {
+    expect(Object.keys(got)).toEqual(Object.keys(want));
+    for (const [k, v] of Object.entries(want)) expect(Math.abs(got[k] - v)).toBeLessThanOrEqual(v * 1e-12);
+  };
+  const ours = 'owner=~"obs-ann|obs-bo"';
+  const byOwnerModel = async () => byLabel(`sum by (k) (label_join(nls:owner_model_spend{${ours}, currency="EUR"}, "k", "/", "owner", "model"))`, 'k');
+  const want = expected((k) => `${k.owner}/${k.model.name}`);
+  await waitFor('the spend recorded for the usage test', async () => JSON.stringify(Object.keys(await byOwnerModel())) === JSON.stringify(Object.keys(want)), { timeoutMs: 30000, intervalMs: 1000 }).catch(async (err: Error) => {
+    throw new Error(`${err.message}: ${JSON.stringify(await byOwnerModel())}, expected ${JSON.stringify(want)}; prices ${JSON.stringify(await prometheus.query('nls:token_price_per_million'))}`);
+  });
+  figures.spendRecorded = seconds(started);
+  expectSpend(await byOwnerModel(), want);
+  expectSpend(await byLabel(`nls:owner_spend{${ours}, currency="EUR"}`, 'owner'), expected((k) => k.owner));
+  expectSpend(await byLabel(`nls:api_key_spend{client_id=~"${minted.map((m) => m.clientId).join('|')}"}`, 'client_id'), sorted(Object.fromEntries(KEYS.map((k, i) => [minted[i].clientId, spend(k.model, k.answers)]))));
+  figures.spendObsAnnGammaEUR = String((await byOwnerModel())['obs-ann/gamma']);
+  // The price series as set, per model and token type; no cached-input price for azure.
+  expect(await byLabel(`label_join(nls:token_price_per_million{model_namespace="${NAMESPACE}", currency="EUR"}, "k", "/", "model", "gen_ai_token_type")`, 'k')).toEqual(sorted({
+    'azure/input': 0.5, 'azure/output': 1.5, 'gamma/cached_input': 0.25, 'gamma/input': 2.5, 'gamma/output': 10,
+  }));
 });
 
 test(`${ALERT} fires for a model whose provider answers 500, with its labels and runbook, and not for the healthy model called alongside`, async () => {

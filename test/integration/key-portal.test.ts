@@ -8,13 +8,18 @@
 // or from another Origin are refused; portal and CLI mints at once are each stored once; sessions
 // do not outlive lost authority (issue 29, Medium 5: a refused user's, a demoted admin's and a
 // logged-out user's old cookies); no key material in logs or Events. Screenshots of each page go to test-artifacts/portal/.
+// Usage (issue 32): the portal reads a real Prometheus (the tools' Debian build) that scrapes a
+// loopback text endpoint this file serves, standing in for the extproc's token counts, the
+// operator's nls_api_key_info and the spend rules' price series.
 import { ChildProcess, spawn } from 'node:child_process';
+import * as http from 'node:http';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import puppeteer, { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { applyObject, createNamespace, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
-import { freePort, waitFor } from '../support/processes';
+import { freePort, type ManagedProcess, startProcess as startTool, waitFor } from '../support/processes';
+import { toolPaths } from '../support/tools';
 import { startTestIssuer, type TestIssuer } from '../support/test-issuer';
 import { KubeObject, KubeRest, objectRef } from '../../src/kube/rest';
 import { mintKey } from '../../src/api-keys/key-store';
@@ -83,6 +88,11 @@ let portal: Proc;
 let browser: Browser;
 let portalUrl: string;
 let metricsUrl: string;
+/** What the loopback endpoint Prometheus scrapes serves (text exposition format); empty at first. */
+let usageSeries = '';
+let usageFeed: http.Server;
+let prometheus: ManagedProcess;
+let prometheusUrl: string;
 const accountsFile = path.join(os.tmpdir(), `${ns}-accounts.json`);
 const contexts: BrowserContext[] = [];
 const timings: string[] = [];
@@ -177,6 +187,15 @@ beforeAll(async () => {
   operator = startOperator({ kubeconfigPath: kubeconfigPath(), namespace: ns, name: 'operator-portal' });
 
   setAccounts(ACCOUNTS);
+  // Prometheus scraping the usage feed every second, for the usage page.
+  const feedPort = await freePort();
+  usageFeed = http.createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4' }).end(usageSeries));
+  await new Promise<void>((resolve) => usageFeed.listen(feedPort, '127.0.0.1', resolve));
+  const promDir = fs.mkdtempSync(path.join(os.tmpdir(), `${ns}-prometheus-`));
+  fs.writeFileSync(path.join(promDir, 'prometheus.yml'), JSON.stringify({ global: { scrape_interval: '1s' }, scrape_configs: [{ job_name: 'usage-feed', honor_labels: true, static_configs: [{ targets: [`127.0.0.1:${feedPort}`] }] }] }));
+  const promPort = await freePort();
+  prometheusUrl = `http://127.0.0.1:${promPort}`;
+  prometheus = startTool('prometheus', toolPaths().prometheus, [`--config.file=${path.join(promDir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(promDir, 'data')}`, `--web.listen-address=127.0.0.1:${promPort}`], { logDir: promDir });
   const port = await freePort();
   portalUrl = `http://127.0.0.1:${port}`;
   const metricsPort = await freePort();
@@ -198,6 +217,7 @@ beforeAll(async () => {
     NLS_PORTAL_PORT: String(port),
     NLS_PORTAL_METRICS_PORT: String(metricsPort),
     NLS_PORTAL_BIND_ADDRESS: '127.0.0.1',
+    NLS_PORTAL_PROMETHEUS_URL: prometheusUrl,
     POD_NAME: 'portal-0',
     POD_NAMESPACE: ns,
   });
@@ -209,12 +229,15 @@ beforeAll(async () => {
     ),
   );
   await waitFor('portal /readyz', async () => (await fetch(`${portalUrl}/readyz`).catch(() => undefined))?.ok, { timeoutMs: 60_000 });
+  await waitFor('prometheus ready', async () => (await fetch(`${prometheusUrl}/-/ready`).catch(() => undefined))?.ok, { timeoutMs: 30_000, process: prometheus });
 }, 240_000);
 
 afterAll(async () => {
   for (const c of contexts) await c.close().catch(() => undefined);
   await browser?.close();
   await portal?.stop();
+  await prometheus?.stop();
+  usageFeed?.close();
   await provider?.stop();
   if (operator && operator.child.exitCode === null) await operator.stop();
   client?.close();
@@ -522,4 +545,85 @@ it('trusts an issuer behind a private CA only through NLS_PORTAL_OIDC_CA_FILE', 
     await tlsProvider.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+// Last: it sets its own accounts, after the tests above changed theirs.
+it('shows each user the usage of their own keys (tokens today and this month, cost where priced) and admins the totals per user, group and model', async () => {
+  const started = Date.now();
+  setAccounts({ ...ACCOUNTS, dana: { username: 'dana', groups: ['team-a'] }, eve: { username: 'eve', groups: ['team-b'] }, ops: { username: 'ops', groups: ['platform-admins'] } });
+  const dana = await login('dana');
+  const cookieOf = async (p: Page) => ({ cookie: await sessionCookie(p) });
+  const mint = async (model: string, user: string, groups: string[]) =>
+    (await mintKey(client, { kind: 'PassthroughModel', name: model, namespace: ns }, user, 'usage', { subject: user, groups, grantedBy: groups.length > 0 ? 'groups' : 'public', source: 'portal' })).clientId;
+  const danaOpen = await mint('open-model', 'dana', []);
+  const danaTeamA = await mint('team-a-model', 'dana', ['team-a']);
+  const eveOpen = await mint('open-model', 'eve', ['team-b']);
+  // dana has keys, and Prometheus answers but has none of the sources yet: the portal says which, not zeros.
+  const early = await fetch(`${portalUrl}/api/usage`, { headers: await cookieOf(dana) });
+  expect(early.status).toBe(502);
+  expect(((await early.json()) as { error: string }).error).toMatch(/^usage is not available: Prometheus has no nls_api_key_info series/);
+
+  // As scraped without honoring labels (the Prometheus Operator's default), the record's namespace
+  // is renamed exported_namespace and namespace is the operator's: eve's record comes that way.
+  const info = (clientId: string, model: string, owner: string, groups: string, scrapedByOperator = false) =>
+    `nls_api_key_info{client_id="${clientId}",${scrapedByOperator ? `namespace="operator-ns",exported_namespace="${ns}"` : `namespace="${ns}"`},model="${model}",model_kind="PassthroughModel",owner="${owner}",groups="${groups}",tier="standard",source="portal"} 1`;
+  const tokens = (clientId: string, type: string, n: number) => `gen_ai_client_token_usage_sum{client_id="${clientId}",gen_ai_token_type="${type}"} ${n}`;
+  const price = (model: string, type: string, p: number) => `nls:token_price_per_million{model_namespace="${ns}",model="${model}",gen_ai_token_type="${type}",currency="EUR"} ${p}`;
+  usageSeries = [
+    info(danaOpen, 'open-model', 'dana', ''), info(danaTeamA, 'team-a-model', 'dana', 'team-a'), info(eveOpen, 'open-model', 'eve', 'team-b', true),
+    tokens(danaOpen, 'input', 1200), tokens(danaOpen, 'cached_input', 200), tokens(danaOpen, 'output', 300),
+    tokens(danaTeamA, 'input', 5000), tokens(danaTeamA, 'output', 1000),
+    tokens(eveOpen, 'input', 700), tokens(eveOpen, 'output', 70),
+    // open-model is priced, team-a-model is not.
+    price('open-model', 'input', 2.5), price('open-model', 'output', 10), price('open-model', 'cached_input', 0.25),
+    '',
+  ].join('\n');
+  await waitFor('the usage feed scraped', async () => {
+    const r = (await (await fetch(`${prometheusUrl}/api/v1/query?query=count(gen_ai_client_token_usage_sum)`)).json()) as { data: { result: { value: [number, string] }[] } };
+    return r.data.result[0]?.value[1] === '7';
+  }, { timeoutMs: 30_000 });
+
+  // dana: her two keys, nobody else's. The counters started inside both periods, so both count them whole.
+  // open-model: 1000 uncached input × 2.5 + 200 cached × 0.25 + 300 output × 10, per million.
+  const danaOpenCost = (1000 * 2.5 + 200 * 0.25 + 300 * 10) / 1e6;
+  const amount = (t: Record<string, number>, cost?: number) => ({ tokens: t, ...(cost === undefined ? {} : { cost }) });
+  const res = await fetch(`${portalUrl}/api/usage`, { headers: await cookieOf(dana) });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { currency: string; keys: { clientId: string }[] };
+  expect(body.currency).toBe('EUR');
+  const danaRow = (clientId: string, model: string, groups: string[], a: ReturnType<typeof amount>) => ({ clientId, model: { namespace: ns, name: model }, owner: 'dana', groups, tier: 'standard', today: a, month: a });
+  expect([...body.keys].sort((a, b) => a.clientId.localeCompare(b.clientId))).toEqual([
+    danaRow(danaOpen, 'open-model', [], amount({ input: 1200, cached_input: 200, output: 300 }, danaOpenCost)),
+    danaRow(danaTeamA, 'team-a-model', ['team-a'], amount({ input: 5000, output: 1000 })),
+  ].sort((a, b) => a.clientId.localeCompare(b.clientId)));
+  expect(JSON.stringify(body)).not.toContain(eveOpen);
+  // eve sees only hers; neither may ask for everyone's.
+  const eve = await login('eve');
+  const eveBody = (await (await fetch(`${portalUrl}/api/usage`, { headers: await cookieOf(eve) })).json()) as { keys: { clientId: string; model: unknown; month: unknown }[] };
+  expect(eveBody.keys.map((k) => [k.clientId, k.model, k.month])).toEqual([[eveOpen, { namespace: ns, name: 'open-model' }, amount({ input: 700, output: 70 }, (700 * 2.5 + 70 * 10) / 1e6)]]);
+  const refused = await fetch(`${portalUrl}/api/usage?all=true`, { headers: await cookieOf(dana) });
+  expect(refused.status).toBe(403);
+  expect(JSON.stringify(await refused.json())).not.toContain(eveOpen);
+
+  // An admin: totals per user, group (a key without one under "(no group)") and model.
+  const ops = await login('ops');
+  const all = (await (await fetch(`${portalUrl}/api/usage?all=true`, { headers: await cookieOf(ops) })).json()) as Record<string, { name: string; month: { tokens: Record<string, number>; cost?: number } }[]>;
+  const month = (rows: { name: string; month: { tokens: Record<string, number>; cost?: number } }[]) => Object.fromEntries(rows.map((r) => [r.name, r.month]));
+  const eveCost = (700 * 2.5 + 70 * 10) / 1e6;
+  expect(month(all.byUser)).toEqual({ dana: amount({ input: 6200, cached_input: 200, output: 1300 }, danaOpenCost), eve: amount({ input: 700, output: 70 }, eveCost) });
+  expect(month(all.byGroup)).toEqual({ '(no group)': amount({ input: 1200, cached_input: 200, output: 300 }, danaOpenCost), 'team-a': amount({ input: 5000, output: 1000 }), 'team-b': amount({ input: 700, output: 70 }, eveCost) });
+  expect(month(all.byModel)).toEqual({ [`${ns}/open-model`]: amount({ input: 1900, cached_input: 200, output: 370 }, danaOpenCost + eveCost), [`${ns}/team-a-model`]: amount({ input: 5000, output: 1000 }) });
+
+  // The page shows the same numbers.
+  await dana.goto(`${portalUrl}/usage`, { waitUntil: 'load' });
+  const cells = await dana.$$eval('section[aria-labelledby=mine-h] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+  expect(cells).toEqual(expect.arrayContaining([['open-model', danaOpen, 'standard', '1200', '300', `${danaOpenCost.toFixed(4)} EUR`, '1200', '300', `${danaOpenCost.toFixed(4)} EUR`]]));
+  await screenshot(dana, 'usage');
+  await ops.goto(`${portalUrl}/usage`, { waitUntil: 'load' });
+  expect(await ops.$$eval('section[aria-labelledby=users-h] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)))).toEqual([
+    ['dana', '6200', '1300', `${danaOpenCost.toFixed(4)} EUR`, '6200', '1300', `${danaOpenCost.toFixed(4)} EUR`],
+    ['eve', '700', '70', `${eveCost.toFixed(4)} EUR`, '700', '70', `${eveCost.toFixed(4)} EUR`],
+  ]);
+  await screenshot(ops, 'usage-admin');
+  timings.push(`usage test: ${((Date.now() - started) / 1000).toFixed(2)} s`);
 });

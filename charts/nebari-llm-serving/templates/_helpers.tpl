@@ -116,3 +116,24 @@
 {{- end -}}
 {{- toJson (dict "default" .Values.quotas.defaultTier "tiers" $tiers) -}}
 {{- end -}}
+
+{{/* The price table as recording rules (JSON): one constant per priced model and token type; fails on a model priced twice. */}}
+{{- define "nebari-llm-serving.priceRecordingRules" -}}
+{{- $rules := list -}}
+{{- $seen := dict -}}
+{{- range $i, $m := .Values.pricing.models -}}
+{{- $ns := default $.Release.Namespace $m.namespace -}}
+{{- $key := printf "%s/%s" $ns $m.model -}}
+{{- if hasKey $seen $key -}}
+{{- fail (printf "pricing.models[%d]: model %s already has a price at pricing.models[%d]; keep one entry per namespace and model" $i $key (get $seen $key)) -}}
+{{- end -}}
+{{- $_ := set $seen $key $i -}}
+{{- range $t := list (list "input" "input") (list "output" "output") (list "cached_input" "cachedInput") -}}
+{{- if hasKey $m (index $t 1) -}}
+{{- $labels := dict "currency" $.Values.pricing.currency "gen_ai_token_type" (index $t 0) "model" $m.model "model_namespace" $ns -}}
+{{- $rules = append $rules (dict "record" "nls:token_price_per_million" "expr" (printf "vector(%s)" (get $m (index $t 1) | toJson)) "labels" $labels) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $rules -}}
+{{- end -}}

@@ -54,6 +54,7 @@ ${viewer
   ? html`<nav aria-label="Main"><ul>
 <li><a href="/">Models</a></li>
 <li><a href="/keys">My keys</a></li>
+<li><a href="/usage">Usage</a></li>
 ${viewer.isAdmin ? html`<li><a href="/admin/keys">All keys</a></li><li><a href="/admin/audit">Audit log</a></li>` : ''}
 <li><form class="inline" method="post" action="/auth/logout"><input type="hidden" name="csrf" value="${viewer.csrf}"><button type="submit">Log out ${viewer.username}</button></form></li>
 </ul></nav>`

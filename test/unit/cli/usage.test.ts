@@ -31,9 +31,13 @@ describe('nls usage', () => {
       'sum by (namespace, model, owner, gen_ai_token_type) (' +
         '((increase(gen_ai_client_token_usage_sum[7d]) and gen_ai_client_token_usage_sum offset 7d) or gen_ai_client_token_usage_sum)' +
         ' * on (client_id) group_left (namespace, model, owner) ' +
-        'max by (client_id, namespace, model, owner) (max_over_time(nls_api_key_info{model="gamma", owner="a\\"b"}[7d])))',
+        'max by (client_id, namespace, model, owner) (label_replace(max_over_time(nls_api_key_info{model="gamma", owner="a\\"b"}[7d]), "namespace", "$1", "exported_namespace", "(.+)")))',
     );
     expect(usageQuery({ since: '30d' })).toContain('max_over_time(nls_api_key_info{}[30d])');
+    // The model's namespace: `exported_namespace` where the scrape renamed it (the Prometheus Operator's default), else `namespace`.
+    expect(usageQuery({ since: '1d', namespace: 'llm' })).toContain(
+      '(label_replace((max_over_time(nls_api_key_info{exported_namespace="", namespace="llm"}[1d]) or max_over_time(nls_api_key_info{exported_namespace="llm"}[1d])), "namespace", "$1", "exported_namespace", "(.+)"))',
+    );
   });
 
   it('turns samples into one row per namespace, model and owner, with every token type, sorted', () => {

@@ -12,6 +12,7 @@ import { StaticConnection } from '../../../src/kube/connection';
 import { createLogger } from '../../../src/runtime/log';
 import { UserState } from '../../../src/portal/user-tokens';
 import { portalMetrics } from '../../../src/portal/metrics';
+import { NO_PROMETHEUS } from '../../../src/portal/usage';
 
 const key = randomBytes(32);
 const config = portalConfigFromEnv({ NLS_PORTAL_NAMESPACE: 'llm', NLS_PORTAL_URL: 'https://keys.example.com', NLS_PORTAL_OIDC_ISSUER: 'https://sso.example.com', NLS_PORTAL_OIDC_CLIENT_ID: 'p', NLS_PORTAL_ADMIN_GROUPS: 'admins' });
@@ -153,6 +154,22 @@ describe('portal app', () => {
     const res = await app.request('/static/copy.js');
     expect(res.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(await res.text()).toContain('navigator.clipboard.writeText');
+  });
+
+  it('says usage is not available without a configured Prometheus, in the JSON error and on the page, never zeros', async () => {
+    const json = await app.request('/api/usage', { headers: { cookie } });
+    expect(json.status).toBe(503);
+    expect(await json.json()).toEqual({ error: NO_PROMETHEUS });
+    const page = await app.request('/usage', { headers: { cookie } });
+    expect(page.status).toBe(503);
+    const text = await page.text();
+    expect(text).toContain('set the chart value portal.prometheusURL');
+    expect(text).not.toMatch(/<table/);
+    // Without a session: 401, as the rest of the API; every key's usage: admins only.
+    expect((await app.request('/api/usage')).status).toBe(401);
+    const all = await app.request('/api/usage?all=true', { headers: { cookie } });
+    expect(all.status).toBe(403);
+    expect(await all.json()).toEqual({ error: 'only members of the admin groups may see this' });
   });
 });
 

@@ -29,6 +29,11 @@ describe('portalConfigFromEnv', () => {
     });
     expect(c.quotaTiers).toBeUndefined();
     expect(c.externalEndpoint).toBeUndefined();
+    expect(c.prometheusUrl).toBeUndefined();
+  });
+
+  it('reads the Prometheus of the usage page, plain http allowed (in-cluster), without a trailing slash', () => {
+    expect(portalConfigFromEnv({ ...base, NLS_PORTAL_PROMETHEUS_URL: 'http://prometheus-operated.monitoring:9090/' }).prometheusUrl).toBe('http://prometheus-operated.monitoring:9090');
   });
 
   it('parses admin groups, quota tiers and the external endpoint', () => {
@@ -71,6 +76,9 @@ describe('portalConfigFromEnv', () => {
     [{ NLS_PORTAL_EXTERNAL_ENDPOINT: 'ftp://llm.example.com' }, /^NLS_PORTAL_EXTERNAL_ENDPOINT: .* must use https/],
     [{ NLS_PORTAL_QUOTA_TIERS: '{"default":"a","tiers":[{"name":"a","groups":"batch"}]}' }, /^NLS_PORTAL_QUOTA_TIERS.tiers\[0\].groups must be a list of group names/],
     [{ NLS_PORTAL_KEYS_PER_USER_PER_MODEL: '0' }, /^NLS_PORTAL_KEYS_PER_USER_PER_MODEL: "0" is not a whole number between 1 and 2000; set the chart value portal.keyLimits.keysPerUserPerModel/],
+    [{ NLS_PORTAL_PROMETHEUS_URL: 'prometheus:9090' }, /^NLS_PORTAL_PROMETHEUS_URL: "prometheus:9090" must be an http\(s\) URL without query, fragment or credentials/],
+    [{ NLS_PORTAL_PROMETHEUS_URL: 'http://user:pw@prometheus:9090' }, /^NLS_PORTAL_PROMETHEUS_URL: .* must be an http\(s\) URL without query, fragment or credentials/],
+    [{ NLS_PORTAL_PROMETHEUS_URL: 'not a url' }, /^NLS_PORTAL_PROMETHEUS_URL: "not a url" is not a URL/],
     [{ NLS_PORTAL_MINTS_PER_USER_PER_HOUR: 'many' }, /^NLS_PORTAL_MINTS_PER_USER_PER_HOUR: "many" is not a whole number between 1 and 10000; set the chart value portal.keyLimits.mintsPerUserPerHour/],
   ])('%j is refused with an error naming the variable', (override, message) => {
     expect(() => portalConfigFromEnv({ ...base, ...override })).toThrow(PortalConfigError);
