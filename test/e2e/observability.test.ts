@@ -57,9 +57,12 @@ const TINY_TIER = 'tiny';
 const DASHBOARD_LABEL = 'grafana_dashboard=1';
 /** Dashboards whose every query must return data here; the others (no vLLM, no portal at this point) must parse. */
 const PROVEN_DASHBOARDS = ['nls-gateway-overview', 'nls-usage', 'nls-operator'];
-/** Concrete windows for Grafana's range variables: the whole file's traffic falls within them. */
-const RATE_INTERVAL = '10m';
-const RANGE = '1h';
+/**
+ * Concrete windows for Grafana's range variables: everything this file's Prometheus has scraped
+ * falls within them (a fixed window missed the last admissions when the file ran longer than it).
+ */
+const scrapedWindow = () => `${Math.ceil((Date.now() - prometheusStarted) / 1000) + 60}s`;
+let prometheusStarted = 0;
 /** A PassthroughModel whose provider (a routing stand-in, test/e2e/support/fault-providers.ts) answers 500. */
 const FAILING = { name: 'obs-failing', standIn: 'flaky' as RoutingStandIn };
 /** The price table the e2e install carries (per million tokens), for the spend recording rules. */
@@ -118,6 +121,7 @@ beforeAll(async () => {
   const dir = fs.mkdtempSync(path.join(state.dir, 'prometheus-'));
   const rulesFile = path.join(dir, 'chart-alerts.yaml');
   fs.writeFileSync(rulesFile, stringify({ groups: rules.flatMap((r) => r.spec.groups) }, { lineWidth: 0 }));
+  prometheusStarted = Date.now();
   prometheus = await startPrometheus(dir, admin(), [
     ...monitors.flatMap((m) => monitorScrapeJobs(m)),
     ...dataPlaneScrapeJobs(EG_NAMESPACE, SCRAPE_INTERVAL),
@@ -428,7 +432,7 @@ interface StoredDashboard {
 
 /** A panel's PromQL with Grafana's variables made concrete: match-all for the dashboard's own, fixed windows for the built-in ones. */
 function concretePromql(expr: string): string {
-  const promql = expr.replace(/"\$\w+"/g, '".*"').replaceAll('$__rate_interval', RATE_INTERVAL).replaceAll('$__range', RANGE);
+  const promql = expr.replace(/"\$\w+"/g, '".*"').replaceAll('$__rate_interval', scrapedWindow()).replaceAll('$__range', scrapedWindow());
   if (promql.includes('$')) throw new Error(`a variable is left in ${promql}`);
   return promql;
 }
