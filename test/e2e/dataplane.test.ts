@@ -402,9 +402,11 @@ test('a quota tier turned on by helm upgrade answers 429 to its keys only, once 
   const started = Date.now();
   const statuses: number[] = [];
   let answered = 0;
+  let limitedSentAt = 0;
   // Until the key's rules reach Envoy its requests are not counted; once they have, two a minute.
   try {
     await waitFor('the tiny tier answering 429', async () => {
+      limitedSentAt = Date.now();
       const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: tiny.key, body: chat('alpha-model') }).catch(() => ({ status: 0 }));
       statuses.push(r.status);
       if (r.status === 200) answered++;
@@ -421,8 +423,13 @@ test('a quota tier turned on by helm upgrade answers 429 to its keys only, once 
   expect(statuses.indexOf(200)).toBeGreaterThanOrEqual(0);
   expect(afterFirstAnswer.filter((s) => s !== 200 && s !== 429 && s !== 0 && s !== 503)).toEqual([]);
   expect(answered).toBeGreaterThanOrEqual(2);
-  // Limited stays limited; the same model's key in the standard tier and other models' keys go on.
-  expect((await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: tiny.key, body: chat('alpha-model') })).status).toBe(429);
+  // Limited stays limited, within the minute of the 429: the rate-limit service counts in windows
+  // aligned to the minute (on this machine's clock), so a request in the next one is allowed
+  // again: checked only when both were sent and answered within one minute. The same model's key
+  // in the standard tier and other models' keys go on.
+  const again = (await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: tiny.key, body: chat('alpha-model') })).status;
+  const sameMinute = Math.floor(limitedSentAt / 60000) === Math.floor(Date.now() / 60000);
+  expect(sameMinute ? again : 429).toBe(429);
   for (const m of MODELS) {
     const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys[m.name].key, body: chat(m.answersAs) });
     expect(`${m.name}: ${r.status}`).toBe(`${m.name}: 200`);
