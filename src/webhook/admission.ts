@@ -19,7 +19,16 @@ export interface AdmissionContext {
   readonly operatorNamespace: string;
   /** Namespaces whose AgentDeployments this installation reconciles (the operator namespace first). */
   readonly agentNamespaces: readonly string[];
+  /** Cluster reads; may come from a cache that lags the API server (model-cache.ts). */
   readonly lookups: ClusterLookups;
+  /**
+   * The same reads straight from the API server, when `lookups` is a cache: a refusal is confirmed
+   * with them before it is given, and defaults (stored for good) read through them.
+   * @default `lookups` (already live)
+   */
+  readonly liveLookups?: ClusterLookups;
+  /** Told of every CREATE or UPDATE this server admits (the model cache sees it before its watch event). */
+  readonly admitted?: (object: KubernetesObject) => void;
   /** Image prefixes or references tenants may run (`webhook.allowedImages`); empty or absent allows all. */
   readonly allowedImages?: readonly string[];
 }
@@ -120,6 +129,11 @@ export function validatingHandler<T>(rules: KindAdmission<T>, context: Admission
     let verdict: Verdict;
     try {
       verdict = await rules.validate(request as AdmissionRequest<T>, context);
+      // A cache may still hold a model deleted or changed a moment ago, or miss one just created:
+      // a refusal is only given when the API server's current state confirms it (model-cache.ts).
+      if (verdict.denials.length > 0 && context.liveLookups && context.liveLookups !== context.lookups) {
+        verdict = await rules.validate(request as AdmissionRequest<T>, { ...context, lookups: context.liveLookups });
+      }
     } catch (error) {
       // The API server validates the schema before validating webhooks run, so this only
       // happens for bodies that did not come through it.
@@ -127,6 +141,7 @@ export function validatingHandler<T>(rules: KindAdmission<T>, context: Admission
       return deny(request.uid, `the ${rules.kind} does not match its schema (${error.message}); send an object the CRD accepts`, 422);
     }
     if (verdict.denials.length > 0) return deny(request.uid, denialMessage(own(verdict.denials)), verdict.code ?? 422, own(verdict.warnings));
+    if (!request.dryRun) context.admitted?.({ ...(request.object as KubernetesObject), kind: rules.kind });
     return allow(request.uid, own(verdict.warnings));
   };
 }
@@ -142,8 +157,11 @@ export function mutatingHandler<T>(rules: KindAdmission<T>, context: AdmissionCo
     const { request } = inRulesVersion(received);
     const original = received.object as KubernetesObject;
     const defaulted = structuredClone(request.object as KubernetesObject);
+    // Defaults are stored for good, so they read live, never a cache that may lag (only an agent's
+    // modelName reads the cluster: model writes cost no request here).
+    const live = context.liveLookups ? { ...context, lookups: context.liveLookups } : context;
     try {
-      await mutateForAdmission(rules, defaulted as T, request as AdmissionRequest<T>, context);
+      await mutateForAdmission(rules, defaulted as T, request as AdmissionRequest<T>, live);
     } catch (error) {
       // Mutation runs before schema validation: leave a malformed object to the schema's
       // error messages rather than denying it here with a less precise one.

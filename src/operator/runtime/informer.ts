@@ -43,6 +43,9 @@ export interface InformerOptions {
 
 export type InformerHandler = (event: InformerEvent, obj: KubeObject, old?: KubeObject) => void;
 
+/** What the informer logs through: the operator's logger, or the webhook's (which has no `child`). */
+export type InformerLog = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+
 export class Informer {
   private readonly cache = new InformerCache();
   private readonly handlers: InformerHandler[] = [];
@@ -62,7 +65,7 @@ export class Informer {
   constructor(
     private readonly client: KubeRest,
     private readonly opts: InformerOptions,
-    private readonly log: Logger,
+    private readonly log: InformerLog,
   ) {}
 
   on(handler: InformerHandler): this {
