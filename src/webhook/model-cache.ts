@@ -2,7 +2,7 @@
 // model write costs a LIST of each model kind in the namespace (and a GET), so filling a namespace
 // reads O(N²) objects and a loaded API server lets the lookups' 3 s bound expire. Every replica
 // serves webhooks, so every replica runs these two informers (the operator's own informer
-// machinery, src/operator/runtime/informer.ts), for the operator namespace only: models are
+// machinery, src/kube/informer.ts), for the operator namespace only: models are
 // admitted nowhere else. They cache spec and metadata; status is dropped (no rule reads it).
 //
 // A cache lags the API server by the time a watch event takes to arrive (milliseconds, seconds on
@@ -27,7 +27,7 @@
 // Role there grants `get` on models, not `watch`.
 import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import type { KubeObject, KubeRest } from '../kube/rest';
-import { Informer } from '../operator/runtime/informer';
+import { Informer } from '../kube/informer';
 import type { ClusterLookups, ModelKind } from './lookups';
 import type { Logger } from './log';
 import type { KubernetesObject } from './review';
