@@ -118,6 +118,28 @@ function inRulesVersion(request: AdmissionRequest): { request: AdmissionRequest;
   };
 }
 
+// By name as well: Node's own errors (e.g. from crypto) come from another realm under jest's VM.
+const isTypeError = (error: unknown): error is Error => error instanceof TypeError || (typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'TypeError');
+
+/**
+ * The rules' verdict, a refusal confirmed with live reads when `lookups` may lag (model-cache.ts):
+ * a cache may still hold a model deleted or changed a moment ago, or miss one just created, so a
+ * refusal is only given when the API server's current state confirms it. So is a rule's TypeError
+ * over cached objects (the cache holds this replica's admitted writes before the API server has
+ * stored them, and stored objects are the only ones the rules assume schema-valid).
+ */
+async function validateConfirmed<T>(rules: KindAdmission<T>, request: AdmissionRequest<T>, context: AdmissionContext): Promise<Verdict> {
+  const live = context.liveLookups && context.liveLookups !== context.lookups ? context.liveLookups : undefined;
+  if (!live) return rules.validate(request, context);
+  try {
+    const verdict = await rules.validate(request, context);
+    if (verdict.denials.length === 0) return verdict;
+  } catch (error) {
+    if (!isTypeError(error)) throw error;
+  }
+  return rules.validate(request, { ...context, lookups: live });
+}
+
 /** Handler for `/validate-<resource>`. */
 export function validatingHandler<T>(rules: KindAdmission<T>, context: AdmissionContext): AdmissionHandler {
   return async (received) => {
@@ -128,16 +150,11 @@ export function validatingHandler<T>(rules: KindAdmission<T>, context: Admission
     const own = (messages: readonly string[]) => (v1alpha1Client ? messages.map((m) => v1alpha1FieldNames(rules.kind, m)) : [...messages]);
     let verdict: Verdict;
     try {
-      verdict = await rules.validate(request as AdmissionRequest<T>, context);
-      // A cache may still hold a model deleted or changed a moment ago, or miss one just created:
-      // a refusal is only given when the API server's current state confirms it (model-cache.ts).
-      if (verdict.denials.length > 0 && context.liveLookups && context.liveLookups !== context.lookups) {
-        verdict = await rules.validate(request as AdmissionRequest<T>, { ...context, lookups: context.liveLookups });
-      }
+      verdict = await validateConfirmed(rules, request as AdmissionRequest<T>, context);
     } catch (error) {
       // The API server validates the schema before validating webhooks run, so this only
       // happens for bodies that did not come through it.
-      if (!(error instanceof TypeError)) throw error;
+      if (!isTypeError(error)) throw error;
       return deny(request.uid, `the ${rules.kind} does not match its schema (${error.message}); send an object the CRD accepts`, 422);
     }
     if (verdict.denials.length > 0) return deny(request.uid, denialMessage(own(verdict.denials)), verdict.code ?? 422, own(verdict.warnings));
@@ -165,7 +182,7 @@ export function mutatingHandler<T>(rules: KindAdmission<T>, context: AdmissionCo
     } catch (error) {
       // Mutation runs before schema validation: leave a malformed object to the schema's
       // error messages rather than denying it here with a less precise one.
-      if (!(error instanceof TypeError)) throw error;
+      if (!isTypeError(error)) throw error;
       return allow(request.uid);
     }
     return allowWithPatch(request.uid, jsonPatch(original, asVersion(defaulted, received.kind.version) as KubernetesObject));

@@ -17,7 +17,8 @@
 //   `admittedTtlMs`). Writes admitted by another replica a moment ago remain the window, as was
 //   already true for concurrent creates; the operator's conditions (ModelIdConflict, Conflict) are
 //   the backstop, as for writes admitted unchecked when a lookup fails. An admitted write that was
-//   then not stored (another webhook refused it) can only cause a refusal, which is confirmed live.
+//   then not stored (another webhook refused it, or a review posted to the port by someone else)
+//   can only cause a refusal, which is confirmed live; at most 1,000 per kind are remembered.
 // - A model deleted or changed a moment ago is still seen: a rule may refuse what is now fine, or
 //   (an agent naming a model just created) refuse a missing model. So a refusal is never given on
 //   the cache's word: the validating handler validates such a request again with live reads
@@ -55,6 +56,8 @@ export interface ModelCache {
 }
 
 const MODEL_KINDS: readonly ModelKind[] = ['LLMModel', 'PassthroughModel'];
+/** Admitted writes remembered per kind at most (the oldest go first); a client writes far fewer in 30 s. */
+const MAX_ADMITTED = 1_000;
 
 // Admission reads spec and metadata; status is the largest part of a stored model.
 const withoutStatus = (obj: KubeObject): KubeObject => {
@@ -132,8 +135,11 @@ export function startModelCache(rest: KubeRest, options: ModelCacheOptions): Mod
     admitted(object) {
       const kind = object.kind as ModelKind;
       const name = object.metadata?.name;
-      if (!recent.has(kind) || !name || (object.metadata?.namespace ?? namespace) !== namespace) return;
-      recent.get(kind)!.set(name, { object: { ...object, kind }, until: Date.now() + admittedTtlMs });
+      if (!recent.has(kind) || typeof name !== 'string' || !name || (object.metadata?.namespace ?? namespace) !== namespace) return;
+      // Bounded: anyone who reaches the webhook port can send reviews (docs/security.md, the oracle).
+      const byName = recentOf(kind);
+      if (byName.size >= MAX_ADMITTED) byName.delete(byName.keys().next().value!);
+      byName.set(name, { object: { ...object, kind }, until: Date.now() + admittedTtlMs });
     },
     async stop() {
       await Promise.all([...informers.values()].map((i) => i.stop()));

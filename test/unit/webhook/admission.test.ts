@@ -155,6 +155,12 @@ describe('admission over lookups that may lag', () => {
     expect(admitted).toHaveLength(1);
   });
 
+  it('confirms live when a rule trips over a cached object that is not schema-valid (a write admitted here but never stored)', async () => {
+    const garbage = { kind: 'PassthroughModel' as const, namespace: operatorNamespace, name: 42 as unknown as string, spec: gpt.spec };
+    const review = await send(routesOver(stale([garbage]), stale([])), '/validate-passthroughmodel', request(passthroughModel()));
+    expect(review.response.allowed).toBe(true);
+  });
+
   it('defaults an agent from the live model, not from a cache that has not seen it yet', async () => {
     const qwen = { kind: 'LLMModel' as const, namespace: 'team', name: 'qwen', spec: llmModel().spec };
     const routes = routesOver(stale([]), stale([qwen]));
