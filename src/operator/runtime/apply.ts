@@ -157,8 +157,11 @@ function storedAsApplied(cached: KubeObject, body: KubeObject, digest: string): 
  * for a write that was not ours.
  */
 async function applyDigested<T extends KubeObject>(client: KubeRest, body: KubeObject, digest: string): Promise<T> {
+  const key = checkedKey(body);
   const cached = cachedLookup(client, body.apiVersion, body.kind, body.metadata.namespace, body.metadata.name)?.object;
-  if (cached && storedAsApplied(cached, body, digest)) return cached as T;
+  // A deletion one watch reported may not have reached the cache that answers here yet (two
+  // controllers watch some kinds): the repair must reach the server.
+  if (cached && !deletedBy(client).has(key) && storedAsApplied(cached, body, digest)) return cached as T;
   const withGeneration = (generation: number) => ({
     ...body,
     metadata: { ...body.metadata, annotations: { ...body.metadata.annotations, [ANNOTATION_APPLIED_GENERATION]: String(generation) } },
@@ -170,8 +173,9 @@ async function applyDigested<T extends KubeObject>(client: KubeRest, body: KubeO
   const specChanges = annotations[ANNOTATION_APPLIED_DIGEST] !== undefined && (annotations[ANNOTATION_APPLIED_DIGEST] !== digest || annotations[ANNOTATION_APPLIED_GENERATION] !== String(stored));
   const expected = stored === undefined ? 1 : stored + (specChanges ? 1 : 0);
   const applied = await applyChecked<T>(client, withGeneration(expected));
+  deletedBy(client).delete(key);
   const owner = controllerOf(body);
-  if (owner) checkedBy(client).set(checkedKey(body), owner.uid);
+  if (owner) checkedBy(client).set(key, owner.uid);
   const produced = applied.metadata?.generation;
   if (produced === undefined || produced === expected) return applied;
   return client.apply<T>(withGeneration(produced), { fieldManager, force: true });
@@ -192,9 +196,22 @@ async function applyChecked<T extends KubeObject>(client: KubeRest, body: KubeOb
   return client.apply<T>(body, { fieldManager, force: true });
 }
 
-/** Forget what was applied to an object (it is being deleted), so the map does not grow with churn. */
+// Objects a watch saw deleted (or this process deleted) and no apply has re-created since.
+const deleted = new WeakMap<KubeRest, Set<string>>();
+const deletedBy = (client: KubeRest) => {
+  let set = deleted.get(client);
+  if (!set) deleted.set(client, (set = new Set()));
+  return set;
+};
+
+/** Forget what was applied to an object (it is being deleted): the next apply goes to the server. */
 export function forgetApplied(client: KubeRest, ref: { apiVersion: string; kind: string; namespace?: string; name: string }): void {
-  lastAppliedBy(client).delete(`${ref.apiVersion}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`);
+  const key = `${ref.apiVersion}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
+  lastAppliedBy(client).delete(key);
+  // A cache lags a deletion by moments: the oldest entries can go once the set grows large.
+  const set = deletedBy(client);
+  set.add(key);
+  if (set.size > 10_000) set.delete(set.values().next().value!);
 }
 
 /** One object that failed to apply; `conflict` when it is someone else's object. */
