@@ -87,11 +87,8 @@ export class ExternalEndpointPeers {
     if (before === after) return [];
     const own = this.caches.get(this.primaryKind);
     const self = kind === this.primaryKind ? obj.metadata.name : undefined;
-    // Also the models not published yet as far as this cache knows: one whose pass is under way
-    // may have read the endpoint before this change, and its own publication (a status write)
-    // requeues nothing, so it would keep a policy without this model's keys until the resync.
     return (own?.list() ?? [])
-      .filter((m) => m.metadata.namespace === obj.metadata.namespace && m.metadata.name !== self && onExternalEndpoint(m as PeerObject))
+      .filter((m) => m.metadata.namespace === obj.metadata.namespace && m.metadata.name !== self && isMember(m as PeerObject))
       .map((m) => objectKey(m.metadata.namespace, m.metadata.name));
   }
 

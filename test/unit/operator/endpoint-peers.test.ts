@@ -50,13 +50,6 @@ describe('ExternalEndpointPeers', () => {
     expect(peers.modelsToRequeue('PassthroughModel', c, 'update', c)).toEqual([]);
   });
 
-  it('also re-renders a model not yet published: its pass may have read the endpoint before the change, and its own publication requeues nothing', () => {
-    const inFlight = model('PassthroughModel', 'in-flight', { published: false });
-    const peers = peersWith([], [openai, inFlight, internalOnly]);
-    const llama = model('LLMModel', 'llama');
-    expect(peers.modelsToRequeue('LLMModel', llama, 'update', model('LLMModel', 'llama', { published: false }))).toEqual(['llm/openai', 'llm/in-flight']);
-  });
-
   it('re-renders this kind\'s other models on the endpoint when a model is first published there (of either kind)', () => {
     const peers = peersWith([], [openai, claude, internalOnly]);
     const llama = model('LLMModel', 'llama');
