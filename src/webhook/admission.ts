@@ -19,7 +19,16 @@ export interface AdmissionContext {
   readonly operatorNamespace: string;
   /** Namespaces whose AgentDeployments this installation reconciles (the operator namespace first). */
   readonly agentNamespaces: readonly string[];
+  /** Cluster reads; may come from a cache that lags the API server (model-cache.ts). */
   readonly lookups: ClusterLookups;
+  /**
+   * The same reads straight from the API server, when `lookups` is a cache: a refusal is confirmed
+   * with them before it is given, and defaults (stored for good) read through them.
+   * @default `lookups` (already live)
+   */
+  readonly liveLookups?: ClusterLookups;
+  /** Told of every CREATE or UPDATE this server admits (the model cache sees it before its watch event). */
+  readonly admitted?: (object: KubernetesObject) => void;
   /** Image prefixes or references tenants may run (`webhook.allowedImages`); empty or absent allows all. */
   readonly allowedImages?: readonly string[];
 }
@@ -109,6 +118,28 @@ function inRulesVersion(request: AdmissionRequest): { request: AdmissionRequest;
   };
 }
 
+// By name as well: Node's own errors (e.g. from crypto) come from another realm under jest's VM.
+const isTypeError = (error: unknown): error is Error => error instanceof TypeError || (typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'TypeError');
+
+/**
+ * The rules' verdict, a refusal confirmed with live reads when `lookups` may lag (model-cache.ts):
+ * a cache may still hold a model deleted or changed a moment ago, or miss one just created, so a
+ * refusal is only given when the API server's current state confirms it. So is a rule's TypeError
+ * over cached objects (the cache holds this replica's admitted writes before the API server has
+ * stored them, and stored objects are the only ones the rules assume schema-valid).
+ */
+async function validateConfirmed<T>(rules: KindAdmission<T>, request: AdmissionRequest<T>, context: AdmissionContext): Promise<Verdict> {
+  const live = context.liveLookups && context.liveLookups !== context.lookups ? context.liveLookups : undefined;
+  if (!live) return rules.validate(request, context);
+  try {
+    const verdict = await rules.validate(request, context);
+    if (verdict.denials.length === 0) return verdict;
+  } catch (error) {
+    if (!isTypeError(error)) throw error;
+  }
+  return rules.validate(request, { ...context, lookups: live });
+}
+
 /** Handler for `/validate-<resource>`. */
 export function validatingHandler<T>(rules: KindAdmission<T>, context: AdmissionContext): AdmissionHandler {
   return async (received) => {
@@ -119,14 +150,15 @@ export function validatingHandler<T>(rules: KindAdmission<T>, context: Admission
     const own = (messages: readonly string[]) => (v1alpha1Client ? messages.map((m) => v1alpha1FieldNames(rules.kind, m)) : [...messages]);
     let verdict: Verdict;
     try {
-      verdict = await rules.validate(request as AdmissionRequest<T>, context);
+      verdict = await validateConfirmed(rules, request as AdmissionRequest<T>, context);
     } catch (error) {
       // The API server validates the schema before validating webhooks run, so this only
       // happens for bodies that did not come through it.
-      if (!(error instanceof TypeError)) throw error;
+      if (!isTypeError(error)) throw error;
       return deny(request.uid, `the ${rules.kind} does not match its schema (${error.message}); send an object the CRD accepts`, 422);
     }
     if (verdict.denials.length > 0) return deny(request.uid, denialMessage(own(verdict.denials)), verdict.code ?? 422, own(verdict.warnings));
+    if (!request.dryRun) context.admitted?.({ ...(request.object as KubernetesObject), kind: rules.kind });
     return allow(request.uid, own(verdict.warnings));
   };
 }
@@ -142,12 +174,15 @@ export function mutatingHandler<T>(rules: KindAdmission<T>, context: AdmissionCo
     const { request } = inRulesVersion(received);
     const original = received.object as KubernetesObject;
     const defaulted = structuredClone(request.object as KubernetesObject);
+    // Defaults are stored for good, so they read live, never a cache that may lag (only an agent's
+    // modelName reads the cluster: model writes cost no request here).
+    const live = context.liveLookups ? { ...context, lookups: context.liveLookups } : context;
     try {
-      await mutateForAdmission(rules, defaulted as T, request as AdmissionRequest<T>, context);
+      await mutateForAdmission(rules, defaulted as T, request as AdmissionRequest<T>, live);
     } catch (error) {
       // Mutation runs before schema validation: leave a malformed object to the schema's
       // error messages rather than denying it here with a less precise one.
-      if (!(error instanceof TypeError)) throw error;
+      if (!isTypeError(error)) throw error;
       return allow(request.uid);
     }
     return allowWithPatch(request.uid, jsonPatch(original, asVersion(defaulted, received.kind.version) as KubernetesObject));

@@ -12,6 +12,7 @@ import { llmModelAdmission } from './llmmodel';
 import { KubeRest } from '../kube/rest';
 import { type Logger, jsonLogger } from './log';
 import { type ClusterLookups, kubernetesLookups } from './lookups';
+import { type ModelCache, startModelCache } from './model-cache';
 import { MountedCertificates, readMountedCa } from './mounted-certificates';
 import { passthroughModelAdmission } from './passthroughmodel';
 import { ReadinessGate } from './readiness';
@@ -43,7 +44,7 @@ export interface WebhookServerOptions {
   readonly checkIntervalMs?: number;
   /** The operator's logger. @default JSON lines on stderr at NLS_LOG_LEVEL */
   readonly log?: Logger;
-  /** Cluster reads of the rules. @default the API server through `kubeConfig` */
+  /** Cluster reads of the rules. @default the API server through `kubeConfig`, models from watches (model-cache.ts) */
   readonly lookups?: ClusterLookups;
   /** Tests: our CRDs call this URL (https://127.0.0.1:<port>/convert) instead of the webhook Service. */
   readonly conversionUrl?: string;
@@ -83,12 +84,6 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     options.conversionUrl ? { url: options.conversionUrl } : { name: settings.serviceName, namespace: settings.namespace },
   );
   const configurations = combinedConfigurations(admissionConfigurations, conversionCrds);
-  const routes = admissionRoutes(admittedKinds, {
-    operatorNamespace: settings.namespace,
-    agentNamespaces: settings.agentNamespaces,
-    lookups: options.lookups ?? kubernetesLookups(rest),
-    allowedImages: settings.allowedImages,
-  });
 
   // The listener needs a certificate to start; later ones are swapped in through `serve`.
   const current: { server?: AdmissionServer; first?: ServingCertificate } = {};
@@ -152,6 +147,18 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   }
 
   if (!current.first) throw new Error('no serving certificate was obtained');
+  // Given lookups (tests, offline) are used as they are; otherwise models come from watches of the
+  // operator namespace, and everything else (and every refusal) from the API server.
+  const liveLookups = options.lookups ?? kubernetesLookups(rest);
+  const modelCache: ModelCache | undefined = options.lookups ? undefined : startModelCache(rest, { namespace: settings.namespace, live: liveLookups, log });
+  const routes = admissionRoutes(admittedKinds, {
+    operatorNamespace: settings.namespace,
+    agentNamespaces: settings.agentNamespaces,
+    lookups: modelCache?.lookups ?? liveLookups,
+    liveLookups,
+    admitted: modelCache?.admitted,
+    allowedImages: settings.allowedImages,
+  });
   let listening: AdmissionServer;
   try {
     listening = await listenAdmissionServer({
@@ -167,6 +174,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     });
   } catch (error) {
     stopCertificates();
+    await modelCache?.stop();
     rest.close();
     throw error;
   }
@@ -183,6 +191,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       readiness.fail('shutting down');
       stopCertificates();
       await listening.close();
+      await modelCache?.stop();
       rest.close();
     },
   };

@@ -1,7 +1,8 @@
 // The cluster state admission rules read. Rules depend on the ClusterLookups interface only, so
 // they stay plain functions; `kubernetesLookups` is the real implementation over the API server.
-// Every read is uncached (admission must see the latest state) and bounded in time, because the
-// API server gives the whole webhook call 10 s by default.
+// Every read here is uncached and bounded in time, because the API server gives the whole webhook
+// call 10 s by default. The server reads models through watches instead (model-cache.ts) and comes
+// here for the rest, before the watches have listed, and to confirm every refusal.
 import { API_GROUP, API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { LLMMODEL_KIND, LLMMODEL_PLURAL } from '../api/llmmodel';
 import { PASSTHROUGHMODEL_KIND, PASSTHROUGHMODEL_PLURAL } from '../api/passthroughmodel';

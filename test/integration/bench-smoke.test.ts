@@ -16,7 +16,7 @@ const positive = (figures: Record<string, number | string>, key: string) => {
 };
 
 describe('benchmarks (smoke run, tiny sizes)', () => {
-  it('operator: 3 models through the chart\'s webhooks, the plain client and the compiled operator each converge and are counted; a resync writes nothing', async () => {
+  it('operator: 3 models through the chart\'s webhooks, the plain client and the compiled operator each converge and are counted; a restart and a resync write nothing', async () => {
     const figures = await operator({ sizes: [3], node: 'current', webhooks: true });
     expect(figures.models).toBe(3);
     expect(figures["through the chart's webhooks (NLS_BENCH_WEBHOOKS)"]).toBe('yes, both sides');
@@ -47,8 +47,16 @@ describe('benchmarks (smoke run, tiny sizes)', () => {
     const resyncWrites = Object.keys(figures).find((k) => /^steady state, resync .*: writes per model$/.test(k));
     expect({ resyncWrites, value: resyncWrites && figures[resyncWrites] }).toEqual({ resyncWrites: expect.any(String), value: 0 });
     expect(figures['steady state, resync: requests per model, by verb and resource']).toBe('(none)');
-    // A restart re-reads everything from its watches: no key object, status or Event is written again.
-    expect(figures['steady state, restart: requests per model, by verb and resource']).not.toMatch(/APPLY (secrets|configmaps|passthroughmodels\/status)|POST events/);
+    // A restart re-reads everything from its watches: no key object, status or Event, and no
+    // gateway object stored as applied (each carries the digest and generation of our last apply;
+    // operator-restart.test.ts counts exactly zero). The one write allowed is an external
+    // SecurityPolicy that the first convergence left without a peer's key Secret: a model not yet
+    // published when another joined is not re-rendered (docs/performance.md, sixth round).
+    const restartRequests = figures['steady state, restart: requests per model, by verb and resource'] as string;
+    expect(restartRequests.replace(/APPLY securitypolicies [\d.]+/, '')).not.toMatch(/APPLY|PATCH|POST|PUT|DELETE/);
+    expect(Number(/APPLY securitypolicies ([\d.]+)/.exec(restartRequests)?.[1] ?? 0)).toBeLessThan(1);
+    // Admission reads the models from its watches: no LIST or GET of models per model write.
+    expect(operatorRequests).not.toMatch(/(LIST|GET) (llmmodels|passthroughmodels) [1-9]/);
   });
 
   it('webhook: both servers answer at every concurrency', async () => {

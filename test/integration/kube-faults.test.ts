@@ -5,7 +5,7 @@
 // never sent twice.
 import { KubeRest, RetryReason, objectRef } from '../../src/kube/rest';
 import { WatchIdleError } from '../../src/kube/watch';
-import { Informer } from '../../src/operator/runtime/informer';
+import { Informer } from '../../src/kube/informer';
 import { createLogger } from '../../src/runtime/log';
 import { createNamespace, kubeConfig, rest, uniqueName } from '../support/cluster';
 import { FaultProxy, startFaultProxy } from '../support/fault-proxy';

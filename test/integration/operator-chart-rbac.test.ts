@@ -1,7 +1,7 @@
 // The operator process with exactly the chart's RBAC: the chart's ServiceAccount, ClusterRole,
 // Role and bindings are rendered and applied, and the operator runs with a token of that
 // ServiceAccount (TokenRequest). Every request it makes must be allowed: the webhook server starts
-// (reading each webhook configuration only as its own kind), the leader's informers list and watch
+// (reading each webhook configuration only as its own kind, watching both model kinds), the leader's informers list and watch
 // (Secrets only in its namespace), models become Ready, and the vLLM endpoint picker's objects
 // can be created (no RBAC escalation) and give the picker every read it needs, and the KAITO and llm-d
 // examples get every provider object applied (the llm-d scheduler's Role grants more). A private control plane:
@@ -131,6 +131,8 @@ it('starts the webhook server, leads and reconciles with the chart RBAC only, wi
   const watching = (kind: string) => operator!.lines.some((l) => l.includes('"msg":"informers listed and watching"') && l.includes(`"kind":"${kind}"`));
   try {
     await waitFor('every controller listing and watching', async () => ['PassthroughModel', 'LLMModel', 'AgentDeployment'].every(watching), { timeoutMs: 60_000 });
+    // The webhook server's own watches of both model kinds (its admission reads, model-cache.ts).
+    await operator.waitForLine(/"msg":"admission reads models from watches"/, 30_000);
   } finally {
     expect(operator.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
   }

@@ -3,6 +3,7 @@
 // else created is reported as a conflict, never taken over (SSA with force would silently do so).
 import { KubeRest, KubeObject, OwnerReference, isConflict, objectRef } from '../../kube/rest';
 import { createHash } from 'node:crypto';
+import { ANNOTATION_APPLIED_DIGEST, ANNOTATION_APPLIED_GENERATION } from '../../translate/gateway/applied-digest';
 import { cachedLookup } from './cached-lookups';
 import { controllerOf } from './object-key';
 
@@ -111,6 +112,8 @@ const lastAppliedBy = (client: KubeRest) => {
  */
 export async function applyObject<T extends KubeObject = KubeObject>(client: KubeRest, obj: KubeObject): Promise<T> {
   const body = await withoutAutoscaledReplicas(client, stripServerFields(obj));
+  const storedDigest = body.metadata.annotations?.[ANNOTATION_APPLIED_DIGEST];
+  if (storedDigest !== undefined) return applyDigested<T>(client, body, storedDigest);
   const key = checkedKey(body);
   const digest = createHash('sha256').update(JSON.stringify(body)).digest('base64');
   const last = lastAppliedBy(client).get(key);
@@ -123,6 +126,59 @@ export async function applyObject<T extends KubeObject = KubeObject>(client: Kub
   if (owner) checkedBy(client).set(key, owner.uid);
   if (applied?.metadata?.resourceVersion) lastAppliedBy(client).set(key, { digest, resourceVersion: applied.metadata.resourceVersion });
   return applied;
+}
+
+/**
+ * Whether the cached copy (metadata) of an object is exactly what applying `body` would leave, so
+ * that a process which has never applied it (a restart) may skip the apply. The digest says the
+ * body we last applied equals this one; the generation recorded with it says nobody changed the
+ * spec since (a spec edit by anyone raises metadata.generation, a field removal too, which leaves
+ * no trace in managedFields); labels and the owner reference are compared directly (metadata
+ * edits do not raise the generation). What others added beside our fields (a finalizer, a label)
+ * does not matter: our apply would not remove it either.
+ */
+function storedAsApplied(cached: KubeObject, body: KubeObject, digest: string): boolean {
+  const m = cached.metadata;
+  const annotations = (m.annotations ?? {}) as Record<string, string>;
+  if (m.deletionTimestamp || m.generation === undefined) return false;
+  if (annotations[ANNOTATION_APPLIED_DIGEST] !== digest || annotations[ANNOTATION_APPLIED_GENERATION] !== String(m.generation)) return false;
+  const labels = (m.labels ?? {}) as Record<string, string>;
+  if (Object.entries((body.metadata.labels ?? {}) as Record<string, string>).some(([k, v]) => labels[k] !== v)) return false;
+  const owner = controllerOf(body);
+  return !owner || controllerOf(cached)?.uid === owner.uid;
+}
+
+/**
+ * Apply of a body that carries its digest (the generated gateway objects): skipped when the
+ * cached metadata shows it stored as applied (storedAsApplied), so a restart writes nothing.
+ * Otherwise applied with the generation it is expected to produce; if the server's differs (the
+ * spec did not change after all, or someone else wrote meanwhile), applied once more with the
+ * generation of our first apply (an annotation does not raise it), so the record never vouches
+ * for a write that was not ours.
+ */
+async function applyDigested<T extends KubeObject>(client: KubeRest, body: KubeObject, digest: string): Promise<T> {
+  const key = checkedKey(body);
+  const cached = cachedLookup(client, body.apiVersion, body.kind, body.metadata.namespace, body.metadata.name)?.object;
+  // A deletion one watch reported may not have reached the cache that answers here yet (two
+  // controllers watch some kinds): the repair must reach the server.
+  if (cached && !deletedBy(client).has(key) && storedAsApplied(cached, body, digest)) return cached as T;
+  const withGeneration = (generation: number) => ({
+    ...body,
+    metadata: { ...body.metadata, annotations: { ...body.metadata.annotations, [ANNOTATION_APPLIED_GENERATION]: String(generation) } },
+  });
+  // The spec changes (generation + 1) when our last body differs or someone edited it; an object
+  // without a digest yet (written before this annotation existed) most likely holds this spec.
+  const stored = cached?.metadata.generation;
+  const annotations = (cached?.metadata.annotations ?? {}) as Record<string, string>;
+  const specChanges = annotations[ANNOTATION_APPLIED_DIGEST] !== undefined && (annotations[ANNOTATION_APPLIED_DIGEST] !== digest || annotations[ANNOTATION_APPLIED_GENERATION] !== String(stored));
+  const expected = stored === undefined ? 1 : stored + (specChanges ? 1 : 0);
+  const applied = await applyChecked<T>(client, withGeneration(expected));
+  deletedBy(client).delete(key);
+  const owner = controllerOf(body);
+  if (owner) checkedBy(client).set(key, owner.uid);
+  const produced = applied.metadata?.generation;
+  if (produced === undefined || produced === expected) return applied;
+  return client.apply<T>(withGeneration(produced), { fieldManager, force: true });
 }
 
 // Applies after the adoption check. When only the cache said the name is free, the first apply is
@@ -140,9 +196,22 @@ async function applyChecked<T extends KubeObject>(client: KubeRest, body: KubeOb
   return client.apply<T>(body, { fieldManager, force: true });
 }
 
-/** Forget what was applied to an object (it is being deleted), so the map does not grow with churn. */
+// Objects a watch saw deleted (or this process deleted) and no apply has re-created since.
+const deleted = new WeakMap<KubeRest, Set<string>>();
+const deletedBy = (client: KubeRest) => {
+  let set = deleted.get(client);
+  if (!set) deleted.set(client, (set = new Set()));
+  return set;
+};
+
+/** Forget what was applied to an object (it is being deleted): the next apply goes to the server. */
 export function forgetApplied(client: KubeRest, ref: { apiVersion: string; kind: string; namespace?: string; name: string }): void {
-  lastAppliedBy(client).delete(`${ref.apiVersion}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`);
+  const key = `${ref.apiVersion}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
+  lastAppliedBy(client).delete(key);
+  // A cache lags a deletion by moments: the oldest entries can go once the set grows large.
+  const set = deletedBy(client);
+  set.add(key);
+  if (set.size > 10_000) set.delete(set.values().next().value!);
 }
 
 /** One object that failed to apply; `conflict` when it is someone else's object. */

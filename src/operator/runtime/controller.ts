@@ -2,7 +2,7 @@
 // (each mapping an event to the primary keys it affects), a work queue, and N workers that call
 // the kind's reconcile function. Errors are retried with backoff; a reconcile may also ask to be
 // called again after a delay (e.g. while waiting for pods or for a CRD to be installed).
-import { Informer, InformerEvent } from './informer';
+import { Informer, InformerEvent } from '../../kube/informer';
 import { KubeRest, KubeObject } from '../../kube/rest';
 import { WatchIdleError } from '../../kube/watch';
 import { objectKey } from './object-key';

@@ -2,6 +2,7 @@
 // Gateway API objects that publish it out. Pure and deterministic (same input, same objects, same
 // key order), so the operator and the cdk8s constructs render byte-identical objects.
 import { AUDIENCES_FIX, GatewayContext, resolveGatewayContext, ResolvedGatewayContext, DURATION_PATTERN } from './context';
+import { withAppliedDigest } from './applied-digest';
 import { DeletionStep, disabledEndpointDeletions, trafficPolicyDeletion } from './deletions';
 import { TranslationError, translationError } from './errors';
 import { ModelIdentity } from './labels';
@@ -220,5 +221,6 @@ function translateLLMModel(model: LLMModelV1beta1, context: ResolvedGatewayConte
 export function desiredGatewayObjects(model: GatewayModel, context: GatewayContext): GatewayTranslation {
   const resolved = resolveGatewayContext(context);
   const errors = [...checkIdentity(model), ...resolved.errors];
-  return model.kind === 'LLMModel' ? translateLLMModel(model, resolved.context, errors) : translatePassthroughModel(model, resolved.context, errors);
+  const translation = model.kind === 'LLMModel' ? translateLLMModel(model, resolved.context, errors) : translatePassthroughModel(model, resolved.context, errors);
+  return { ...translation, objects: translation.objects.map(withAppliedDigest) };
 }

@@ -17,7 +17,7 @@ const route: KubeObject = {
     resourceVersion: '42',
     generation: 3,
     labels: { 'llm.nebari.dev/model-kind': 'PassthroughModel' },
-    annotations: { big: 'x'.repeat(10_000) },
+    annotations: { big: 'x'.repeat(10_000), 'llm.nebari.dev/applied-digest': 'd1', 'llm.nebari.dev/applied-generation': '3' },
     ownerReferences: [
       { apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'PassthroughModel', name: 'gpt', uid: 'm1', controller: true },
       { apiVersion: 'v1', kind: 'ConfigMap', name: 'other', uid: 'c1' },
@@ -32,7 +32,7 @@ const route: KubeObject = {
 };
 
 describe('lookupMetadata', () => {
-  it('keeps identity, version, the controller and the names of spec managers; drops spec, labels, annotations and field sets', () => {
+  it('keeps identity, version, generation, labels, our digest annotations, the controller and the names of spec managers; drops spec, other annotations and field sets', () => {
     expect(lookupMetadata(route)).toEqual({
       apiVersion: 'aigateway.envoyproxy.io/v1beta1',
       kind: 'AIGatewayRoute',
@@ -41,6 +41,9 @@ describe('lookupMetadata', () => {
         namespace: 'llm',
         uid: 'u1',
         resourceVersion: '42',
+        generation: 3,
+        labels: { 'llm.nebari.dev/model-kind': 'PassthroughModel' },
+        annotations: { 'llm.nebari.dev/applied-digest': 'd1', 'llm.nebari.dev/applied-generation': '3' },
         ownerReferences: [{ apiVersion: 'llm.nebari.dev/v1alpha1', kind: 'PassthroughModel', name: 'gpt', uid: 'm1', controller: true }],
         managedFields: [{ manager: 'nebari-llm-serving-operator' }],
       },

@@ -4,7 +4,7 @@ import { applyJsonPatch } from '../../../src/webhook/json-patch';
 import { llmModelAdmission } from '../../../src/webhook/llmmodel';
 import { passthroughModelAdmission } from '../../../src/webhook/passthroughmodel';
 import type { AdmissionRequest } from '../../../src/webhook/review';
-import { agentDeployment, context, llmModel, passthroughModel, request } from './fixtures';
+import { agentDeployment, clusterState, context, llmModel, memoryLookups, operatorNamespace, passthroughModel, request } from './fixtures';
 
 const routes = admissionRoutes([llmModelAdmission, passthroughModelAdmission, agentDeploymentAdmission], context());
 const call = (path: string, req: AdmissionRequest<unknown>) => routes.get(path)!(req as AdmissionRequest);
@@ -114,5 +114,59 @@ describe('v1alpha1 clients', () => {
     const patch = JSON.parse(Buffer.from(review.response.patch as string, 'base64').toString());
     expect(patch).toEqual([{ op: 'add', path: '/metadata/finalizers', value: ['llm.nebari.dev/cleanup'] }, { op: 'add', path: '/spec/serving/tensorParallelism', value: 2 }]);
     expect(applyJsonPatch(alphaModel, patch).spec).toEqual({ ...alphaModel.spec, serving: { vllmArgs: ['--max-model-len=8192'], tensorParallelism: 2 } });
+  });
+});
+
+// The model cache (src/webhook/model-cache.ts) may lag the API server; these rules hold for any
+// `lookups` that may be stale, given `liveLookups` that are not.
+describe('admission over lookups that may lag', () => {
+  const gpt = passthroughModel({}, {}, { name: 'other' });
+  const stale = (models: ReturnType<typeof clusterState>['models']) =>
+    memoryLookups(clusterState({ models, readableSecrets: [`alice/${operatorNamespace}/openai-key`] }));
+  const routesOver = (lookups: ReturnType<typeof memoryLookups>, liveLookups: ReturnType<typeof memoryLookups>, admitted?: (o: unknown) => void) =>
+    admissionRoutes([llmModelAdmission, passthroughModelAdmission, agentDeploymentAdmission], { operatorNamespace, agentNamespaces: [operatorNamespace, 'team'], lookups, liveLookups, admitted });
+  const send = (routes: ReturnType<typeof routesOver>, path: string, req: AdmissionRequest<unknown>) => routes.get(path)!(req as AdmissionRequest);
+  const served = { kind: 'PassthroughModel' as const, namespace: operatorNamespace, name: 'other', spec: gpt.spec };
+
+  it('does not refuse on the word of a cache that still holds a deleted model: the API server is asked first', async () => {
+    const live = stale([]);
+    const routes = routesOver(stale([served]), live);
+    const review = await send(routes, '/validate-passthroughmodel', request(passthroughModel()));
+    expect(review.response.allowed).toBe(true);
+    expect(live.reviews.length).toBeGreaterThan(0); // validated again against the live state
+  });
+
+  it('refuses when the API server confirms what the cache said', async () => {
+    const live = stale([served]);
+    const review = await send(routesOver(stale([served]), live), '/validate-passthroughmodel', request(passthroughModel()));
+    expect(review.response.allowed).toBe(false);
+    expect(review.response.status?.message).toContain('model id "gpt-4o" is already served on the external endpoint by PassthroughModel other');
+  });
+
+  it('allows without a live read when the cache sees no reason to refuse, and reports what it admitted (not dry runs)', async () => {
+    const live = stale([]);
+    const admitted: unknown[] = [];
+    const routes = routesOver(stale([]), live, (o) => admitted.push(o));
+    const review = await send(routes, '/validate-passthroughmodel', request(passthroughModel()));
+    expect(review.response.allowed).toBe(true);
+    expect(live.reviews).toEqual([]);
+    expect(admitted).toEqual([expect.objectContaining({ kind: 'PassthroughModel', metadata: expect.objectContaining({ name: 'openai' }) })]);
+    await send(routes, '/validate-passthroughmodel', { ...request(passthroughModel()), dryRun: true });
+    expect(admitted).toHaveLength(1);
+  });
+
+  it('confirms live when a rule trips over a cached object that is not schema-valid (a write admitted here but never stored)', async () => {
+    const garbage = { kind: 'PassthroughModel' as const, namespace: operatorNamespace, name: 42 as unknown as string, spec: gpt.spec };
+    const review = await send(routesOver(stale([garbage]), stale([])), '/validate-passthroughmodel', request(passthroughModel()));
+    expect(review.response.allowed).toBe(true);
+  });
+
+  it('defaults an agent from the live model, not from a cache that has not seen it yet', async () => {
+    const qwen = { kind: 'LLMModel' as const, namespace: 'team', name: 'qwen', spec: llmModel().spec };
+    const routes = routesOver(stale([]), stale([qwen]));
+    const agent = agentDeployment({ model: { modelRef: { kind: 'LLMModel', name: 'qwen' } } });
+    const review = await send(routes, '/mutate-agentdeployment', request(agent));
+    const patch = JSON.parse(Buffer.from(review.response.patch as string, 'base64').toString());
+    expect(patch).toEqual(expect.arrayContaining([{ op: 'add', path: '/spec/model/modelRef/modelName', value: 'Qwen/Qwen3-0.6B' }]));
   });
 });

@@ -1,4 +1,5 @@
 import { desiredGatewayObjects, gatewayTeardown } from '../../../../src/translate/gateway';
+import { ANNOTATION_APPLIED_DIGEST, withAppliedDigest } from '../../../../src/translate/gateway/applied-digest';
 import { llmModel, matrixContext, modelMatrix, passthroughModel } from './model-matrix';
 
 const context = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari', audiences: ['nebari-llm'] } };
@@ -49,7 +50,7 @@ describe('PassthroughModel (OpenAI-compatible, legacy schemaVersion)', () => {
   });
 
   test('upstream objects', () => {
-    expect(objects.slice(0, 4)).toEqual([
+    expect(objects.slice(0, 4)).toEqual(([
       {
         apiVersion: 'gateway.envoyproxy.io/v1alpha1',
         kind: 'Backend',
@@ -85,12 +86,13 @@ describe('PassthroughModel (OpenAI-compatible, legacy schemaVersion)', () => {
           apiKey: { secretRef: { group: '', kind: 'Secret', name: 'or-key' } },
         },
       },
-    ]);
+    ] as unknown as Parameters<typeof withAppliedDigest>[0][]).map(withAppliedDigest));
   });
 
   test('each route declares one host name, its own endpoint, with the declared model and the catch-all', () => {
     const routes = objects.filter((o) => o.kind === 'AIGatewayRoute');
-    expect(routes.map((r) => r.metadata)).toEqual([meta('openai-external', 'external'), meta('openai-internal', 'internal')]);
+    // The digest annotation is the body's (test 'the digest annotation' below).
+    expect(routes.map(({ metadata: { annotations: _digest, ...metadata } }) => metadata)).toEqual([meta('openai-external', 'external'), meta('openai-internal', 'internal')]);
     expect(routes.map((r) => (r.kind === 'AIGatewayRoute' ? r.spec.hostnames : []))).toEqual([['llm.example.com'], ['llm-internal.example.com']]);
     const external = routes[0];
     expect(external.kind === 'AIGatewayRoute' && external.spec).toEqual({
@@ -133,21 +135,21 @@ describe('LLMModel', () => {
       'SecurityPolicy/llama-internal-auth',
       'AIGatewayRoute/llama-internal',
     ]);
-    expect(objects[0]).toEqual({
+    expect(objects[0]).toEqual(withAppliedDigest({
       apiVersion: 'inference.networking.k8s.io/v1',
       kind: 'InferencePool',
       metadata: {
         name: 'llama',
         namespace: 'models',
         labels: labels('LLMModel', undefined, 'llama'),
-        ownerReferences: [{ apiVersion: 'llm.nebari.dev/v1beta1', kind: 'LLMModel', name: 'llama', uid: model.metadata.uid, controller: true, blockOwnerDeletion: true }],
+        ownerReferences: [{ apiVersion: 'llm.nebari.dev/v1beta1', kind: 'LLMModel', name: 'llama', uid: model.metadata.uid!, controller: true, blockOwnerDeletion: true }],
       },
       spec: {
         selector: { matchLabels: { 'llm.nebari.dev/model': 'llama', 'llm.nebari.dev/role': 'serving' } },
         targetPorts: [{ number: 8000 }],
         endpointPickerRef: { group: '', kind: 'Service', name: 'llama-epp', port: { number: 9002 }, failureMode: 'FailClose' },
       },
-    });
+    }));
   });
 
   test('routes match spec.model.name, use the InferencePool and the spec timeout', () => {
@@ -362,5 +364,27 @@ describe('the whole matrix', () => {
     const withoutUid = desiredGatewayObjects({ ...model, metadata: { name: 'static', namespace: 'models' } }, matrixContext).objects;
     expect(withoutUid.every((o) => o.metadata.ownerReferences === undefined)).toBe(true);
     expect(withoutUid.map((o) => o.spec)).toEqual(withUid.map((o) => o.spec));
+  });
+});
+
+describe('the digest annotation', () => {
+  const model = passthroughModel('digest', { provider: { hostname: 'api.openai.com', credential: { secretRef: { name: 'k' } } } });
+  const translate = (declared: string[]) => desiredGatewayObjects({ ...model, spec: { ...model.spec, models: { declared } } }, context).objects;
+
+  it('is on every generated object: the SHA-256 of its body without the annotation, as the operator and a render apply it', () => {
+    const objects = translate(['a']);
+    expect(objects.length).toBeGreaterThan(0);
+    for (const o of objects) {
+        const { [ANNOTATION_APPLIED_DIGEST]: digest, ...rest } = o.metadata.annotations ?? {};
+      expect(digest).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(withAppliedDigest({ ...o, metadata: { ...o.metadata, annotations: Object.keys(rest).length ? rest : undefined } })).toEqual(o);
+    }
+  });
+
+  it('changes with the body, and only with it', () => {
+    const digests = (declared: string[]) => translate(declared).map((o) => `${o.kind}/${o.metadata.name} ${o.metadata.annotations?.[ANNOTATION_APPLIED_DIGEST]}`);
+    expect(digests(['a'])).toEqual(digests(['a']));
+    const changed = digests(['b']).filter((d) => !digests(['a']).includes(d));
+    expect(changed.length).toBeGreaterThan(0);
   });
 });

@@ -5,11 +5,10 @@
 // last resourceVersion; other failures are retried with jittered exponential backoff. Every
 // `resyncMs` all cached objects are reported again so a lost event can never leave an object
 // unreconciled for long.
-import { KindNotServedError, KubeRest, KubeObject, isGone } from '../../kube/rest';
-import { BackoffPolicy, jitteredBackoff } from '../../kube/backoff';
-import { WatchIdleError, watch } from '../../kube/watch';
+import { KindNotServedError, KubeRest, KubeObject, isGone } from './rest';
+import { BackoffPolicy, jitteredBackoff } from './backoff';
+import { WatchIdleError, watch } from './watch';
 import { CacheChange, InformerCache, cacheable } from './informer-cache';
-import { Logger } from '../../runtime/log';
 
 export type InformerEvent = 'add' | 'update' | 'delete' | 'resync';
 
@@ -43,6 +42,14 @@ export interface InformerOptions {
 
 export type InformerHandler = (event: InformerEvent, obj: KubeObject, old?: KubeObject) => void;
 
+/** What the informer logs through: the operator's logger, or the webhook's. */
+export interface InformerLog {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
 export class Informer {
   private readonly cache = new InformerCache();
   private readonly handlers: InformerHandler[] = [];
@@ -62,7 +69,7 @@ export class Informer {
   constructor(
     private readonly client: KubeRest,
     private readonly opts: InformerOptions,
-    private readonly log: Logger,
+    private readonly log: InformerLog,
   ) {}
 
   on(handler: InformerHandler): this {

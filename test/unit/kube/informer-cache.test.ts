@@ -1,5 +1,5 @@
-import { InformerCache, cacheable } from '../../../../src/operator/runtime/informer-cache';
-import type { KubeObject } from '../../../../src/kube/rest';
+import { InformerCache, cacheable } from '../../../src/kube/informer-cache';
+import type { KubeObject } from '../../../src/kube/rest';
 
 const cm = (name: string, resourceVersion: string, namespace = 'ns'): KubeObject => ({
   apiVersion: 'v1',

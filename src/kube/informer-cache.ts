@@ -1,9 +1,11 @@
 // The informer's cache without any I/O: what a full list or one watch event changes, and which
 // resourceVersion to resume the watch from. The informer (informer.ts) feeds it and reports the
 // changes it returns to its handlers.
-import type { KubeObject } from '../../kube/rest';
-import type { WatchEvent } from '../../kube/watch';
-import { objectKey } from './object-key';
+import type { KubeObject } from './rest';
+import type { WatchEvent } from './watch';
+
+// Cache keys: "namespace/name", or "name" for cluster-scoped objects.
+const objectKey = (namespace: string | undefined, name: string) => (namespace ? `${namespace}/${name}` : name);
 
 export type CacheEvent = 'add' | 'update' | 'delete';
 
