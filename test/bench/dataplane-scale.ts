@@ -16,15 +16,17 @@
 // Per model figures divide the growth over the data plane serving one model (the AI Gateway
 // injects its extproc only once a Gateway has a route of its own). Bounded: each wait has a
 // deadline that grows with the size. Needs root (the node), like the end-to-end suite.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as https from 'node:https';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { type KubeObject, objectRef } from '../../src/kube/rest';
 import { mintKey } from '../../src/api-keys/key-store';
-import { waitFor } from '../support/processes';
+import { freePort, waitFor } from '../support/processes';
+import { toolPaths } from '../support/tools';
 import * as dp from '../e2e/support/dataplane';
-import { admin, NAMESPACE } from '../e2e/support/e2e';
+import { admin, imageRoot, NAMESPACE } from '../e2e/support/e2e';
 import { pool } from './operator';
 import { BENCH_GATEWAY, cpuSeconds, DATA_PLANE_PROCESSES, processes, PROVIDER_CREDENTIAL, residentMiB, send, startDataPlaneBench, type Target } from './support/data-plane';
 
@@ -113,8 +115,55 @@ function cpu(): Record<'envoy' | 'envoyGateway' | 'aiGateway', number> {
   };
 }
 
+type Pod = KubeObject & { status?: { containerStatuses?: { name: string; restartCount: number; lastState?: { terminated?: { reason?: string } } }[] } };
+
+/** Restarts of the release's pods (operator, webhooks) and why, e.g. `operator: 1 (OOMKilled)`: a bench that restarts them measures nothing. */
+async function releaseRestarts(): Promise<string> {
+  const pods = (await admin().list<Pod>('v1', 'Pod', { namespace: NAMESPACE })).items;
+  const restarts = pods.flatMap((p) => (p.status?.containerStatuses ?? []).filter((c) => c.restartCount > 0).map((c) => `${p.metadata.name}/${c.name}: ${c.restartCount} (${c.lastState?.terminated?.reason ?? 'running'})`));
+  return restarts.join(', ') || 'none';
+}
+
 function loadAverage(): number {
   return Number(fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+}
+
+/**
+ * Envoy alone (the proxies' binary, a static configuration): the heap of `clusters` upstream TLS
+ * clusters verified against the system CA bundle, each cluster with its own validation secret
+ * (what Envoy Gateway renders per BackendTLSPolicy) or all sharing one. Tells whether the cost of
+ * a model's cluster is its trust bundle, and whether sharing the secret would save it.
+ */
+async function trustBundleHeap(bundle: string, clusters: number, shared: boolean): Promise<number> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-bench-trust-'));
+  const port = await freePort();
+  const secretName = (i: number) => (shared ? 'system-ca' : `system-ca-${i}`);
+  const secrets = Array.from({ length: shared ? 1 : clusters }, (_, i) => ({ name: secretName(i), validation_context: { trusted_ca: { filename: bundle } } }));
+  const config = {
+    admin: { address: { socket_address: { address: '127.0.0.1', port_value: port } } },
+    static_resources: {
+      secrets,
+      clusters: Array.from({ length: clusters }, (_, i) => ({
+        name: `provider-${i}`, type: 'STATIC', connect_timeout: '5s',
+        load_assignment: { cluster_name: `provider-${i}`, endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: 9 } } } }] }] },
+        transport_socket: { name: 'tls', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext', sni: 'provider.example', common_tls_context: { validation_context_sds_secret_config: { name: secretName(i) } } } },
+      })),
+    },
+  };
+  fs.writeFileSync(path.join(dir, 'envoy.json'), JSON.stringify(config));
+  const envoy = spawn(toolPaths().envoy, ['-c', path.join(dir, 'envoy.json'), '--concurrency', '1', '--log-level', 'error', '--disable-hot-restart'], { stdio: 'ignore' });
+  try {
+    let allocated = NaN;
+    await waitFor('Envoy alone with its clusters up', async () => {
+      const stats = await fetch(`http://127.0.0.1:${port}/stats?filter=^server`).then((r) => r.text()).catch(() => '');
+      allocated = Number(/server\.memory_allocated: (\d+)/.exec(stats)?.[1] ?? NaN);
+      return /server\.state: 0/.test(stats);
+    }, { timeoutMs: 60_000, intervalMs: 500 });
+    return allocated / 2 ** 20;
+  } finally {
+    envoy.kill('SIGTERM');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export async function run(): Promise<Record<string, number | string>> {
@@ -131,11 +180,16 @@ export async function run(): Promise<Record<string, number | string>> {
     }, { timeoutMs: 300_000, intervalMs: 1000 });
     await untilAllAnswer(all, 300_000);
     const dumps = process.env.NLS_BENCH_DATAPLANE_DUMPS;
+    // The proxies' trust bundle, as their image holds it (test/e2e/support/dataplane.ts).
+    const bundle = path.join(imageRoot(), 'etc', 'ssl', 'certs', 'ca-certificates.crt');
+    const alone = { one: await trustBundleHeap(bundle, 1, false), separate: await trustBundleHeap(bundle, 200, false), shared: await trustBundleHeap(bundle, 200, true) };
     const base = await footprint(dumps && path.join(dumps, 'config-1.json'));
     const figures: Record<string, number | string> = {
       'load average at start (1 min)': loadAverage(),
       'one model: Envoy RSS (heap) / extproc / Envoy Gateway / AI Gateway controller MiB': `${base.envoy.toFixed(0)} (${base.envoyHeap.toFixed(0)}) / ${base.extproc.toFixed(0)} / ${base.envoyGateway.toFixed(0)} / ${base.aiGateway.toFixed(0)}`,
       'one model: Envoy configuration KiB': base.configBytes / 1024,
+      'Envoy alone, heap MiB per TLS cluster with the system CA bundle (200 clusters): own secret each / one shared secret': `${((alone.separate - alone.one) / 199).toFixed(3)} / ${((alone.shared - alone.one) / 199).toFixed(3)}`,
+      'the system CA bundle, KiB': fs.statSync(bundle).size / 1024,
     };
     for (const size of sizes) {
       const cpuBefore = cpu();
@@ -173,11 +227,14 @@ export async function run(): Promise<Record<string, number | string>> {
       figures[`${at} Envoy configuration MiB; KiB per model`] = `${(now.configBytes / 2 ** 20).toFixed(1)}; ${(growth('configBytes') / 1024).toFixed(1)}`;
       figures[`${at} CPU s over this size's steps: Envoy+extproc / Envoy Gateway / AI Gateway controller`] = `${(used.envoy - cpuBefore.envoy).toFixed(1)} / ${(used.envoyGateway - cpuBefore.envoyGateway).toFixed(1)} / ${(used.aiGateway - cpuBefore.aiGateway).toFixed(1)}`;
       figures[`${at} load average (1 min)`] = loadAverage();
+      figures[`${at} restarts of the release's pods`] = await releaseRestarts();
     }
     const first = figures[`${sizes[0]} models: model number ${sizes[0]} from apply to first 200, s`] as number;
     const final = figures[`${sizes.at(-1)} models: model number ${sizes.at(-1)} from apply to first 200, s`] as number;
     figures[`ratio: apply to first 200 of model number ${sizes.at(-1)} / number ${sizes[0]} (goal ≤ 2)`] = final / first;
     return figures;
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\nrestarts of the release's pods: ${await releaseRestarts().catch((e) => (e as Error).message)}`);
   } finally {
     await bench.stop();
   }
