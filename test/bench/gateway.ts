@@ -11,82 +11,25 @@
 // At concurrency 1, 16 and 64: p50/p99 latency, added p50/p99 over direct, requests/s, and the
 // proxy pod's CPU (envoy + extproc) per request; then streaming time to first byte.
 // Bounded: `requests` per measurement. Needs root (the node), like the e2e suite.
-import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { type KubeObject, objectRef } from '../../src/kube/rest';
-import { issueCertificateAuthority, issueServingCertificate, type KeyPair } from '../../src/webhook/certificates';
+import { issueServingCertificate, type KeyPair } from '../../src/webhook/certificates';
 import { NODE_ADDRESS } from '../support/node';
 import { waitFor } from '../support/processes';
 import { toolPaths } from '../support/tools';
-import globalSetup from '../e2e/support/global-setup';
-import globalTeardown from '../e2e/support/global-teardown';
 import * as dp from '../e2e/support/dataplane';
-import { admin, CHART, helmOk, imageRoot, NAMESPACE, nls, RELEASE } from '../e2e/support/e2e';
-import { e2eState } from '../e2e/support/state';
+import { admin, NAMESPACE, nls } from '../e2e/support/e2e';
+import { BENCH_GATEWAY, cpuSeconds, DATA_PLANE_PROCESSES, PROVIDER_CREDENTIAL, send, startDataPlaneBench, type Target } from './support/data-plane';
 
-const repoRoot = path.resolve(__dirname, '../..');
 const UPSTREAM_HOST = 'api.bench.example';
 const MODEL = 'bench-model';
-const GATEWAY = { name: 'nebari-gateway', listener: 'llm-https', hostname: 'llm.example.test' };
-
-// ---- child process: the stand-in provider ----------------------------------------------------
-
-if (process.argv[2] === '--serve') {
-  process.once('message', (m: { cert: string; key: string }) => {
-    const completion = JSON.stringify({ id: 'x', object: 'chat.completion', created: 1, model: MODEL, choices: [{ index: 0, message: { role: 'assistant', content: 'pong' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
-    const chunk = (content: string) => `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: MODEL, choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
-    const server = https.createServer({ cert: m.cert, key: m.key, keepAliveTimeout: 60000 }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        if (Buffer.concat(chunks).includes('"stream":true')) {
-          // The first token at once, the rest 20 ms later: time to first byte is what is measured.
-          res.writeHead(200, { 'content-type': 'text/event-stream' });
-          res.write(chunk('po'));
-          setTimeout(() => res.end(chunk('ng') + 'data: [DONE]\n\n'), 20);
-          return;
-        }
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(completion) });
-        res.end(completion);
-      });
-    });
-    server.listen(443, NODE_ADDRESS, () => process.send!({ ready: true }));
-  });
-}
-
-// ---- parent ----------------------------------------------------------------------------------
-
-interface Target {
-  readonly address: string;
-  readonly port: number;
-  readonly hostname: string;
-  readonly ca: string;
-  readonly token?: string;
-}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-function send(agent: https.Agent, t: Target, body: string): Promise<{ status: number; firstByteMs: number; totalMs: number }> {
-  const started = process.hrtime.bigint();
-  const ms = () => Number(process.hrtime.bigint() - started) / 1e6;
-  return new Promise((resolve, reject) => {
-    const req = https.request({
-      host: t.address, port: t.port, method: 'POST', path: '/v1/chat/completions', servername: t.hostname, ca: t.ca, agent,
-      headers: { host: t.hostname, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(t.token ? { authorization: `Bearer ${t.token}` } : {}) },
-    }, (res) => {
-      let first = 0;
-      res.on('data', () => { if (!first) first = ms(); });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, firstByteMs: first || ms(), totalMs: ms() }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 /** `requests` chat completions at `concurrency`, on kept-alive connections; fails on any non-200. */
@@ -115,24 +58,8 @@ async function load(t: Target, concurrency: number, requests: number, stream = f
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), rps: latencies.length / seconds, firstByteP50: percentile(firstBytes, 50) };
 }
 
-/** CPU seconds (user + system) used so far by the processes whose command line matches. */
-function cpuSeconds(match: (cmdline: string) => boolean): number {
-  const tick = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
-  let total = 0;
-  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (!match(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' '))) continue;
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) / tick;
-    } catch {
-      // the process went away
-    }
-  }
-  return total;
-}
-
 function bareEnvoyConfig(dir: string, ca: KeyPair, port: number): string {
-  const serving = issueServingCertificate({ ca, dnsNames: [GATEWAY.hostname] });
+  const serving = issueServingCertificate({ ca, dnsNames: [BENCH_GATEWAY.hostname] });
   fs.writeFileSync(path.join(dir, 'tls.crt'), serving.certPem);
   fs.writeFileSync(path.join(dir, 'tls.key'), serving.keyPem);
   fs.writeFileSync(path.join(dir, 'ca.crt'), ca.certPem);
@@ -167,39 +94,19 @@ function bareEnvoyConfig(dir: string, ca: KeyPair, port: number): string {
 
 export async function run(opts: { requests?: number } = {}): Promise<Record<string, number | string>> {
   const requests = opts.requests ?? 2000;
-  // The e2e suite's environment: registry, images, control plane with the real node, upstream
-  // CRDs and the signed chart in the registry (its global setup sets the variables below).
-  await globalSetup();
+  const bench = await startDataPlaneBench(UPSTREAM_HOST);
   const children: ChildProcess[] = [];
   try {
-    const state = e2eState();
-    const ca = issueCertificateAuthority({ commonName: 'nls gateway bench CA' });
-    const serving = issueServingCertificate({ ca, dnsNames: [UPSTREAM_HOST] });
-    const upstream = fork(path.join(repoRoot, 'scripts/ts-run.js'), [__filename, '--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    children.push(upstream);
-    await new Promise<void>((resolve, reject) => {
-      upstream.once('message', () => resolve());
-      upstream.once('exit', (code) => reject(new Error(`stand-in provider exited with ${code}`)));
-      upstream.send({ cert: serving.certPem, key: serving.keyPem });
-    });
-
-    const bundle = fs.readFileSync(path.join(imageRoot(), 'etc', 'ssl', 'certs', 'ca-certificates.crt'), 'utf8');
-    const images = dp.pushDataPlaneImages(state.images.operator.repository.split('/')[0], ca, bundle);
-    await dp.installCoreDns(images.coredns, [UPSTREAM_HOST]);
-    await dp.installAiGateway(images);
-    await dp.installEnvoyGateway(images, fs.mkdtempSync(path.join(state.dir, 'eg-')));
-    await dp.installPlatformGateways([GATEWAY], ca, images.envoy);
-    await helmOk(4, ['install', RELEASE, `${state.chartRepo}/${CHART}`, '--version', state.version, '-n', NAMESPACE, '--create-namespace', '--wait', '--timeout', '5m', '--set', 'platform.baseDomain=example.test']);
-    await admin().apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'provider-credentials', namespace: NAMESPACE }, type: 'Opaque', stringData: { apiKey: 'sk-bench-provider-key-0123456789' } } as never, { fieldManager: 'bench', force: true });
+    const ca = bench.ca;
     await admin().create({
       apiVersion: 'llm.nebari.dev/v1beta1', kind: 'PassthroughModel', metadata: { name: 'bench', namespace: NAMESPACE },
-      spec: { provider: { hostname: UPSTREAM_HOST, credential: { secretRef: { name: 'provider-credentials' } } }, models: { declared: [MODEL] }, access: { public: true }, endpoints: { internal: { enabled: false } } },
+      spec: { provider: { hostname: UPSTREAM_HOST, credential: { secretRef: { name: PROVIDER_CREDENTIAL } } }, models: { declared: [MODEL] }, access: { public: true }, endpoints: { internal: { enabled: false } } },
     } as KubeObject);
     await waitFor('the bench model Ready', async () => (await admin().get<KubeObject & { status?: { phase?: string } }>(objectRef('llm.nebari.dev/v1beta1', 'PassthroughModel', 'bench', NAMESPACE)))?.status?.phase === 'Ready', { timeoutMs: 120000 });
     const minted = JSON.parse((await nls(['keys', 'mint', '--model', 'bench', '--kind', 'PassthroughModel', '-n', NAMESPACE, '-o', 'json'])).output) as { apiKey: string };
-    const gateway: Target = { address: await dp.proxyAddress(GATEWAY.name), port: 443, hostname: GATEWAY.hostname, ca: ca.certPem, token: minted.apiKey };
+    const gateway: Target = { ...bench.gateway, token: minted.apiKey };
     await waitFor('the gateway answering 200', async () => {
-      const list = await dp.proxyPods(GATEWAY.name);
+      const list = await dp.proxyPods(BENCH_GATEWAY.name);
       if (!list.length || !list.every((p) => p.ready && p.withSidecar)) return false;
       const agent = new https.Agent({ keepAlive: false });
       return (await send(agent, gateway, JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'ping' }] })).catch(() => ({ status: 0 }))).status === 200;
@@ -208,11 +115,11 @@ export async function run(opts: { requests?: number } = {}): Promise<Record<stri
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-bench-envoy-'));
     const bare = spawn(toolPaths().envoy, ['-c', bareEnvoyConfig(dir, ca, 10443), '--concurrency', '1', '--log-level', 'error', '--base-id', '7'], { stdio: 'ignore' });
     children.push(bare);
-    const bareTarget: Target = { address: '127.0.0.1', port: 10443, hostname: GATEWAY.hostname, ca: ca.certPem };
+    const bareTarget: Target = { address: '127.0.0.1', port: 10443, hostname: BENCH_GATEWAY.hostname, ca: ca.certPem };
     await waitFor('bare Envoy answering', async () => (await send(new https.Agent(), bareTarget, '{}').catch(() => ({ status: 0 }))).status === 200, { timeoutMs: 30000 });
     const direct: Target = { address: NODE_ADDRESS, port: 443, hostname: UPSTREAM_HOST, ca: ca.certPem };
 
-    const proxyCpu = () => cpuSeconds((c) => (c.startsWith('envoy ') || c.startsWith('/usr/local/bin/envoy ')) && !c.includes('--base-id 7')) + cpuSeconds((c) => c.includes('aigw-extproc'));
+    const proxyCpu = () => cpuSeconds((c) => DATA_PLANE_PROCESSES.envoy(c) && !c.includes('--base-id 7')) + cpuSeconds(DATA_PLANE_PROCESSES.extproc);
     const figures: Record<string, number | string> = { 'requests per measurement': requests, 'Envoy threads (gateway and bare)': 1 };
     for (const concurrency of [1, 16, 64]) {
       const d = await load(direct, concurrency, requests);
@@ -235,6 +142,6 @@ export async function run(opts: { requests?: number } = {}): Promise<Record<stri
     return figures;
   } finally {
     for (const child of children) child.kill('SIGTERM');
-    await globalTeardown();
+    await bench.stop();
   }
 }
