@@ -10,7 +10,7 @@
 //   compares between sizes);
 // - one change: that model gains a second served model id; the time until a request naming it
 //   answers 200;
-// - then, settled: the resident memory of Envoy, the extproc, Envoy Gateway and the AI Gateway
+// - then, settled: restarts of the release's and the data plane's pods, the resident memory of Envoy, the extproc, Envoy Gateway and the AI Gateway
 //   controller, their CPU seconds over the size's steps, and the size of Envoy's configuration
 //   (its admin `/config_dump`, read inside the proxy pod's network namespace).
 // Per model figures divide the growth over the data plane serving one model (the AI Gateway
@@ -69,7 +69,9 @@ async function untilAllAnswer(models: Keyed[], timeoutMs: number): Promise<numbe
       await pool(waiting, CONCURRENCY, async (m) => { if (!(await answers(agent, m))) still.push(m); });
       waiting = still;
       return waiting.length === 0;
-    }, { timeoutMs, intervalMs: 1000 });
+    }, { timeoutMs, intervalMs: 1000 }).catch((err: Error) => {
+      throw new Error(`${err.message}: ${waiting.length} of ${models.length} still not answering 200 (e.g. ${waiting.slice(0, 3).map((m) => m.name).join(', ')})`);
+    });
   } finally {
     agent.destroy();
   }
@@ -117,11 +119,17 @@ function cpu(): Record<'envoy' | 'envoyGateway' | 'aiGateway', number> {
 
 type Pod = KubeObject & { status?: { containerStatuses?: { name: string; restartCount: number; lastState?: { terminated?: { reason?: string } } }[] } };
 
-/** Restarts of the release's pods (operator, webhooks) and why, e.g. `operator: 1 (OOMKilled)`: a bench that restarts them measures nothing. */
-async function releaseRestarts(): Promise<string> {
-  const pods = (await admin().list<Pod>('v1', 'Pod', { namespace: NAMESPACE })).items;
-  const restarts = pods.flatMap((p) => (p.status?.containerStatuses ?? []).filter((c) => c.restartCount > 0).map((c) => `${p.metadata.name}/${c.name}: ${c.restartCount} (${c.lastState?.terminated?.reason ?? 'running'})`));
-  return restarts.join(', ') || 'none';
+/**
+ * Restarts of the release's and the data plane's pods and why, e.g. `envoy-gateway-…/envoy-gateway:
+ * 4 (OOMKilled)`: a size at which one of them restarts has reached its limit.
+ */
+async function restarts(): Promise<string> {
+  const found: string[] = [];
+  for (const namespace of [NAMESPACE, dp.EG_NAMESPACE, dp.AIGW_NAMESPACE]) {
+    const pods = (await admin().list<Pod>('v1', 'Pod', { namespace })).items;
+    found.push(...pods.flatMap((p) => (p.status?.containerStatuses ?? []).filter((c) => c.restartCount > 0).map((c) => `${p.metadata.name}/${c.name}: ${c.restartCount} (${c.lastState?.terminated?.reason ?? 'running'})`)));
+  }
+  return found.join(', ') || 'none';
 }
 
 function loadAverage(): number {
@@ -227,14 +235,14 @@ export async function run(): Promise<Record<string, number | string>> {
       figures[`${at} Envoy configuration MiB; KiB per model`] = `${(now.configBytes / 2 ** 20).toFixed(1)}; ${(growth('configBytes') / 1024).toFixed(1)}`;
       figures[`${at} CPU s over this size's steps: Envoy+extproc / Envoy Gateway / AI Gateway controller`] = `${(used.envoy - cpuBefore.envoy).toFixed(1)} / ${(used.envoyGateway - cpuBefore.envoyGateway).toFixed(1)} / ${(used.aiGateway - cpuBefore.aiGateway).toFixed(1)}`;
       figures[`${at} load average (1 min)`] = loadAverage();
-      figures[`${at} restarts of the release's pods`] = await releaseRestarts();
+      figures[`${at} restarts of the release's and the data plane's pods`] = await restarts();
     }
     const first = figures[`${sizes[0]} models: model number ${sizes[0]} from apply to first 200, s`] as number;
     const final = figures[`${sizes.at(-1)} models: model number ${sizes.at(-1)} from apply to first 200, s`] as number;
     figures[`ratio: apply to first 200 of model number ${sizes.at(-1)} / number ${sizes[0]} (goal ≤ 2)`] = final / first;
     return figures;
   } catch (err) {
-    throw new Error(`${(err as Error).message}\nrestarts of the release's pods: ${await releaseRestarts().catch((e) => (e as Error).message)}`);
+    throw new Error(`${(err as Error).message}\nrestarts of the release's and the data plane's pods: ${await restarts().catch((e) => (e as Error).message)}`);
   } finally {
     await bench.stop();
   }
