@@ -87,9 +87,15 @@ export class ExternalEndpointPeers {
     if (before === after) return [];
     const own = this.caches.get(this.primaryKind);
     const self = kind === this.primaryKind ? obj.metadata.name : undefined;
-    return (own?.list() ?? [])
+    const others = (own?.list() ?? [])
       .filter((m) => m.metadata.namespace === obj.metadata.namespace && m.metadata.name !== self && isMember(m as PeerObject))
       .map((m) => objectKey(m.metadata.namespace, m.metadata.name));
+    // A model of this kind that has just joined is passed once more: its pass read the endpoint
+    // before its own publication, while a model that joined meanwhile re-rendered only the models
+    // published then, and a status write requeues nothing (primaryEventDelay). One extra pass per
+    // model, which writes nothing unless a peer was missing.
+    const joined = self !== undefined && !before && after ? [objectKey(obj.metadata.namespace, self)] : [];
+    return [...others, ...joined];
   }
 
   /**
