@@ -442,6 +442,15 @@ test('every query of the gateway, usage and operator dashboards, as their Config
   const maps = (await admin().list<KubeObject & { data: Record<string, string> }>('v1', 'ConfigMap', { namespace: NAMESPACE, labelSelector: DASHBOARD_LABEL })).items;
   const dashboards = maps.flatMap((m) => Object.values(m.data).map((json) => JSON.parse(json) as StoredDashboard));
   expect(dashboards.map((d) => d.uid).sort()).toEqual(['nls-gateway-overview', 'nls-operator', 'nls-portal', 'nls-serving-engines', 'nls-usage']);
+  // An admission inside the scraped window: the helm upgrade above may have restarted the operator,
+  // and rate() sees no increase in a counter's first sample (the failing model's create may be
+  // it). A label edit of that model is one more admission; repeated until rate() sees one.
+  let edits = 0;
+  await waitFor('an admission counted by rate()', async () => {
+    const seen = (await prometheus.query(`sum(rate(nls_webhook_admission_duration_seconds_count{kind="PassthroughModel"}[${scrapedWindow()}])) > 0`)).length > 0;
+    if (!seen) await admin().mergePatch(objectRef('llm.nebari.dev/v1beta1', 'PassthroughModel', FAILING.name, NAMESPACE), { metadata: { labels: { 'e2e.nebari.dev/dashboard-check': String(++edits) } } });
+    return seen;
+  }, { timeoutMs: 60000, intervalMs: 2500 });
   const empty: string[] = [];
   let queries = 0;
   for (const d of dashboards) {
