@@ -78,11 +78,14 @@ async function untilAllAnswer(models: Keyed[], timeoutMs: number): Promise<numbe
   return (Date.now() - started) / 1000;
 }
 
+/** The proxy pods' Envoy (started by Envoy Gateway with a service cluster), not Envoy alone below. */
+const proxyEnvoy = (cmdline: string) => DATA_PLANE_PROCESSES.envoy(cmdline) && cmdline.includes('--service-cluster');
+
 /** The proxy's Envoy process, once only one runs (a roll of the proxy pods has finished). */
 async function envoyPid(): Promise<number> {
   let pids: number[] = [];
   await waitFor('one Envoy proxy process', async () => {
-    pids = processes((c) => DATA_PLANE_PROCESSES.envoy(c) && c.includes('--service-cluster'));
+    pids = processes(proxyEnvoy);
     return pids.length === 1;
   }, { timeoutMs: 120_000, intervalMs: 1000 });
   return pids[0];
@@ -100,7 +103,7 @@ async function footprint(dumpTo?: string): Promise<{ envoy: number; envoyHeap: n
   if (dumpTo) fs.writeFileSync(dumpTo, config);
   const allocated = /server\.memory_allocated: (\d+)/.exec(envoyAdmin(pid, '/stats?filter=server.memory_allocated').toString())?.[1];
   return {
-    envoy: residentMiB((c) => DATA_PLANE_PROCESSES.envoy(c) && c.includes('--service-cluster')),
+    envoy: residentMiB(proxyEnvoy),
     envoyHeap: Number(allocated ?? NaN) / 2 ** 20,
     extproc: residentMiB(DATA_PLANE_PROCESSES.extproc),
     envoyGateway: residentMiB(DATA_PLANE_PROCESSES.envoyGateway),
@@ -111,7 +114,7 @@ async function footprint(dumpTo?: string): Promise<{ envoy: number; envoyHeap: n
 
 function cpu(): Record<'envoy' | 'envoyGateway' | 'aiGateway', number> {
   return {
-    envoy: cpuSeconds((c) => DATA_PLANE_PROCESSES.envoy(c) && c.includes('--service-cluster')) + cpuSeconds(DATA_PLANE_PROCESSES.extproc),
+    envoy: cpuSeconds(proxyEnvoy) + cpuSeconds(DATA_PLANE_PROCESSES.extproc),
     envoyGateway: cpuSeconds(DATA_PLANE_PROCESSES.envoyGateway),
     aiGateway: cpuSeconds(DATA_PLANE_PROCESSES.aiGatewayController),
   };
