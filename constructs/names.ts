@@ -38,6 +38,11 @@ export function objectNames(ctx: RenderContext) {
     spendRule: `${f}-spend`,
     /** Every object of the key portal (Deployment, ServiceAccount, Role, Service, HTTPRoute...). */
     portal: `${f}-portal`,
+    /**
+     * The Role naming the Secrets the portal may read (written by the operator, never rendered: an
+     * upgrade would reset it) and the chart's RoleBinding of the portal to it, which owns it.
+     */
+    portalSecretsRole: `${f}-portal-secrets`,
   };
 }
 

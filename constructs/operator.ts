@@ -144,6 +144,8 @@ export class OperatorDeployment extends Construct {
                   // Provider defaults; empty values mean the operator's built-in defaults.
                   // Only when set: the API server drops an empty `value`, so a stored object
                   // would differ from the rendering; unset means the built-in default anyway.
+                  // The Role naming the Secrets the key portal may read, kept by the operator (src/operator/portal-secrets-role.ts).
+                  ...ctx.whenItem(cond.truthy('portal.enabled'), env('NLS_PORTAL_SECRETS_ROLE', names.portalSecretsRole)),
                   ...ctx.whenItem(cond.truthy('providers.vllm.image'), env('NLS_VLLM_IMAGE', ctx.text('providers.vllm.image'))),
                   ...ctx.whenItem(cond.truthy('providers.modelDownloader.image'), env('NLS_MODEL_DOWNLOADER_IMAGE', ctx.text('providers.modelDownloader.image'))),
                   ...ctx.whenItem(cond.truthy('providers.endpointPicker.image'), env('NLS_EPP_IMAGE', ctx.text('providers.endpointPicker.image'))),

@@ -49,6 +49,7 @@ interface PortalValues {
 
 interface QuotaValues {
   rateLimitBackend: string;
+  costType: string;
   defaultTier: string;
   tiers: Array<{ name: string; description?: string; tokens: number; unit: string; groups?: string[] }>;
 }
@@ -99,9 +100,16 @@ export function tierDescription(tier: { description?: string; tokens: number; un
   return tier.description || `${tier.tokens} tokens per ${tier.unit.toLowerCase()}`;
 }
 
-/** NLS_PORTAL_QUOTA_TIERS: the tiers users choose from at mint time (names, descriptions and the groups allowed each). */
+/**
+ * NLS_PORTAL_QUOTA_TIERS: the tiers users choose from at mint time (names, descriptions and the
+ * groups allowed each), with each tier's limit and what the quotas charge, for the usage page's share.
+ */
 export function portalQuotaTiersJson(quotas: QuotaValues): string {
-  return sortedJson({ default: quotas.defaultTier, tiers: quotas.tiers.map((t) => ({ description: tierDescription(t), groups: t.groups ?? [], name: t.name })) });
+  return sortedJson({
+    costType: quotas.costType,
+    default: quotas.defaultTier,
+    tiers: quotas.tiers.map((t) => ({ description: tierDescription(t), groups: t.groups ?? [], name: t.name, tokens: t.tokens, unit: t.unit })),
+  });
 }
 
 /** `_helpers.tpl` entries of the portal (the Helm twins of the functions above). */
@@ -125,30 +133,38 @@ export function portalHelpersTemplate(chart = CHART_NAME): string {
 {{- printf "https://%s" (default (printf "llm.%s" .Values.platform.baseDomain) .Values.platform.external.hostname | lower | trimSuffix ".") -}}
 {{- end -}}
 
-{{/* Quota tiers offered at mint time, as JSON (names, descriptions and the groups allowed each). */}}
+{{/* Quota tiers offered at mint time, as JSON (names, descriptions, the groups allowed each, limits and what quotas charge). */}}
 {{- define "${chart}.portalQuotaTiers" -}}
 {{- $tiers := list -}}
 {{- range .Values.quotas.tiers -}}
-{{- $tiers = append $tiers (dict "name" .name "description" (default (printf "%d tokens per %s" (int .tokens) (lower .unit)) .description) "groups" (default (list) .groups)) -}}
+{{- $tiers = append $tiers (dict "name" .name "description" (default (printf "%d tokens per %s" (int .tokens) (lower .unit)) .description) "groups" (default (list) .groups) "tokens" (int .tokens) "unit" .unit) -}}
 {{- end -}}
-{{- toJson (dict "default" .Values.quotas.defaultTier "tiers" $tiers) -}}
+{{- toJson (dict "costType" .Values.quotas.costType "default" .Values.quotas.defaultTier "tiers" $tiers) -}}
 {{- end -}}
 `;
 }
 
 /**
- * The portal's rights, exactly those of the process contract and only in the release namespace:
- * models read; key Secrets and metadata ConfigMaps written, audit shards, the session Secret and
- * per-user refresh-token Secrets created and written; Events; one Lease for the group-refresh loop.
+ * The portal's rights of its own, exactly those of the process contract and only in the release
+ * namespace: models read; its session Secret read and written by name; per-user and session
+ * Secrets created; key metadata ConfigMaps and audit shards read, created and written; Events;
+ * one Lease for the group-refresh loop; and the operator's Role naming the other Secrets it may
+ * read, read by name (the group refresh walks the users it names).
  */
-export function portalRoleRules() {
+export function portalRoleRules(names: { sessionSecret: string; secretsRole: string }) {
   // Only what the portal's code calls (it reads by list and get, never watches; writes by create
-  // and patch). RBAC cannot limit create to names, nor patch to objects named after models: the
+  // and patch). No right on Secrets by kind but create, which RBAC cannot limit to names: the
   // chart's admission policy for the portal (constructs/portal-write-policy.ts) pins which Secrets
-  // and ConfigMaps it may create and change. No delete: the operator creates and deletes key objects.
+  // and ConfigMaps it may create and change. Key Secrets and user Secrets it gets and patches
+  // through the operator's Role (src/operator/portal-secrets-role.ts), by name.
+  // No delete: the operator creates and deletes key objects.
   return [
     { apiGroups: [API_GROUP], resources: ['llmmodels', 'passthroughmodels'], verbs: ['get', 'list'] },
-    { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'list', 'create', 'patch'] },
+    { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+    { apiGroups: [''], resources: ['secrets'], resourceNames: [names.sessionSecret], verbs: ['get', 'patch'] },
+    // Key metadata and audit shards hold no key material (docs/security.md).
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'patch'] },
+    { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], resourceNames: [names.secretsRole], verbs: ['get'] },
     { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
     { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
   ];
@@ -161,11 +177,14 @@ export class PortalServiceAccount extends Construct {
     const names = objectNames(ctx);
     const meta = namespacedMeta(ctx, names.portal, PORTAL_COMPONENT);
     kubeObject(k8s.KubeServiceAccount, this, 'ServiceAccount', { metadata: meta, automountServiceAccountToken: true });
-    kubeObject(k8s.KubeRole, this, 'Role', { metadata: meta, rules: portalRoleRules() });
-    kubeObject(k8s.KubeRoleBinding, this, 'RoleBinding', {
-      metadata: meta,
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: names.portal },
-      subjects: [{ kind: 'ServiceAccount', name: names.portal, namespace: ctx.namespace }],
+    const subjects = [{ kind: 'ServiceAccount', name: names.portal, namespace: ctx.namespace }];
+    kubeObject(k8s.KubeRole, this, 'Role', { metadata: meta, rules: portalRoleRules({ sessionSecret: portalSessionSecretName(ctx), secretsRole: names.portalSecretsRole }) });
+    kubeObject(k8s.KubeRoleBinding, this, 'RoleBinding', { metadata: meta, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: names.portal }, subjects });
+    // To the Role the operator keeps (the key and user Secrets by name); it may not exist yet.
+    kubeObject(k8s.KubeRoleBinding, this, 'SecretsRoleBinding', {
+      metadata: namespacedMeta(ctx, names.portalSecretsRole, PORTAL_COMPONENT),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: names.portalSecretsRole },
+      subjects,
     });
   }
 }
@@ -231,6 +250,7 @@ export class PortalDeployment extends Construct {
                   env('NLS_PORTAL_GROUP_REFRESH_FAIL_CLOSED_SECONDS', ctx.text('portal.groupRefreshFailClosedSeconds')),
                   env('NLS_PORTAL_METRICS_PORT', ctx.text('portal.metricsPort')),
                   env('NLS_PORTAL_SESSION_SECRET', portalSessionSecretName(ctx)),
+                  env('NLS_PORTAL_SECRETS_ROLE', names.portalSecretsRole),
                   ...ctx.whenItem(cond.or(cond.truthy('platform.external.hostname'), cond.truthy('platform.baseDomain')), env('NLS_PORTAL_EXTERNAL_ENDPOINT', externalEndpointUrl(ctx))),
                   // Tiers only while quotas are on (empty means quotas off, per the contract).
                   ...ctx.whenItem(cond.truthy('portal.prometheusURL'), env('NLS_PORTAL_PROMETHEUS_URL', ctx.text('portal.prometheusURL'))),

@@ -88,6 +88,9 @@ export function namespaceRules() {
     { apiGroups: ['nvidia.com'], resources: ['dynamographdeployments'], verbs: APPLY },
     { apiGroups: ['ray.io'], resources: ['rayservices'], verbs: APPLY },
     { apiGroups: ['llm-d.ai'], resources: ['inferenceobjectives'], verbs: APPLY },
+    // The serving pods' PodMonitor (spec.serving.monitoring.enabled): read before apply (adoption
+    // check), applied (create on first apply), deleted when turned off. Not watched, so no list/watch.
+    { apiGroups: ['monitoring.coreos.com'], resources: ['podmonitors'], verbs: ['get', 'create', 'patch', 'delete'] },
     // llm-d's scheduler reads InferenceModelRewrites; its Role may only grant what the operator holds.
     { apiGroups: ['llm-d.ai'], resources: ['inferencemodelrewrites'], verbs: READ },
   ];

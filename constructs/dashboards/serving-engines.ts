@@ -1,8 +1,9 @@
 // Serving engines: the vLLM metrics of LLMModels, as vLLM's OpenAI server exports them on its
 // `/metrics` (names from vLLM's metrics documentation, docs/design/metrics.md, for the V1 engine of
 // the image this chart defaults to, v0.11: `vllm:` prefix, labels `model_name` and `engine`).
-// `vllm:kv_cache_usage_perc` replaced the V0 `vllm:gpu_cache_usage_perc`. Scrape the model pods
-// with a PodMonitor of your own; the `namespace` and `pod` labels are the scrape target's.
+// `vllm:kv_cache_usage_perc` replaced the V0 `vllm:gpu_cache_usage_perc`. The model pods are
+// scraped through the PodMonitor `spec.serving.monitoring.enabled` creates (providers vllm and
+// llmd); the `namespace` and `pod` labels are the scrape target's.
 import { type DashboardSpec, labelVariable, withLabel } from './builder';
 
 const SELECT = 'namespace=~"$namespace", model_name=~"$model"';

@@ -235,7 +235,14 @@ export const LLMModelServingSchema = Type.Object(
     ),
     monitoring: Type.Optional(
       Type.Object(
-        { enabled: Type.Optional(Type.Boolean({ description: 'enabled creates a PodMonitor for the serving pods.' })) },
+        {
+          enabled: Type.Optional(
+            Type.Boolean({
+              description:
+                'enabled creates a PodMonitor, named after the model with the suffix -vllm, that scrapes the serving pods at /metrics on their port http (providers vllm and llmd; kaito, dynamo and kuberay do not use it). Without the Prometheus Operator CRDs the model still serves and its MonitoringReady condition says why it is not scraped.',
+            }),
+          ),
+        },
         { description: 'monitoring configures Prometheus scraping of the engine metrics.' },
       ),
     ),

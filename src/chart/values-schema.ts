@@ -140,8 +140,19 @@ export const ValuesSchema = closed(
         ),
         passthroughRequestTimeout: Type.String({ default: '120s', pattern: '^([0-9]{1,5}(h|m|s|ms)){1,4}$', description: 'Request timeout of PassthroughModel routes.' }),
         llmModelRequestTimeout: Type.String({ default: '600s', pattern: '^([0-9]{1,5}(h|m|s|ms)){1,4}$', description: 'Request timeout of LLMModel routes whose spec sets none.' }),
-        clientIDHeader: Type.String({ default: 'x-llm-client-id', pattern: '^[a-z0-9-]+$', description: 'Header that carries the API-key client ID upstream.' }),
+        clientIDHeader: Type.String({ default: 'x-llm-client-id', pattern: '^[a-z0-9-]+$', description: 'Header that names the caller to authorization, quotas and usage metrics: the API-key client ID on the external endpoint, the token subject on the internal one.' }),
         modelsOwnedBy: Type.String({ default: 'nebari-llm-serving', minLength: 1, description: '`owned_by` of LLMModel entries in `/v1/models`.' }),
+        tracing: closed(
+          {
+            enabled: Type.Boolean({
+              default: false,
+              description:
+                "Give every model route a sampling share and span tags (model, kind, namespace, endpoint, and the key's client ID on the external endpoint). Spans go to the tracing provider of the Gateways' EnvoyProxy, which must have one (docs/observability.md).",
+            }),
+            samplingRatio: Type.Number({ default: 1, minimum: 0, maximum: 1, description: "Share of each model's requests traced when the caller sent no sampling decision, 0 to 1." }),
+          },
+          'Tracing of model requests at the gateway.',
+        ),
         proxyStatus: Type.Boolean({
           default: true,
           description:

@@ -54,6 +54,8 @@ export interface OperatorConfig {
   cleanupBlockedAfterMs: number;
   /** The longest interval between two reads of an LLMModel's provider resource (not watched). */
   providerPollMs: number;
+  /** The Role naming the Secrets the key portal may read (NLS_PORTAL_SECRETS_ROLE, set with portal.enabled); absent: no portal, no Role. */
+  portalSecretsRole?: string;
 }
 
 function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -134,5 +136,6 @@ export function operatorConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Ope
     webhookDrainMs: (env.NLS_WEBHOOK_DRAIN_SECONDS === '0' ? 0 : positive(env, 'NLS_WEBHOOK_DRAIN_SECONDS', 5)) * 1000,
     cleanupBlockedAfterMs: positive(env, 'NLS_CLEANUP_BLOCKED_SECONDS', DEFAULT_CLEANUP_BLOCKED_AFTER_MS / 1000) * 1000,
     providerPollMs: positive(env, 'NLS_PROVIDER_POLL_SECONDS', requeue.providerStatus / 1000) * 1000,
+    ...(env.NLS_PORTAL_SECRETS_ROLE ? { portalSecretsRole: env.NLS_PORTAL_SECRETS_ROLE } : {}),
   };
 }

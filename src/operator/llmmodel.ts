@@ -1,6 +1,7 @@
 // LLMModel reconciler: fetch → (finalize on delete) → finalizer + API-key objects → the
-// provider's objects (at the version detected as served; src/translate/providers) → the gateway
-// objects (InferencePool, routes, auth policies) → phase from the workload's pods → status.
+// provider's objects (at the version detected as served; src/translate/providers) and the serving
+// pods' PodMonitor (./pod-monitor) → the gateway objects (InferencePool, routes, auth policies) →
+// phase from the workload's pods → status.
 import { controllerOwnerKey } from './runtime/object-key';
 import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { LLMMODEL_KIND, llmModelProviderName } from '../api/llmmodel';
@@ -11,6 +12,7 @@ import { KeyObjectCache } from './key-object-cache';
 import { ExternalEndpointPeers } from './endpoint-peers';
 import { ProxyStatus } from './proxy-status';
 import { deleteIfControlled, describeErrors, unservedKinds } from './generated-objects';
+import { syncPodMonitor } from './pod-monitor';
 import { finalizeModel, generatedObjectWatches, publishModel, revokeDueKeysUnpublished, type PublishWatches } from './model-shared';
 import { DEFAULT_CLEANUP_BLOCKED_AFTER_MS, cleanupBlockedCondition, inspectBlockedWait } from './cleanup-blocked';
 import { ReconcileDeps, recordTransitions, reportNotConfigured, requeue, writeStatus } from './reconcile-context';
@@ -125,6 +127,9 @@ export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileReques
       } else {
         providerOk = true;
         conditions.push({ type: 'ProviderReady', status: true, reason: 'Applied', message: `${translation.objects.length} ${providerName} objects applied` });
+        const monitoring = await syncPodMonitor(d, model, translation.podMonitor, providerPollMs(deps));
+        if (monitoring.condition) conditions.push(monitoring.condition);
+        requeueAfterMs = monitoring.requeueAfterMs;
       }
     }
   }

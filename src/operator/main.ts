@@ -15,6 +15,7 @@ import { LeaderElector } from '../runtime/leader';
 import { Logger, createLogger } from '../runtime/log';
 import { observeAdmission, observeApiRequest, type OperatorMetrics, operatorMetrics } from './runtime/metrics';
 import { ApiKeyInfo } from './api-key-info';
+import { PortalSecretsRole } from './portal-secrets-role';
 import { version } from '../version';
 import { startWebhookServer, type WebhookServer } from '../webhook';
 
@@ -52,8 +53,11 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
     configurationProblem: config.configurationProblem,
     cleanupBlockedAfterMs: config.cleanupBlockedAfterMs,
     keyInfo: new ApiKeyInfo(metrics.apiKeyInfo, metrics.apiKeyExpiry),
+    // The term's keeper of the portal's Secret Role (below); none without the portal.
+    portalSecrets: config.portalSecretsRole ? { readable: (name) => portalSecrets?.readable(name) ?? Promise.resolve() } : undefined,
     log,
   };
+  let portalSecrets: PortalSecretsRole | undefined;
   if (config.configurationProblem) log.error('models cannot be published until this is fixed; webhooks keep serving', { problem: config.configurationProblem });
   const controllerLog = log.child({ component: 'controller' });
   // Models and their Secrets live in the operator namespace (the webhook admits them nowhere else);
@@ -81,15 +85,23 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
     // Fresh controllers per term; they start only after the previous term's reconciles finished.
     const term = makeControllers();
     controllers = term;
+    const roleKeeper = config.portalSecretsRole
+      ? new PortalSecretsRole(client, { namespace: ns, roleName: config.portalSecretsRole, resyncMs: config.resyncMs, watchIdleTimeoutMs: config.watchIdleMs }, controllerLog.child({ component: 'portal-secrets-role' }))
+      : undefined;
+    portalSecrets = roleKeeper;
     void stopped.then(() => {
-      if (controllers === term && !shuttingDown) for (const c of term) c.start();
+      if (controllers !== term || shuttingDown) return;
+      roleKeeper?.start();
+      for (const c of term) c.start();
     });
   };
   const stopControllers = async () => {
     metrics.isLeader.set(0);
     const running = controllers;
+    const roleKeeper = portalSecrets;
     controllers = [];
-    stopped = stopped.then(() => Promise.all(running.map((c) => c.stop()))).then(() => undefined);
+    portalSecrets = undefined;
+    stopped = stopped.then(() => Promise.all([...running.map((c) => c.stop()), roleKeeper?.stop()])).then(() => undefined);
     await stopped;
     // Only the leader's series describe the keys: the next leader exports them after its first passes.
     if (controllers.length === 0) deps.keyInfo?.clear();

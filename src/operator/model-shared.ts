@@ -118,6 +118,8 @@ export async function publishModel(deps: ReconcileDeps, model: ModelObject, extr
     if (err instanceof KeyObjectConflict) return keyObjectConflict(model, err.message);
     throw err;
   }
+  // The portal may read and patch only Secrets its Role names: name this one before the model can be Ready.
+  await deps.portalSecrets?.readable(keyObjects.secretName);
   const keys = await revokeDueKeys(deps, model, modelRef(model), keyObjects.clientIds, keyObjects.metadataData);
   deps.keyInfo?.set(modelRef(model), keyObjects.clientIds, keyObjects.metadataData, keys.revoked);
   // The key Secrets of every model on the external endpoint (without a watch, listed from the server).

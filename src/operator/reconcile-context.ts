@@ -8,6 +8,7 @@ import { KubeRest, KubeObject, isNotFound } from '../kube/rest';
 import type { ReconcileResult } from './runtime/controller';
 import { Logger } from '../runtime/log';
 import type { ApiKeyInfo } from './api-key-info';
+import type { PortalSecretsAccess } from './portal-secrets-role';
 
 export interface ReconcileDeps {
   client: KubeRest;
@@ -19,6 +20,8 @@ export interface ReconcileDeps {
   cleanupBlockedAfterMs?: number;
   /** The `nls_api_key_info` series, kept by the model reconcilers (absent in tests that do not read them). */
   keyInfo?: ApiKeyInfo;
+  /** The key portal's Secret Role (with portal.enabled): a model's key Secret is named there before the model is Ready. */
+  portalSecrets?: PortalSecretsAccess;
   log: Logger;
 }
 

@@ -394,7 +394,8 @@ export function createPortalApp(deps: PortalDeps): Hono<Env> {
     if (!config.prometheusUrl) return { error: NO_PROMETHEUS, status: 503 as const };
     const now = new Date();
     try {
-      const own = await readKeyUsage(config.prometheusUrl, (await ownKeys(s)).map((k) => k.record.clientId), now);
+      // Shares of the tiers only for the viewer's own keys: the admin totals do not show them.
+      const own = await readKeyUsage(config.prometheusUrl, (await ownKeys(s)).map((k) => k.record.clientId), now, config.quotaTiers);
       const admin = all ? adminTotals((await readKeyUsage(config.prometheusUrl, undefined, now)).keys) : undefined;
       return { report: own, admin };
     } catch (err) {

@@ -1,12 +1,16 @@
 // The portal's configuration, from environment variables (the chart sets them). Every error names
 // the variable and what a valid value looks like, so a misconfigured Deployment says why it fails.
 import { KeyLimits, keyLimitsFromEnv } from '../translate/keys/limits';
+import { QUOTA_COST_TYPES, QUOTA_UNITS, type QuotaCostType, type QuotaUnit } from '../translate/gateway/quota-settings';
 
 export interface QuotaTier {
   readonly name: string;
   readonly description?: string;
   /** Only members of one of these groups may mint keys in the tier; absent or empty: everyone. */
   readonly groups?: readonly string[];
+  /** The tier's token limit per `unit` (for the usage page's share); absent from an older chart's list. */
+  readonly tokens?: number;
+  readonly unit?: QuotaUnit;
 }
 
 export interface PortalConfig {
@@ -31,13 +35,19 @@ export interface PortalConfig {
   /** The Prometheus the usage page reads (chart value `portal.prometheusURL`); undefined: usage is not shown. */
   readonly prometheusUrl?: string;
   /** Undefined when quotas are off. */
-  readonly quotaTiers?: { readonly default: string; readonly tiers: readonly QuotaTier[] };
+  readonly quotaTiers?: { readonly default: string; readonly tiers: readonly QuotaTier[]; /** What the quotas charge (chart value `quotas.costType`). */ readonly costType?: QuotaCostType };
   readonly groupRefreshSeconds: number;
   /** How long a user's group refresh may keep failing (not refused) before their keys are revoked. */
   readonly groupRefreshFailClosedSeconds: number;
   /** Prometheus `/metrics`, on its own port (not routed by the HTTPRoute); 0 picks a free port (tests). */
   readonly metricsPort: number;
   readonly sessionSecretName: string;
+  /**
+   * The Role, kept by the operator, naming the Secrets the portal may read (NLS_PORTAL_SECRETS_ROLE,
+   * set by the chart): the group refresh walks the user Secrets it names. Unset (the portal run
+   * outside the chart, with rights on Secrets by kind): they are listed.
+   */
+  readonly secretsRole?: string;
   readonly podName: string;
   readonly podNamespace: string;
   readonly port: number;
@@ -102,7 +112,7 @@ function quotaTiers(env: NodeJS.ProcessEnv): PortalConfig['quotaTiers'] {
   const name = 'NLS_PORTAL_QUOTA_TIERS';
   const raw = env[name]?.trim();
   if (!raw) return undefined;
-  const example = `JSON like {"default":"standard","tiers":[{"name":"standard","description":"100k tokens/hour"}]}, or empty to turn quotas off`;
+  const example = `JSON like {"costType":"TotalToken","default":"standard","tiers":[{"name":"standard","description":"100k tokens/hour","tokens":100000,"unit":"Hour"}]}, or empty to turn quotas off`;
   let v: unknown;
   try {
     v = JSON.parse(raw);
@@ -112,7 +122,7 @@ function quotaTiers(env: NodeJS.ProcessEnv): PortalConfig['quotaTiers'] {
   const o = v as { default?: unknown; tiers?: unknown };
   if (!o || typeof o !== 'object' || !Array.isArray(o.tiers) || o.tiers.length === 0) throw new PortalConfigError(`${name}.tiers must be a non-empty list; set ${name} to ${example}`);
   const tiers = o.tiers.map((t: unknown, i: number) => {
-    const tier = t as { name?: unknown; description?: unknown; groups?: unknown };
+    const tier = t as { name?: unknown; description?: unknown; groups?: unknown; tokens?: unknown; unit?: unknown };
     if (!tier || typeof tier.name !== 'string' || !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(tier.name)) {
       throw new PortalConfigError(`${name}.tiers[${i}].name must be a lower-case DNS label (a-z, 0-9, -)`);
     }
@@ -120,13 +130,18 @@ function quotaTiers(env: NodeJS.ProcessEnv): PortalConfig['quotaTiers'] {
     if (tier.groups !== undefined && tier.groups !== null && (!Array.isArray(tier.groups) || tier.groups.some((g) => typeof g !== 'string' || g === ''))) {
       throw new PortalConfigError(`${name}.tiers[${i}].groups must be a list of group names (empty: every user may pick the tier)`);
     }
+    if (tier.tokens !== undefined && (!Number.isInteger(tier.tokens) || (tier.tokens as number) < 1)) throw new PortalConfigError(`${name}.tiers[${i}].tokens must be a positive whole number (the tier's limit per unit)`);
+    if (tier.unit !== undefined && !(QUOTA_UNITS as readonly unknown[]).includes(tier.unit)) throw new PortalConfigError(`${name}.tiers[${i}].unit must be one of ${QUOTA_UNITS.join(', ')}`);
     const groups = (tier.groups ?? []) as string[];
-    return { name: tier.name, ...(tier.description ? { description: tier.description } : {}), ...(groups.length > 0 ? { groups } : {}) };
+    const limit = tier.tokens !== undefined && tier.unit !== undefined ? { tokens: tier.tokens as number, unit: tier.unit as QuotaUnit } : {};
+    return { name: tier.name, ...(tier.description ? { description: tier.description } : {}), ...(groups.length > 0 ? { groups } : {}), ...limit };
   });
+  const costType = (o as { costType?: unknown }).costType;
+  if (costType !== undefined && !(QUOTA_COST_TYPES as readonly unknown[]).includes(costType)) throw new PortalConfigError(`${name}.costType must be one of ${QUOTA_COST_TYPES.join(', ')}`);
   if (typeof o.default !== 'string' || !tiers.some((t) => t.name === o.default)) {
     throw new PortalConfigError(`${name}.default must name one of the tiers (${tiers.map((t) => t.name).join(', ')})`);
   }
-  return { default: o.default, tiers };
+  return { default: o.default, tiers, ...(costType ? { costType: costType as QuotaCostType } : {}) };
 }
 
 export function portalConfigFromEnv(env: NodeJS.ProcessEnv = process.env): PortalConfig {
@@ -175,6 +190,7 @@ export function portalConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Porta
     groupRefreshFailClosedSeconds,
     metricsPort: positiveInt(env, 'NLS_PORTAL_METRICS_PORT', 9090, 65_535, 0),
     sessionSecretName: env.NLS_PORTAL_SESSION_SECRET?.trim() || 'nls-portal-session',
+    ...(env.NLS_PORTAL_SECRETS_ROLE?.trim() ? { secretsRole: env.NLS_PORTAL_SECRETS_ROLE.trim() } : {}),
     podName: env.POD_NAME?.trim() || `portal-${process.pid}`,
     podNamespace: env.POD_NAMESPACE?.trim() || namespace,
     // 0 picks a free port (tests).

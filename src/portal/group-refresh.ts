@@ -56,6 +56,8 @@ export interface RefreshDeps {
   readonly client: KubeRest;
   readonly namespace: string;
   readonly sessionKey: SessionKeys;
+  /** The Role naming the Secrets the portal may read (NLS_PORTAL_SECRETS_ROLE): stored users are walked from it; without it they are listed. */
+  readonly secretsRole?: string;
   readonly refresh: (refreshToken: string, sub: string) => Promise<OidcUser>;
   readonly log: Logger;
   readonly events: EventRecorder;
@@ -92,7 +94,7 @@ type Failure = { readonly cause: string; readonly err?: unknown };
 export async function refreshRound(deps: RefreshDeps): Promise<RoundResult> {
   const now = deps.now?.() ?? new Date();
   const failClosedMs = (deps.failClosedAfterSeconds ?? DEFAULT_FAIL_CLOSED_SECONDS) * 1000;
-  const users = await listStoredUsers(deps.client, deps.namespace, deps.sessionKey);
+  const users = await listStoredUsers(deps.client, deps.namespace, deps.sessionKey, deps.secretsRole);
   // A key of a refused user found in a later round is revoked for the reason the user was refused.
   const refused: Array<{ user: StoredUser; reason: string }> = users
     .filter((u) => u.refused)

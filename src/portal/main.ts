@@ -66,6 +66,7 @@ export async function runPortal(config: PortalConfig): Promise<{ port: number; m
         client,
         namespace: config.namespace,
         sessionKey,
+        ...(config.secretsRole ? { secretsRole: config.secretsRole } : {}),
         refresh: (token, sub) => o.refresh(token, sub),
         log: log.child({ component: 'group-refresh' }),
         events: new EventRecorder(client, portalComponent, config.podName, log),

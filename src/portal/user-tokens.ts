@@ -12,9 +12,15 @@
 // error other than a refusal, or no readable refresh token, since `refreshFailingSince`; after
 // `portal.groupRefreshFailClosedSeconds` of that the group refresh treats the user as refused.
 import { createHash, randomBytes } from 'node:crypto';
+// Where the portal runs from the chart it holds no right on Secrets by kind (issue 29, Medium 6):
+// it gets and patches a user's Secret once the operator has named it in the portal's Secret Role
+// (src/operator/portal-secrets-role.ts). So a Secret it has just created is waited for until the
+// API server says it may read it (a SelfSubjectAccessReview, never a refused request), and the
+// group refresh walks the user Secrets that Role names instead of listing Secrets.
 import { KubeObject, KubeRest, isConflict, isNotFound, objectRef } from '../kube/rest';
 import { SessionKeys, seal, unsealWith } from './session';
 import { LABEL_PORTAL_USER, PORTAL_USER_SECRET_PREFIX } from '../translate/keys/portal-users';
+import { isPortalUserSecretName, secretNamesOfRole } from '../translate/keys/portal-secrets';
 
 export { LABEL_PORTAL_USER };
 const PURPOSE = 'refresh-token';
@@ -107,10 +113,13 @@ export async function recordLogin(client: KubeRest, namespace: string, key: Sess
         { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace, labels: { [LABEL_PORTAL_USER]: userHash(user.sub), 'app.kubernetes.io/part-of': 'nebari-llm-serving', 'app.kubernetes.io/component': 'key-portal' } }, type: 'Opaque', data: { ...data, sessionGeneration: b64(generation) } } as KubeObject,
         { fieldManager: FIELD_MANAGER },
       );
+      await untilReadable(client, namespace, name);
       return generation;
     } catch (err) {
       if (!isConflict(err)) throw err;
     }
+    // It exists: it may have been created a moment ago (another replica, another tab).
+    await untilReadable(client, namespace, name);
     // Logging in again lifts a refusal, and proves the user to the issuer: the failure count restarts.
     const patched = await client.mergePatch<SecretObject>(ref, { data: { ...data, refusedAt: null, refusedBy: null, refusedReason: null, ...CLEAR_FAILURES } }, { fieldManager: FIELD_MANAGER });
     const current = stateOf(patched).generation;
@@ -128,8 +137,18 @@ export async function recordLogin(client: KubeRest, namespace: string, key: Sess
 
 /** The user's server-side session state; undefined when the portal stores nothing for them. */
 export async function readUserState(client: KubeRest, namespace: string, sub: string): Promise<UserState | undefined> {
-  const secret = await client.get<SecretObject>(objectRef('v1', 'Secret', userSecretName(sub), namespace));
+  const secret = await client.get<SecretObject>(objectRef('v1', 'Secret', userSecretName(sub), namespace)).catch(unlessForbidden);
   return secret && stateOf(secret);
+}
+
+/**
+ * A refused read of a user's Secret means the portal's Secret Role does not name it, so no such
+ * Secret stands (the operator names every one, and a login waits for that): nothing is stored for
+ * the user, and their session ends, as for a deleted Secret.
+ */
+function unlessForbidden(err: unknown): undefined {
+  if ((err as { code?: number }).code === 403) return undefined;
+  throw err;
 }
 
 /** Ends every session of the user (logout): their cookies carry the old generation. */
@@ -137,8 +156,9 @@ export async function endSessions(client: KubeRest, namespace: string, sub: stri
   try {
     await client.mergePatch(objectRef('v1', 'Secret', userSecretName(sub), namespace), { data: { sessionGeneration: b64(newGeneration()) } }, { fieldManager: FIELD_MANAGER });
   } catch (err) {
-    // Nothing stored for the user: no session of theirs can pass the generation check anyway.
-    if (!isNotFound(err)) throw err;
+    // Nothing stored for the user (gone, or never named in the portal's Role): no session of
+    // theirs can pass the generation check anyway.
+    if (!isNotFound(err)) unlessForbidden(err);
   }
 }
 
@@ -165,15 +185,17 @@ export async function saveRefreshToken(client: KubeRest, namespace: string, key:
   } catch (err) {
     if (!isConflict(err)) throw err;
     await client.mergePatch(objectRef('v1', 'Secret', name, namespace), patch, { fieldManager: FIELD_MANAGER });
+    return;
   }
+  await untilReadable(client, namespace, name);
 }
 
 /**
  * Every user the portal stored: refused ones (their token dropped) with `refused` set, the others
  * with the token when a session key still opens it (`refreshTokenUnreadable` when none does).
  */
-export async function listStoredUsers(client: KubeRest, namespace: string, key: SessionKeys): Promise<StoredUser[]> {
-  const { items } = await client.list<SecretObject>('v1', 'Secret', { namespace, labelSelector: LABEL_PORTAL_USER });
+export async function listStoredUsers(client: KubeRest, namespace: string, key: SessionKeys, secretsRole?: string): Promise<StoredUser[]> {
+  const items = secretsRole ? await userSecretsNamedBy(client, namespace, secretsRole) : (await client.list<SecretObject>('v1', 'Secret', { namespace, labelSelector: LABEL_PORTAL_USER })).items;
   const users: StoredUser[] = [];
   for (const s of items) {
     const sub = unb64(s.data?.subject);
@@ -200,6 +222,48 @@ export async function listStoredUsers(client: KubeRest, namespace: string, key: 
 }
 
 export type RefusedBy = 'issuer' | 'fail-closed';
+
+/**
+ * The user Secrets the portal's Secret Role names, read one by one: the operator names every
+ * stored user there (it lists them; the portal may not), including those of earlier releases.
+ */
+async function userSecretsNamedBy(client: KubeRest, namespace: string, secretsRole: string): Promise<SecretObject[]> {
+  const role = await client.get<KubeObject & { rules?: [] }>(objectRef('rbac.authorization.k8s.io/v1', 'Role', secretsRole, namespace));
+  if (!role) throw new Error(`Role ${namespace}/${secretsRole} is missing: the operator writes it (with portal.enabled); is the operator running?`);
+  const secrets: SecretObject[] = [];
+  for (const name of secretNamesOfRole(role).filter(isPortalUserSecretName)) {
+    // Deleted since the operator last wrote the Role: nothing stored for that user any more.
+    const secret = await client.get<SecretObject>(objectRef('v1', 'Secret', name, namespace));
+    if (secret) secrets.push(secret);
+  }
+  return secrets;
+}
+
+/** How long a login waits for the operator to name a new user Secret in the portal's Role. */
+const READABLE_WAIT_MS = 15_000;
+const READABLE_POLL_MS = 100;
+
+/**
+ * Waits until the portal may get the Secret it just created, asking the API server's authorizer
+ * (a SelfSubjectAccessReview, which every authenticated client may create) rather than trying a
+ * read that would be refused. Instant where the portal's rights are not by name.
+ */
+export async function untilReadable(client: KubeRest, namespace: string, name: string, timeoutMs = READABLE_WAIT_MS): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const review = await client.create<KubeObject & { status?: { allowed?: boolean } }>({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      metadata: {},
+      spec: { resourceAttributes: { namespace, verb: 'get', group: '', version: 'v1', resource: 'secrets', name } },
+    } as unknown as KubeObject);
+    if (review.status?.allowed) return;
+    if (Date.now() >= deadline) {
+      throw new Error(`Secret ${namespace}/${name} was created, but the operator has not named it in the portal's Secret Role within ${timeoutMs / 1000} s; check that the operator is running (its log says "wrote the key portal's Secret Role")`);
+    }
+    await new Promise((r) => setTimeout(r, READABLE_POLL_MS));
+  }
+}
 
 /**
  * The issuer refused this user's refresh, or it failed for longer than the portal allows

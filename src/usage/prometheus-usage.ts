@@ -155,6 +155,21 @@ export async function readPrices(prometheus: string): Promise<Map<string, ModelP
   return prices;
 }
 
+/** The one currency of the price table; undefined without prices, or when models disagree (then no total is meaningful). */
+export function priceCurrency(prices: ReadonlyMap<string, ModelPrice>): string | undefined {
+  const currencies = new Set([...prices.values()].map((p) => p.currency));
+  return currencies.size === 1 ? [...currencies][0] : undefined;
+}
+
+/**
+ * A cost as people read it: cents from 1 up, three significant digits below 1, so a few requests'
+ * 0.00007 does not show as 0.0001 (or 0.0000) the way a fixed number of decimals would.
+ */
+export function formatCost(cost: number): string {
+  if (cost >= 1) return cost.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  return cost.toLocaleString('en-US', { maximumSignificantDigits: 3 });
+}
+
 /**
  * What the tokens cost at these prices, the way the chart's spend rules charge them: the input
  * count includes cached input, which is charged its own price when one is set. Undefined when

@@ -10,11 +10,13 @@ import { type KubeObject, objectRef } from '../../src/kube/rest';
 import { waitFor } from '../support/processes';
 import { admin, CHART, helmOk, imageRoot, NAMESPACE, nls, OPERATOR_SELECTOR, podLogs, pods, readyAtGeneration, RELEASE, waitForObject } from './support/e2e';
 import { e2eState } from './support/state';
-import { type AwsCredentials, dataPlaneCa, EG_NAMESPACE, installAiGateway, installCoreDns, installEnvoyGateway, installPlatformGateways, proxyAddress, proxyPods, pushDataPlaneImages, REDIS_HOST, startRedis } from './support/dataplane';
+import { type AwsCredentials, dataPlaneCa, EG_NAMESPACE, extprocSamples, installAiGateway, installCoreDns, installEnvoyGateway, installPlatformGateways, proxyAddress, proxyPods, pushDataPlaneImages, REDIS_HOST, startRedis } from './support/dataplane';
 import { chat, gatewayRequest, type GatewayTarget, JWT_AUDIENCE, type JwtIssuer, startJwtIssuer } from './support/gateway-client';
 import { sigV4Problem, STREAM_PIECES, startStandInProviders, type StandInProviders } from './support/providers';
 import { startSteadyTraffic, type TrafficTarget } from './support/traffic';
 import { ROUTING_STAND_INS } from './support/fault-providers';
+import { type ReceivedSpan, startTraceCollector, type TraceCollector } from './support/trace-collector';
+import { NODE_ADDRESS } from '../support/node';
 
 const state = e2eState();
 const GROUP = 'llm.nebari.dev/v1beta1';
@@ -27,6 +29,7 @@ const ca = dataPlaneCa();
 let providers: StandInProviders;
 let issuer: JwtIssuer;
 let redis: Awaited<ReturnType<typeof startRedis>>;
+let traces: TraceCollector;
 let external: GatewayTarget;
 let internal: GatewayTarget;
 /** Minted keys by model. */
@@ -85,7 +88,8 @@ function modelObject(m: (typeof MODELS)[number]): KubeObject {
       spec: {
         model: { name: m.answersAs, source: 'huggingface', storage: { type: 'emptyDir' } },
         resources: { gpu: { count: 0 }, requests: { cpu: '50m', memory: '64Mi' } },
-        serving: { replicas: 1 },
+        // Its PodMonitor waits for the Prometheus Operator's CRDs, which observability.test.ts installs.
+        serving: { replicas: 1, monitoring: { enabled: true } },
         access,
       },
     } as KubeObject;
@@ -142,7 +146,8 @@ beforeAll(async () => {
   await installAiGateway(images, AWS);
   redis = await startRedis(fs.mkdtempSync(path.join(state.dir, 'redis-')));
   await installEnvoyGateway(images, fs.mkdtempSync(path.join(state.dir, 'eg-')), redis.url);
-  await installPlatformGateways([EXTERNAL, INTERNAL], ca, images.envoy);
+  traces = await startTraceCollector(NODE_ADDRESS);
+  await installPlatformGateways([EXTERNAL, INTERNAL], ca, images.envoy, traces);
   figures.dataPlaneInstalled = seconds(started);
 
   await helmOk(4, [
@@ -151,6 +156,7 @@ beforeAll(async () => {
     '--set', `platform.jwt.issuer=${issuer.url}`, '--set', `platform.jwt.jwksUri=${issuer.jwksUri}`, '--set', `platform.jwt.audiences={${JWT_AUDIENCE}}`,
     '--set', `providers.vllm.image=${state.images.standIn}`, '--set', `providers.modelDownloader.image=${state.images.standIn}`,
     '--set', `providers.endpointPicker.image=${images.epp}`,
+    '--set', 'platform.tracing.enabled=true',
   ]);
   await admin().apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'provider-credentials', namespace: NAMESPACE }, type: 'Opaque', stringData: { apiKey: PROVIDER_KEY } } as never, { fieldManager: 'e2e', force: true });
 }, 900000);
@@ -160,6 +166,7 @@ afterAll(async () => {
   await providers?.stop();
   await issuer?.stop();
   await redis?.process.stop();
+  await traces?.stop();
 });
 
 test('models created out of order are Ready, then Programmed once a request would reach them: the proxies rolled with the sidecar and the gateway answers at once', async () => {
@@ -171,6 +178,10 @@ test('models created out of order are Ready, then Programmed once a request woul
   }
   for (const m of MODELS) await waitForObject<KubeObject>(GROUP, m.kind, m.name, readyAtGeneration, 300000);
   figures.modelsReady = seconds(started);
+  // No Prometheus Operator CRDs yet: tiny serves regardless, and says why it is not scraped.
+  const tiny = await admin().get<KubeObject>(objectRef(GROUP, 'LLMModel', 'tiny', NAMESPACE));
+  const monitoring = (tiny!.status as { conditions: { type: string; status: string; reason: string; message: string }[] }).conditions.find((c) => c.type === 'MonitoringReady');
+  expect(monitoring).toMatchObject({ status: 'False', reason: 'PodMonitorCRDUnavailable', message: expect.stringContaining('spec.serving.monitoring.enabled') });
   try {
     for (const m of MODELS) await waitForObject<KubeObject>(GROUP, m.kind, m.name, programmed, 300000);
   } catch (err) {
@@ -355,6 +366,62 @@ test('the internal endpoint takes the issuer\'s tokens and checks groups per mod
   // An API key is not a token on the internal endpoint.
   const key = await gatewayRequest(internal, 'POST', '/v1/chat/completions', { token: keys.alpha.key, body: chat('alpha-model') });
   expect(key.status).toBe(401);
+});
+
+test('gateway tracing: each model request leaves a span tagged with its model and endpoint, though the platform samples nothing by default', async () => {
+  // A user agent of its own tells this test's spans from those of earlier requests still in flight.
+  const agent = `nls-e2e-tracing-${Date.now()}`;
+  const viaKey = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys.alpha.key, body: chat('alpha-model'), headers: { 'user-agent': agent } });
+  expect(viaKey.status).toBe(200);
+  const viaToken = await gatewayRequest(internal, 'POST', '/v1/chat/completions', { token: issuer.token({ sub: 'ana', groups: ['team-a'] }), body: chat('alpha-model'), headers: { 'user-agent': agent } });
+  expect(viaToken.status).toBe(200);
+  const ours = () => traces.spans.filter((s: ReceivedSpan) => s.name === 'ingress' && s.attributes.user_agent === agent);
+  // Envoy sends its spans in batches, every few seconds.
+  await waitFor('the spans of both requests at the collector', async () => ours().length >= 2, { timeoutMs: 60000 });
+  const tags = (s: ReceivedSpan) => Object.fromEntries(Object.entries(s.attributes).filter(([k]) => k.startsWith('nebari.llm.') || k === 'http.status_code'));
+  expect(ours().map(tags).sort((a, b) => a['nebari.llm.endpoint'].localeCompare(b['nebari.llm.endpoint']))).toEqual(['external', 'internal'].map((endpoint) => ({
+    'nebari.llm.model': 'alpha', 'nebari.llm.model_kind': 'PassthroughModel', 'nebari.llm.namespace': NAMESPACE, 'nebari.llm.endpoint': endpoint, 'http.status_code': '200',
+  })));
+  figures.tracedSpans = `${traces.spans.length} spans in ${traces.exports()} exports so far`;
+});
+
+test('usage on the internal endpoint is counted per token subject; a client-ID header the caller sends changes nothing and reaches no provider', async () => {
+  // docs/observability.md, "Usage per caller": the JWT check writes the token's `sub` into the
+  // client-ID header, which the extproc turns into `client_id` (USAGE_METRIC_HEADER_ATTRIBUTES).
+  const subject = 'ana-usage';
+  const forged = 'forged-caller';
+  const inputTokens = async () => {
+    const samples = (await extprocSamples(INTERNAL.name, 'gen_ai_client_token_usage_sum')).filter((s) => s.labels.gen_ai_token_type === 'input' && s.labels.gen_ai_request_model === 'alpha-model');
+    const total = (clientId: string | undefined) => samples.filter((s) => s.labels.client_id === clientId).reduce((n, s) => n + s.value, 0);
+    return { subject: total(subject), forged: total(forged), noClientId: total(undefined) };
+  };
+  const before = await inputTokens();
+  const seenBefore = providers.to('alpha-model').length;
+  const requests: { what: string; token: string; headers: Record<string, string> }[] = [
+    { what: 'a token with the subject', token: issuer.token({ sub: subject, groups: ['team-a'] }), headers: {} },
+    { what: 'the same subject sending a forged client ID', token: issuer.token({ sub: subject, groups: ['team-a'] }), headers: { 'x-llm-client-id': forged } },
+    // Nothing for the JWT filter to write: the forged header must still not survive it.
+    { what: 'a token without subject sending a forged client ID', token: issuer.token({ groups: ['team-a'] }), headers: { 'x-llm-client-id': forged } },
+  ];
+  for (const r of requests) {
+    const res = await gatewayRequest(internal, 'POST', '/v1/chat/completions', { token: r.token, body: chat('alpha-model'), headers: r.headers });
+    expect(`${r.what}: ${res.status}`).toBe(`${r.what}: 200`);
+  }
+  // On the wire at the stand-in provider: neither the header nor either value.
+  const seen = providers.to('alpha-model').slice(seenBefore);
+  expect(seen).toHaveLength(requests.length);
+  for (const req of seen) {
+    expect(Object.keys(req.headers)).not.toContain('x-llm-client-id');
+    expect(JSON.stringify(req.headers)).not.toContain(subject);
+    expect(JSON.stringify(req.headers)).not.toContain(forged);
+  }
+  // The stand-in reports 3 input tokens per answer: two answers for the subject, one without a
+  // client_id, none for the forged value.
+  const expected = { subject: before.subject + 6, forged: 0, noClientId: before.noClientId + 3 };
+  let counted = before;
+  await waitFor('the internal proxies\' extproc counted the answers', async () => JSON.stringify((counted = await inputTokens())) === JSON.stringify(expected), { timeoutMs: 15000, intervalMs: 500 }).catch(() => undefined);
+  expect(counted).toEqual(expected);
+  figures.internalUsageBySubject = JSON.stringify(counted);
 });
 
 test('a revoked key is refused within a second, and the other models\' keys keep working', async () => {

@@ -14,17 +14,27 @@
 // fires NebariLLMModelRequestErrors for real, while the healthy gamma, called alongside, does not.
 // Streamed requests and requests past a quota tier's limit, on the proxies scraped here, give the
 // time-to-first-token histogram and Envoy's rate-limit refusals, and fire NebariLLMQuotaExhausted.
+// The key portal is on (the values product.test.ts gives it, with a real OpenID Provider on the
+// node address), reads this Prometheus (portal.prometheusURL: it listens on the node address so the
+// portal pod reaches it) and is scraped through its own ServiceMonitor. A key minted on its page is
+// sent traffic through Envoy, and its usage page and /api/usage, seen in the real browser by the
+// key's owner and by an admin, show the tokens and cost the stand-in answered.
+// The LLMModel tiny of dataplane.test.ts asked for monitoring (spec.serving.monitoring.enabled): once
+// the CRDs below exist the operator applies its PodMonitor, which this Prometheus scrapes as stored;
+// its engine (the stand-in vLLM, test/e2e/standins/engine.js) counts what it answers through the
+// gateway in vLLM's metric names.
 // Last, the chart's Grafana dashboards (grafanaDashboards.enabled), read as the API server stored
-// their ConfigMaps: every query of the gateway, usage and operator dashboards returns data here;
-// those of the serving-engine and portal dashboards are only checked to parse (no vLLM and no
-// portal run in this suite at this point).
+// their ConfigMaps: every query of every dashboard returns data here (a portal user losing their
+// group drives a revocation for the portal's; the serving-engine dashboard reads tiny's engine).
 import * as fs from 'fs';
 import * as path from 'path';
 import { stringify } from 'yaml';
+import type { Page } from 'puppeteer-core';
 import { type KubeObject, objectRef } from '../../src/kube/rest';
 import { installCRDs, upstreamCrdDir } from '../support/cluster';
+import { NODE_ADDRESS } from '../support/node';
 import { waitFor } from '../support/processes';
-import { toolPaths } from '../support/tools';
+import { repoRoot, toolPaths } from '../support/tools';
 import { admin, CHART, helmOk, NAMESPACE, nls, pods, RELEASE, waitForObject } from './support/e2e';
 import { type FaultyProvider, ROUTING_STAND_INS, type RoutingStandIn, startFaultyProviders } from './support/fault-providers';
 import { e2eState } from './support/state';
@@ -32,6 +42,10 @@ import { dataPlaneCa, EG_NAMESPACE, proxyAddress, startRedis } from './support/d
 import { chat, gatewayRequest, type GatewayTarget } from './support/gateway-client';
 import { startStandInProviders, type StandInProviders } from './support/providers';
 import { dataPlaneScrapeJobs, monitorScrapeJobs, type Prometheus, type PrometheusAlert, startPrometheus } from './support/prometheus';
+import { type Issuer, launchBrowser, logIn, startIssuer, startTlsFront } from './support/portal';
+import { formatCost } from '../../src/usage/prometheus-usage';
+import type { QuotaShare } from '../../src/usage/quota-window';
+import { shareText } from '../../src/portal/pages/usage';
 
 const state = e2eState();
 const ca = dataPlaneCa();
@@ -55,8 +69,12 @@ const QUOTA_ALERT = 'NebariLLMQuotaExhausted';
 const TINY_TIER = 'tiny';
 /** The label the dashboard ConfigMaps carry by default (the Grafana sidecar's). */
 const DASHBOARD_LABEL = 'grafana_dashboard=1';
-/** Dashboards whose every query must return data here; the others (no vLLM, no portal at this point) must parse. */
-const PROVEN_DASHBOARDS = ['nls-gateway-overview', 'nls-usage', 'nls-operator'];
+/** The dashboards; every query of each must return data here. */
+const DASHBOARDS = ['nls-gateway-overview', 'nls-operator', 'nls-portal', 'nls-serving-engines', 'nls-usage'];
+/** dataplane.test.ts's LLMModel, its monitoring on, and the PodMonitor the operator names after it. */
+const TINY = { name: 'tiny', answersAs: 'e2e/tiny-chat', podMonitor: 'tiny-vllm' };
+/** Answers tiny's engine is sent for the engine-metrics test. */
+const ENGINE_ANSWERS = 3;
 /**
  * Concrete windows for Grafana's range variables: everything this file's Prometheus has scraped
  * falls within them (a fixed window missed the last admissions when the file ran longer than it).
@@ -78,6 +96,38 @@ let storedRules: { name: string; rules: { alert: string; expr: string }[] }[] = 
 let external: GatewayTarget;
 let setupDone = 0;
 
+/**
+ * Where Prometheus listens: the node address (inside the run's network namespace), so the portal
+ * pod reads it at portal.prometheusURL, which the upgrade sets before Prometheus starts.
+ */
+const PROMETHEUS_LISTEN = `${NODE_ADDRESS}:9090`;
+/** The key portal at its default host name (llm-keys.<platform.baseDomain>), reached through a TLS front as in product.test.ts. */
+const PORTAL_HOST = 'llm-keys.example.test';
+const PORTAL_URL = `https://${PORTAL_HOST}`;
+/** The portal's Service, which its ServiceMonitor selects (and so the `job` of its metrics). */
+const PORTAL_SERVICE = `${RELEASE}-portal`;
+const PORTAL_ADMIN_GROUP = 'platform-admins';
+/**
+ * The portal's users: one mints a key for gamma (access group team-g) and sends traffic with it,
+ * one mints a key and then leaves team-g (the group refresh revokes it: the portal dashboard's
+ * revocation series), one is an admin. Not `obs-*`: the usage tests above count those owners.
+ */
+const PORTAL_USER = 'portal-pat';
+const LEAVING_USER = 'portal-quinn';
+const PORTAL_ADMIN = 'portal-root';
+const PORTAL_ACCOUNTS = {
+  [PORTAL_USER]: { username: PORTAL_USER, groups: ['team-g'] },
+  [LEAVING_USER]: { username: LEAVING_USER, groups: ['team-g'] },
+  [PORTAL_ADMIN]: { username: PORTAL_ADMIN, groups: [PORTAL_ADMIN_GROUP] },
+};
+/** Answers sent with the key minted on the portal's page. */
+const PORTAL_ANSWERS = 4;
+/** The usage page's screenshots (test-artifacts/ is not tracked; docs/images keeps one). */
+const USAGE_ARTIFACTS = path.join(repoRoot, 'test-artifacts', 'portal');
+let issuer: Issuer | undefined;
+/** The key LEAVING_USER minted before leaving team-g; the dashboard test waits for its revocation. */
+let leavingClientId: string | undefined;
+
 /** The keys of this file: who owns them, for which model, and how many answers each is sent. */
 const KEYS = [
   { owner: 'obs-ann', model: GAMMA, answers: 2 },
@@ -85,6 +135,30 @@ const KEYS = [
   { owner: 'obs-ann', model: AZURE, answers: 4 },
 ] as const;
 const minted: { clientId: string; key: string }[] = [];
+
+/**
+ * Sends chat requests for `model` with a new key until `answers` are answered: the key is refused
+ * (403, before the extproc) only until the operator has authorized it.
+ */
+async function answerNewKey(key: string, model: { name: string; answersAs: string }, what: string, answers: number): Promise<void> {
+  let answered = 0;
+  await waitFor(`${what} answered`, async () => {
+    const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: key, body: chat(model.answersAs) });
+    if (r.status === 200) answered++;
+    else if (r.status !== 403) throw new Error(`unexpected ${r.status}: ${r.body}`);
+    return r.status === 200;
+  }, { timeoutMs: 60000, intervalMs: 500 });
+  while (answered < answers) {
+    const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: key, body: chat(model.answersAs) });
+    expect(r.status).toBe(200);
+    answered++;
+  }
+}
+
+/** The condition `type` of an object's status, if it has one. */
+function condition(obj: KubeObject, type: string): { status: string; reason: string } | undefined {
+  return ((obj.status as { conditions?: { type: string; status: string; reason: string }[] } | undefined)?.conditions ?? []).find((c) => c.type === type);
+}
 
 function seconds(since: number): string {
   return `${((Date.now() - since) / 1000).toFixed(1)} s`;
@@ -104,14 +178,32 @@ beforeAll(async () => {
     ...['servicemonitors', 'podmonitors'].map((kind) => path.join(upstreamCrdDir(), 'prometheus-operator', 'v0.93.0', `monitoring.coreos.com_${kind}.yaml`)),
     toolPaths().prometheusRuleCrd,
   ]);
+  // The portal's OpenID Provider, its CA and client secret, as product.test.ts gives them.
+  issuer = await startIssuer(path.join(state.dir, 'obs-issuer'), {
+    redirectUri: `${PORTAL_URL}/auth/callback`, clientId: 'nls-portal', clientSecret: 'e2e-portal-client-secret', accounts: PORTAL_ACCOUNTS,
+  });
+  await admin().apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'portal-issuer-ca', namespace: NAMESPACE }, data: { 'ca.crt': issuer.ca.certPem } } as never, { fieldManager: 'e2e', force: true });
+  await admin().apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'portal-oidc', namespace: NAMESPACE }, type: 'Opaque', stringData: { 'client-secret': 'e2e-portal-client-secret' } } as never, { fieldManager: 'e2e', force: true });
+  const upgradeStarted = Date.now();
   await helmOk(4, [
     'upgrade', RELEASE, `${state.chartRepo}/${CHART}`, '--version', state.version, '-n', NAMESPACE, '--reuse-values', '--wait', '--timeout', '5m',
     '--set', 'serviceMonitor.enabled=true', '--set', `serviceMonitor.interval=${SCRAPE_INTERVAL}`,
     ...ALERT_VALUES.flatMap((v) => ['--set', v]), '--set', 'grafanaDashboards.enabled=true',
     '--set-json', `pricing=${JSON.stringify(PRICING)}`,
+    // The portal, reading this file's Prometheus. Its issuer becomes platform.jwt.issuer: the
+    // internal endpoint (not called in this file, the last of the suite) then trusts it, with the
+    // signing keys URL dataplane.test.ts set.
+    '--set', 'portal.enabled=true', '--set', `platform.jwt.issuer=${issuer.url}`,
+    '--set', 'portal.oidc.clientId=nls-portal', '--set', 'portal.oidc.clientSecret.name=portal-oidc', '--set', 'portal.oidc.caConfigMap.name=portal-issuer-ca',
+    '--set', `portal.adminGroups={${PORTAL_ADMIN_GROUP}}`, '--set', 'portal.groupRefreshSeconds=30',
+    '--set', `portal.prometheusURL=http://${PROMETHEUS_LISTEN}`,
   ]);
+  figures.upgradeWithPortalReady = seconds(upgradeStarted);
   // The rate-limit service's Redis at its fixed address: dataplane.test.ts stopped its own at the end.
   redis = await startRedis(fs.mkdtempSync(path.join(state.dir, 'redis-')));
+  // With the PodMonitor CRD installed above, the operator applies tiny's PodMonitor at its next
+  // look for the missing CRD (every 60 s, mostly spent in the upgrade); the monitors are read once it is there.
+  await waitForObject<KubeObject>('llm.nebari.dev/v1beta1', 'LLMModel', TINY.name, (m) => condition(m, 'MonitoringReady')?.reason === 'Applied', 120000);
   const monitors: KubeObject[] = [];
   for (const kind of ['ServiceMonitor', 'PodMonitor']) monitors.push(...(await admin().list('monitoring.coreos.com/v1', kind, { namespace: NAMESPACE })).items);
   // The alert and spend rules exactly as the API server stored the chart's two PrometheusRules.
@@ -125,7 +217,7 @@ beforeAll(async () => {
   prometheus = await startPrometheus(dir, admin(), [
     ...monitors.flatMap((m) => monitorScrapeJobs(m)),
     ...dataPlaneScrapeJobs(EG_NAMESPACE, SCRAPE_INTERVAL),
-  ], [rulesFile]);
+  ], [rulesFile], PROMETHEUS_LISTEN);
   providers = await startStandInProviders(ca, [GAMMA.host, AZURE.host]);
   external = { address: await proxyAddress(EXTERNAL.name), hostname: EXTERNAL.hostname, ca: ca.certPem };
   figures.setup = seconds(started);
@@ -140,15 +232,16 @@ afterAll(async () => {
   for (const f of Object.values(faulty ?? {})) await f.stop().catch(() => undefined);
   await prometheus?.stop();
   await redis?.process.stop();
+  await issuer?.stop();
 });
 
-test('Prometheus scrapes what the chart\'s ServiceMonitor selects (the operator), the Envoy proxies and the extproc sidecars', async () => {
+test('Prometheus scrapes what the chart\'s ServiceMonitors select (the operator, the portal), the Envoy proxies and the extproc sidecars', async () => {
   const started = Date.now();
   const jobsUp = async () => byLabel('sum by (job) (up)', 'job');
   const downTargets = async () => (await prometheus.query('up == 0')).map((s) => `${s.metric.job} ${s.metric.pod}`);
   await waitFor('every target scraped', async () => {
     const up = await jobsUp();
-    return up['nebari-llm-serving-metrics'] >= 1 && up.envoy >= 1 && up['aigw-extproc'] >= 1 && (await downTargets()).length === 0;
+    return up['nebari-llm-serving-metrics'] >= 1 && up[PORTAL_SERVICE] >= 1 && up.envoy >= 1 && up['aigw-extproc'] >= 1 && (await downTargets()).length === 0;
   }, { timeoutMs: 60000, intervalMs: 1000 }).catch(async (err: Error) => {
     throw new Error(`${err.message}\nup by job: ${JSON.stringify(await jobsUp())}; down: ${JSON.stringify(await downTargets())}`);
   });
@@ -170,22 +263,7 @@ test('tokens per client ID, owner and model in Prometheus equal what the stand-i
     const { apiKey, clientId } = JSON.parse(r.output) as { apiKey: string; clientId: string };
     minted.push({ clientId, key: apiKey });
   }
-  // A new key is refused (403, before the extproc) until the operator has authorized it; each
-  // key then gets exactly its number of answers.
-  for (const [i, k] of KEYS.entries()) {
-    let answered = 0;
-    await waitFor(`the key of ${k.owner} for ${k.model.name} answered`, async () => {
-      const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: minted[i].key, body: chat(k.model.answersAs) });
-      if (r.status === 200) answered++;
-      else if (r.status !== 403) throw new Error(`unexpected ${r.status}: ${r.body}`);
-      return r.status === 200;
-    }, { timeoutMs: 60000, intervalMs: 500 });
-    while (answered < k.answers) {
-      const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: minted[i].key, body: chat(k.model.answersAs) });
-      expect(r.status).toBe(200);
-      answered++;
-    }
-  }
+  for (const [i, k] of KEYS.entries()) await answerNewKey(minted[i].key, k.model, `the key of ${k.owner} for ${k.model.name}`, k.answers);
   figures.trafficSent = seconds(started);
   // What the stand-in answered, and that the client ID went no further than the gateway.
   for (const model of [GAMMA, AZURE]) {
@@ -224,14 +302,18 @@ test('tokens per client ID, owner and model in Prometheus equal what the stand-i
 });
 
 // The same figures through `nls usage` as shipped in the image, against this Prometheus: one row per
-// owner and model object, every row equal to what the stand-in answered.
-test('nls usage reports the tokens per owner and model that the stand-in answered', async () => {
+// owner and model object, every row equal to what the stand-in answered, and what it cost.
+test('nls usage reports the tokens and cost per owner and model that the stand-in answered', async () => {
   const usage = async (...args: string[]) => {
     const r = await nls(['usage', '--prometheus', prometheus.url, '-n', NAMESPACE, '-o', 'json', ...args]);
     if (r.code !== 0) throw new Error(`nls usage ${args.join(' ')} exited ${r.code}: ${r.output}`);
     return (JSON.parse(r.output) as { rows: { namespace: string; model: string; owner: string; tokens: Record<string, number> }[] }).rows;
   };
-  const expected = (model: string, owner: string, answers: number) => ({ namespace: NAMESPACE, model, owner, tokens: { input: answers * INPUT_TOKENS, output: answers * OUTPUT_TOKENS } });
+  // Both models have a price, so each row carries its cost in the table's currency.
+  const expected = (model: keyof typeof PRICES, owner: string, answers: number) => ({
+    namespace: NAMESPACE, model, owner, tokens: { input: answers * INPUT_TOKENS, output: answers * OUTPUT_TOKENS },
+    cost: expect.closeTo((answers * INPUT_TOKENS * PRICES[model].input + answers * OUTPUT_TOKENS * PRICES[model].output) / 1e6, 12), currency: PRICING.currency,
+  });
   expect((await usage()).filter((r) => r.owner.startsWith('obs-'))).toEqual([expected('azure', 'obs-ann', 4), expected('gamma', 'obs-ann', 2), expected('gamma', 'obs-bo', 3)]);
   expect(await usage('--model', 'gamma', '--user', 'obs-bo', '--since', '1h')).toEqual([expected('gamma', 'obs-bo', 3)]);
   const none = await nls(['usage', '--prometheus', prometheus.url, '--user', 'nobody-at-all']);
@@ -273,6 +355,136 @@ test('the recorded spend per key, owner and model equals the answered tokens tim
   expect(await byLabel(`label_join(nls:token_price_per_million{model_namespace="${NAMESPACE}", currency="EUR"}, "k", "/", "model", "gen_ai_token_type")`, 'k')).toEqual(sorted({
     'azure/input': 0.5, 'azure/output': 1.5, 'gamma/cached_input': 0.25, 'gamma/input': 2.5, 'gamma/output': 10,
   }));
+});
+
+/** Mints a gamma key on the portal's page as the logged-in user; the page shows the key once. */
+async function mintOnPage(page: Page, description: string): Promise<{ clientId: string; apiKey: string }> {
+  await page.goto(`${PORTAL_URL}/`, { waitUntil: 'load' });
+  await page.select('#model', `PassthroughModel/${GAMMA.name}`);
+  await page.type('#description', description);
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form[action="/keys"] button[type=submit]')]);
+  const apiKey = await page.$eval('#api-key', (el) => el.textContent ?? '');
+  const clientId = await page.$eval('section[aria-labelledby=key-h] code', (el) => el.textContent ?? '');
+  if (!apiKey.startsWith('sk-') || !clientId) throw new Error(`no key shown after minting: ${await page.$eval('body', (b) => b.textContent ?? '')}`);
+  return { clientId, apiKey };
+}
+
+/**
+ * The one row of the usage page's table in a section that has a cell `rowKey`, as cells by column
+ * header (so a column added to the page does not move what is read).
+ */
+async function usageRow(page: Page, sectionId: string, rowKey: string): Promise<Record<string, string>> {
+  const table = await page.$eval(`section[aria-labelledby=${sectionId}] table`, (t) => ({
+    head: [...t.querySelectorAll('thead th')].map((th) => th.textContent?.trim() ?? ''),
+    rows: [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? '')),
+  })).catch(async () => {
+    throw new Error(`no table in section ${sectionId}: ${await page.$eval('main', (m) => m.textContent ?? '').catch(() => '')}`);
+  });
+  const rows = table.rows.filter((cells) => cells.includes(rowKey));
+  if (rows.length !== 1) throw new Error(`expected one row for ${rowKey} in ${sectionId}, found ${rows.length}: ${JSON.stringify(table)}`);
+  return Object.fromEntries(table.head.map((h, i) => [h, rows[0][i]]));
+}
+
+interface UsageAmount {
+  tokens: Record<string, number>;
+  cost?: number;
+}
+interface UsageJson {
+  currency?: string;
+  periods: Record<'today' | 'month', string>;
+  keys: { clientId: string; owner: string; today: UsageAmount; month: UsageAmount; quota?: QuotaShare }[];
+  byUser?: { name: string; today: UsageAmount; month: UsageAmount }[];
+}
+
+// A key minted on the portal's page by a user of team-g, answered through the real Envoy; the
+// usage page and /api/usage read this Prometheus (portal.prometheusURL), by the key owner's subject
+// for the user and for every user for the admin. Another user mints a key and leaves team-g first,
+// so the group refresh revokes it while the rest runs (the portal dashboard's revocation series).
+test('the portal\'s usage page and /api/usage show the tokens and cost the stand-in answered for a key minted on the portal, to its owner and to an admin', async () => {
+  const started = Date.now();
+  const service = await admin().get<KubeObject & { spec: { clusterIP: string; ports: { name: string; port: number }[] } }>(objectRef('v1', 'Service', PORTAL_SERVICE, NAMESPACE));
+  const http = service!.spec.ports.find((p) => p.name !== 'metrics')!;
+  const front = await startTlsFront(issuer!.ca, PORTAL_HOST, { host: service!.spec.clusterIP, port: http.port });
+  const browser = await launchBrowser(PORTAL_HOST);
+  fs.mkdirSync(USAGE_ARTIFACTS, { recursive: true });
+  try {
+    const leaving = await logIn(browser, PORTAL_URL, LEAVING_USER);
+    leavingClientId = (await mintOnPage(leaving, 'e2e: revoked when its owner leaves team-g')).clientId;
+    issuer!.setAccounts({ ...PORTAL_ACCOUNTS, [LEAVING_USER]: { username: LEAVING_USER, groups: [] } });
+
+    const user = await logIn(browser, PORTAL_URL, PORTAL_USER);
+    const { clientId, apiKey } = await mintOnPage(user, 'e2e usage');
+    figures.portalLoginsAndMints = seconds(started);
+    const answersBefore = providers.to(GAMMA.answersAs).length;
+    const trafficStarted = Date.now();
+    await answerNewKey(apiKey, GAMMA, `the key ${PORTAL_USER} minted on the portal`, PORTAL_ANSWERS);
+    // What the stand-in answered: every answer reports INPUT_TOKENS and OUTPUT_TOKENS.
+    const answered = providers.to(GAMMA.answersAs).length - answersBefore;
+    expect(answered).toBe(PORTAL_ANSWERS);
+    const tokens = { input: answered * INPUT_TOKENS, output: answered * OUTPUT_TOKENS };
+    const cost = (tokens.input * PRICES.gamma.input + tokens.output * PRICES.gamma.output) / 1e6;
+
+    const scraped = async () => JSON.stringify(await byLabel(`sum by (gen_ai_token_type) (${TOKENS}{client_id="${clientId}"})`, 'gen_ai_token_type')) === JSON.stringify(sorted(tokens)) &&
+      (await prometheus.query(`nls_api_key_info{client_id="${clientId}", owner="${PORTAL_USER}"}`)).length > 0;
+    await waitFor('the portal key\'s tokens and record scraped', scraped, { timeoutMs: 30000, intervalMs: 1000 });
+    figures.portalUsageScraped = seconds(trafficStarted);
+
+    // A period that began after the first answer (a run across midnight UTC) holds only part of them.
+    const expectPeriod = (periodStart: string, got: UsageAmount) => {
+      if (Date.parse(periodStart) <= trafficStarted) {
+        expect(got.tokens).toEqual(tokens);
+        expect(Math.abs(got.cost! - cost)).toBeLessThanOrEqual(cost * 1e-12);
+      } else {
+        expect(got.tokens.input ?? 0).toBeLessThanOrEqual(tokens.input);
+      }
+    };
+    const expectJson = (report: UsageJson, got: { today: UsageAmount; month: UsageAmount } | undefined) => {
+      expect(report.currency).toBe(PRICING.currency);
+      expect(got).toBeDefined();
+      expectPeriod(report.periods.today, got!.today);
+      expectPeriod(report.periods.month, got!.month);
+    };
+    // The page as shown: each amount equals the JSON's, the cost written the way the page writes costs.
+    const expectRow = (row: Record<string, string>, amounts: { today: UsageAmount; month: UsageAmount }) => {
+      for (const [period, label] of [['today', 'today'], ['month', 'this month']] as const) {
+        expect(row[`Input ${label}`]).toBe(String(amounts[period].tokens.input));
+        expect(row[`Output ${label}`]).toBe(String(amounts[period].tokens.output));
+        const [shown, currency] = row[`Cost ${label}`].split(' ');
+        expect(currency).toBe(PRICING.currency);
+        expect(shown).toBe(formatCost(amounts[period].cost!));
+      }
+    };
+
+    // The key's owner: their own key, by subject.
+    const own = await user.evaluate(async () => (await fetch('/api/usage')).json()) as UsageJson;
+    const ownKey = own.keys.find((k) => k.clientId === clientId);
+    expectJson(own, ownKey);
+    expect(own.keys.map((k) => k.clientId)).toEqual([clientId]);
+    await user.goto(`${PORTAL_URL}/usage`, { waitUntil: 'load' });
+    const ownRow = await usageRow(user, 'mine-h', clientId);
+    expectRow(ownRow, ownKey!);
+    // The share of the key's tier: `standard` (dataplane.test.ts: 1,000,000 tokens a day, TotalToken,
+    // the default tier), counted since midnight UTC, and not enforced since gamma is a PassthroughModel.
+    const quota = ownKey!.quota;
+    expect(quota).toMatchObject({ tier: 'standard', limit: 1_000_000, unit: 'Day', enforced: false });
+    if (Date.parse(quota!.windowStart) <= trafficStarted) expect(quota!.used).toBe(tokens.input + tokens.output);
+    expect(ownRow['Share of tier']).toBe(shareText(quota!));
+    await user.screenshot({ path: path.join(USAGE_ARTIFACTS, 'usage-e2e.png'), fullPage: true });
+
+    // An admin: the owner's total among every user's.
+    const root = await logIn(browser, PORTAL_URL, PORTAL_ADMIN);
+    const all = await root.evaluate(async () => (await fetch('/api/usage?all=true')).json()) as UsageJson;
+    const byUser = all.byUser?.find((u) => u.name === PORTAL_USER);
+    expectJson(all, byUser);
+    await root.goto(`${PORTAL_URL}/usage`, { waitUntil: 'load' });
+    expectRow(await usageRow(root, 'users-h', PORTAL_USER), byUser!);
+    await root.screenshot({ path: path.join(USAGE_ARTIFACTS, 'usage-admin-e2e.png'), fullPage: true });
+    figures.portalUsageShown = `${tokens.input} input, ${tokens.output} output tokens, ${cost} ${PRICING.currency}`;
+  } finally {
+    await browser.close();
+    await front.stop();
+  }
+  figures.portalUsageTest = seconds(started);
 });
 
 test(`${ALERT} fires for a model whose provider answers 500, with its labels and runbook, and not for the healthy model called alongside`, async () => {
@@ -437,11 +649,51 @@ function concretePromql(expr: string): string {
   return promql;
 }
 
-test('every query of the gateway, usage and operator dashboards, as their ConfigMaps were stored, returns data; the serving-engine and portal queries parse', async () => {
+// Runs after the usage, portal and alert tests, whose totals this traffic would change.
+test('the LLMModel\'s PodMonitor, as stored, has its engine scraped: the vLLM token counters and time-to-first-token histogram grow by what the engine answered through the gateway', async () => {
   const started = Date.now();
+  const monitor = await admin().get<KubeObject & { spec: unknown }>(objectRef('monitoring.coreos.com/v1', 'PodMonitor', TINY.podMonitor, NAMESPACE));
+  expect(monitor!.spec).toEqual({ selector: { matchLabels: { 'llm.nebari.dev/model': TINY.name, 'llm.nebari.dev/role': 'serving' } }, podMetricsEndpoints: [{ port: 'http', path: '/metrics' }] });
+  expect(monitor!.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'LLMModel', name: TINY.name, controller: true })]);
+  const engine = `{job="${NAMESPACE}/${TINY.podMonitor}", model_name="${TINY.answersAs}"}`;
+  const series = {
+    prompt: `vllm:prompt_tokens_total${engine}`, generated: `vllm:generation_tokens_total${engine}`, firstTokens: `vllm:time_to_first_token_seconds_count${engine}`,
+  };
+  const read = async () => Object.fromEntries(await Promise.all(Object.entries(series).map(async ([k, q]) => [k, (await prometheus.query(`sum(${q})`))[0]?.value]))) as Record<keyof typeof series, number | undefined>;
+  await waitFor('tiny\'s engine scraped', async () => Object.values(await read()).every((v) => v !== undefined), { timeoutMs: 30000, intervalMs: 1000 });
+  const before = await read();
+  const mint = await nls(['keys', 'mint', '--model', TINY.name, '--kind', 'LLMModel', '--over-limit', '-n', NAMESPACE, '-o', 'json']);
+  if (mint.code !== 0) throw new Error(`nls keys mint --model ${TINY.name} exited ${mint.code}: ${mint.output}`);
+  await answerNewKey((JSON.parse(mint.output) as { apiKey: string }).apiKey, TINY, 'a key for tiny', ENGINE_ANSWERS);
+  // One prompt and one generated token per answer (what the stand-in engine reports), one first token each.
+  const want = { prompt: before.prompt! + ENGINE_ANSWERS, generated: before.generated! + ENGINE_ANSWERS, firstTokens: before.firstTokens! + ENGINE_ANSWERS };
+  await waitFor('the answers counted by the engine, and scraped', async () => JSON.stringify(await read()) === JSON.stringify(want), { timeoutMs: 30000, intervalMs: 1000 }).catch(async (err: Error) => {
+    throw new Error(`${err.message}: ${JSON.stringify(await read())}, expected ${JSON.stringify(want)}`);
+  });
+  // The target labels the dashboard groups by: the pod's, and vLLM's own.
+  const [running] = await prometheus.query(`vllm:num_requests_running${engine}`);
+  expect(running.metric).toEqual(expect.objectContaining({ namespace: NAMESPACE, pod: expect.stringMatching(/^tiny-vllm-/), container: 'vllm', engine: '0' }));
+  figures.engineTest = seconds(started);
+});
+
+test('every query of every dashboard, as their ConfigMaps were stored, returns data', async () => {
+  const started = Date.now();
+  // The portal's revocation series exists once the refresh round has revoked the key of the user
+  // who left team-g in the usage test (the round runs every 30 s).
+  await waitFor(`the key of ${LEAVING_USER} revoked by the group refresh, and scraped`, async () =>
+    (await prometheus.query(`nls_portal_keys_revoked_total{job="${PORTAL_SERVICE}", reason="user-lost-access"} > 0`)).length > 0, { timeoutMs: 90000, intervalMs: 1000 });
+  const leavingSecret = await admin().get<KubeObject & { data?: Record<string, string> }>(objectRef('v1', 'Secret', `${GAMMA.name}-api-keys`, NAMESPACE));
+  expect(leavingClientId).toBeDefined();
+  expect(leavingSecret?.data?.[leavingClientId!]).toBeUndefined();
+  // The portal's counters, as scraped, are what the usage test did: three logins, two keys minted on
+  // the page, one revoked because its owner left the group.
+  const portal = `job="${PORTAL_SERVICE}"`;
+  expect(await byLabel(`sum by (outcome) (nls_portal_logins_total{${portal}})`, 'outcome')).toEqual({ failed: 0, success: Object.keys(PORTAL_ACCOUNTS).length });
+  expect(await byLabel(`sum by (job) (nls_portal_keys_minted_total{${portal}})`, 'job')).toEqual({ [PORTAL_SERVICE]: 2 });
+  expect(await byLabel(`sum by (reason) (nls_portal_keys_revoked_total{${portal}})`, 'reason')).toEqual({ 'user-lost-access': 1 });
   const maps = (await admin().list<KubeObject & { data: Record<string, string> }>('v1', 'ConfigMap', { namespace: NAMESPACE, labelSelector: DASHBOARD_LABEL })).items;
   const dashboards = maps.flatMap((m) => Object.values(m.data).map((json) => JSON.parse(json) as StoredDashboard));
-  expect(dashboards.map((d) => d.uid).sort()).toEqual(['nls-gateway-overview', 'nls-operator', 'nls-portal', 'nls-serving-engines', 'nls-usage']);
+  expect(dashboards.map((d) => d.uid).sort()).toEqual(DASHBOARDS);
   // An admission inside the scraped window: the helm upgrade above may have restarted the operator,
   // and rate() sees no increase in a counter's first sample (the failing model's create may be
   // it). A label edit of that model is one more admission; repeated until rate() sees one.
@@ -454,30 +706,28 @@ test('every query of the gateway, usage and operator dashboards, as their Config
   const empty: string[] = [];
   let queries = 0;
   for (const d of dashboards) {
-    const proven = PROVEN_DASHBOARDS.includes(d.uid);
     // Query variables: Grafana's label_values(metric, label), asked as PromQL.
     for (const v of d.templating.list.filter((x) => x.type === 'query')) {
       const m = /^label_values\((.+), (\w+)\)$/.exec((v.query as { query: string }).query);
       if (!m) throw new Error(`${d.uid} variable ${v.name}: not a label_values query: ${JSON.stringify(v.query)}`);
       const values = await prometheus.query(`count by (${m[2]}) (${m[1]})`);
       queries++;
-      if (proven && values.length === 0) empty.push(`${d.uid} variable ${v.name}: no ${m[2]} on ${m[1]}`);
+      if (values.length === 0) empty.push(`${d.uid} variable ${v.name}: no ${m[2]} on ${m[1]}`);
     }
-    // Panels: a query that does not parse fails here (the API answers an error); a proven dashboard's must give a number.
+    // Panels: a query that does not parse fails here (the API answers an error); each must give a number.
     for (const p of d.panels) {
       for (const t of p.targets) {
         const promql = concretePromql(t.expr);
         const result = await prometheus.query(promql);
         queries++;
-        if (proven && !result.some((sample) => Number.isFinite(sample.value))) empty.push(`${d.uid} "${p.title}" ${t.refId}: ${promql} gave ${JSON.stringify(result.slice(0, 3))}`);
+        if (!result.some((sample) => Number.isFinite(sample.value))) empty.push(`${d.uid} "${p.title}" ${t.refId}: ${promql} gave ${JSON.stringify(result.slice(0, 3))}`);
       }
     }
   }
   expect(empty).toEqual([]);
   figures.dashboardQueries = String(queries);
-  // What the parse-only dashboards would read is indeed absent here (so their emptiness is expected, not hidden).
-  const names = await prometheus.metricNames();
-  expect(names.filter((n) => n.startsWith('vllm:') || n.startsWith('nls_portal_'))).toEqual([]);
+  // The serving-engine series come from the LLMModel's PodMonitor alone.
+  expect(Object.keys(await byLabel('count by (job) ({__name__=~"vllm:.+"})', 'job'))).toEqual([`${NAMESPACE}/${TINY.podMonitor}`]);
   figures.dashboardTest = seconds(started);
 });
 

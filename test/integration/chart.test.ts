@@ -264,7 +264,8 @@ describe('the key portal', () => {
     await applyObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { kubeConfig: plane.kubeConfig() });
     const args = ['portal', chartDir, '-n', namespace, '-f', path.join(chartDir, 'ci', 'portal-values.yaml')];
     const rendered = docs((await helm(4, ['template', '--kube-version', kubeVersion, ...args])).stdout).filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'portal');
-    expect(rendered.map((o) => o.kind).sort()).toEqual(['Deployment', 'HTTPRoute', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'ServiceAccount', 'ServiceMonitor', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
+    // Two RoleBindings: to its own Role, and to the Role the operator keeps naming its Secrets.
+    expect(rendered.map((o) => o.kind).sort()).toEqual(['Deployment', 'HTTPRoute', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'RoleBinding', 'Service', 'ServiceAccount', 'ServiceMonitor', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
     // No hooks: the post-install webhook check needs a running operator, which this control plane has not.
     const r = await helm(4, ['install', ...args, '--no-hooks'], { kubeconfig: plane.kubeconfigPath });
     expect(r.stderr).toBe('');
@@ -290,6 +291,10 @@ describe('the key portal', () => {
       allowed('list', 'passthroughmodels', 'llm.nebari.dev'),
       allowed('update', 'llmmodels', 'llm.nebari.dev'),
       allowed('create', 'secrets'),
+      // Issue 29, Medium 6: no Secret read or changed by kind (the operator names the ones it may).
+      allowed('get', 'secrets'),
+      allowed('list', 'secrets'),
+      allowed('patch', 'secrets'),
       allowed('update', 'secrets'),
       allowed('delete', 'configmaps'),
       allowed('patch', 'events'),
@@ -304,6 +309,9 @@ describe('the key portal', () => {
       'list passthroughmodels.llm.nebari.dev: true',
       'update llmmodels.llm.nebari.dev: false',
       'create secrets: true',
+      'get secrets: false',
+      'list secrets: false',
+      'patch secrets: false',
       'update secrets: false',
       'delete configmaps: false',
       'patch events: true',

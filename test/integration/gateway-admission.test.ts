@@ -5,7 +5,8 @@
 // not say what the translator thinks, so any difference fails the pinned sets. The newest
 // upstream CRDs are checked the same way; their differences must be exactly the documented ones
 // (docs/compatibility-gateway.md).
-// The matrix's context has per-key quotas on, so the quota policies and route costs are checked too.
+// The matrix's context has per-key quotas and gateway tracing on, so the quota and tracing
+// settings of the policies and the route costs are checked too.
 // Each CRD set gets a private API server (no garbage collector: owner uids need not exist, and
 // no other test file sees these CRDs).
 import * as path from 'path';
@@ -186,6 +187,23 @@ describe.each(setsOnThisMinor)('upstream CRDs: $name', (set) => {
     }
   });
 
+  test('gateway tracing: every route of every model has a policy that stores the sampling share and the span tags', () => {
+    const values = [...stored.values()];
+    const routes = values.filter((o) => o.kind === 'AIGatewayRoute');
+    const policies = values.filter((o) => o.kind === 'BackendTrafficPolicy');
+    expect(policies.length).toBe(routes.length);
+    for (const policy of policies) {
+      const labels = policy.metadata.labels as Record<string, string>;
+      const owner = (policy.metadata.ownerReferences as { name: string }[])[0].name;
+      expect(policy.spec.telemetry).toEqual({
+        tracing: {
+          samplingFraction: { numerator: 5000, denominator: 10000 },
+          tags: { 'nebari.llm.model': owner, 'nebari.llm.model_kind': expect.stringMatching(/^(LLMModel|PassthroughModel)$/), 'nebari.llm.namespace': MATRIX_NAMESPACE, 'nebari.llm.endpoint': labels['llm.nebari.dev/endpoint'] },
+        },
+      });
+    }
+  });
+
   test('routing: fallback and split backends keep their priorities, weights and id overrides; retries and the passive health check are stored on both endpoints', () => {
     const byName = (kind: string, name: string) => [...stored.values()].find((o) => o.kind === kind && o.metadata.name === name);
     const rule = (byName('AIGatewayRoute', 'routed-internal')!.spec.rules as Array<Record<string, unknown>>)[0];
@@ -207,7 +225,17 @@ describe.each(setsOnThisMinor)('upstream CRDs: $name', (set) => {
       expect(spec.healthCheck).toMatchObject({ passive: { consecutive5XxErrors: 1, baseEjectionTime: '30s', maxEjectionPercent: 100 } });
     }
     expect(byName('BackendTrafficPolicy', 'llama-retried-internal-traffic')!.spec.retry).toMatchObject({ numRetries: 2 });
-    expect(byName('BackendTrafficPolicy', 'llama-internal-traffic')).toBeUndefined();
+    // A model without spec.routing: its policy holds the tracing settings only.
+    expect(Object.keys(byName('BackendTrafficPolicy', 'llama-internal-traffic')!.spec).sort()).toEqual(['targetRefs', 'telemetry']);
+  });
+
+  test('every internal SecurityPolicy stores the subject-to-client-ID-header copy the usage metrics read', () => {
+    const policies = [...stored.values()].filter((o) => o.kind === 'SecurityPolicy' && (o.metadata.labels as Record<string, string>)['llm.nebari.dev/endpoint'] === 'internal');
+    expect(policies.length).toBeGreaterThan(0);
+    for (const policy of policies) {
+      const providers = (policy.spec.jwt as { providers: Array<{ claimToHeaders?: unknown }> }).providers;
+      expect([policy.metadata.name, providers.map((p) => p.claimToHeaders)]).toEqual([policy.metadata.name, [[{ header: 'x-llm-client-id', claim: 'sub' }]]]);
+    }
   });
 
   test('every stored route has exactly one host name, its endpoint one', () => {

@@ -10,7 +10,8 @@
 // logged-out user's old cookies); no key material in logs or Events. Screenshots of each page go to test-artifacts/portal/.
 // Usage (issue 32): the portal reads a real Prometheus (the tools' Debian build) that scrapes a
 // loopback text endpoint this file serves, standing in for the extproc's token counts, the
-// operator's nls_api_key_info and the spend rules' price series.
+// operator's nls_api_key_info and the spend rules' price series; `nls usage` reads the same
+// Prometheus. Quotas are on (two tiers), so the usage page shows each key's share of its tier.
 import { ChildProcess, spawn } from 'node:child_process';
 import * as http from 'node:http';
 import * as fs from 'node:fs';
@@ -26,6 +27,11 @@ import { mintKey } from '../../src/api-keys/key-store';
 import { issueCertificateAuthority, issueServingCertificate } from '../../src/webhook/certificates';
 import { OidcClient, RefreshRefusedError } from '../../src/portal/oidc';
 import { portalConfigFromEnv } from '../../src/portal/config';
+import { runUsage } from '../../src/cli/usage/usage';
+import { formatCost } from '../../src/usage/prometheus-usage';
+import { parse as parseYaml } from 'yaml';
+import { plainObjects } from '../../src/chart/render';
+import { defaultValues } from '../../src/chart/values-schema';
 import { installGatewayCRDs, installOwnCRDs, nodeArgsFor, OperatorProcess, passthroughModel, providerCredential, repoRoot, startOperator } from './operator-support';
 
 const CHROMIUM = '/usr/lib/chromium/chromium-headless-shell';
@@ -34,6 +40,50 @@ const ns = uniqueName('key-portal');
 const CLIENT_ID = 'nls-portal';
 const CLIENT_SECRET = 'portal-test-client-secret';
 const REFRESH_SECONDS = 2;
+
+// The portal runs as its ServiceAccount under the chart's Roles and admission policies (issue 29,
+// Medium 6), so the whole flow proves it needs no right on Secrets by kind: the operator (run as
+// an administrator here; portal-refusal.test.ts runs it under the chart's operator Role) keeps
+// the Role naming the key and user Secrets the portal may get and patch.
+const release = uniqueName('keys');
+const SESSION_SECRET = 'portal-session';
+const chartDefaults = defaultValues();
+const chartObjects = plainObjects(
+  {
+    ...chartDefaults,
+    platform: { ...chartDefaults.platform, jwt: { ...chartDefaults.platform.jwt, issuer: 'https://issuer.example.com', audiences: ['nebari-llm'] } },
+    portal: { ...chartDefaults.portal, enabled: true, hostname: 'llm-keys.example.com', sessionSecretName: SESSION_SECRET, oidc: { ...chartDefaults.portal.oidc, clientId: CLIENT_ID } },
+  },
+  { releaseName: release, namespace: ns },
+) as Array<KubeObject & { spec?: { template?: { spec?: { serviceAccountName?: string; containers?: Array<{ env?: Array<{ name: string; value?: string }> }> } } } }>;
+const chartPortal = chartObjects.find((o) => o.kind === 'Deployment' && o.metadata.labels?.['app.kubernetes.io/component'] === 'portal')!;
+const portalServiceAccount = chartPortal.spec!.template!.spec!.serviceAccountName!;
+const PORTAL_SECRETS_ROLE = chartPortal.spec!.template!.spec!.containers![0].env!.find((e) => e.name === 'NLS_PORTAL_SECRETS_ROLE')!.value!;
+/** The portal's ServiceAccount, Role and bindings, and the chart's admission policies. */
+const portalRights = chartObjects.filter(
+  (o) => ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'].includes(o.kind) || (['ServiceAccount', 'Role', 'RoleBinding'].includes(o.kind) && [portalServiceAccount, PORTAL_SECRETS_ROLE].includes(o.metadata.name)),
+);
+
+/** A kubeconfig file for the portal's ServiceAccount (a TokenRequest token). */
+async function portalKubeconfig(): Promise<string> {
+  const review = await client.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${portalServiceAccount}/token`, {
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
+  });
+  // The administrator's kubeconfig with the user swapped for the ServiceAccount's token.
+  const admin = parseYaml(fs.readFileSync(kubeconfigPath(), 'utf8')) as { 'current-context': string; contexts: Array<{ name: string; context: { cluster: string } }>; clusters: Array<{ name: string }> };
+  const clusterName = admin.contexts.find((c) => c.name === admin['current-context'])!.context.cluster;
+  const file = path.join(os.tmpdir(), `${ns}-portal.kubeconfig`);
+  const config = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: admin.clusters.filter((c) => c.name === clusterName),
+    users: [{ name: 'portal', user: { token: review.status.token } }],
+    contexts: [{ name: 'portal', context: { cluster: clusterName, user: 'portal', namespace: ns } }],
+    'current-context': 'portal',
+  };
+  fs.writeFileSync(file, JSON.stringify(config), { mode: 0o600 });
+  return file;
+}
 
 type Accounts = Record<string, { username: string; groups: string[] }>;
 type DataObject = KubeObject & { data?: Record<string, string> };
@@ -184,7 +234,9 @@ beforeAll(async () => {
   await applyObject(model('open-model', { public: true }));
   await applyObject(model('team-a-model', { public: false, groups: ['team-a'] }));
   await applyObject(model('team-b-model', { public: false, groups: ['team-b'] }));
-  operator = startOperator({ kubeconfigPath: kubeconfigPath(), namespace: ns, name: 'operator-portal' });
+  for (const o of portalRights) await applyObject(o);
+  operator = startOperator({ kubeconfigPath: kubeconfigPath(), namespace: ns, name: 'operator-portal', env: { NLS_PORTAL_SECRETS_ROLE: PORTAL_SECRETS_ROLE } });
+  const portalKubeconfigPath = await portalKubeconfig();
 
   setAccounts(ACCOUNTS);
   // Prometheus scraping the usage feed every second, for the usage page.
@@ -203,7 +255,7 @@ beforeAll(async () => {
   provider = await startTestIssuer({ accountsFile, redirectUri: `${portalUrl}/auth/callback`, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
   const issuer = provider.url;
   portal = startProcess('portal', nodeArgsFor('src/portal/main'), {
-    KUBECONFIG: kubeconfigPath(),
+    KUBECONFIG: portalKubeconfigPath,
     TS_NODE_PROJECT: path.join(repoRoot, 'tsconfig.json'),
     NLS_PORTAL_NAMESPACE: ns,
     NLS_PORTAL_URL: portalUrl,
@@ -213,11 +265,14 @@ beforeAll(async () => {
     NLS_PORTAL_ADMIN_GROUPS: 'platform-admins',
     NLS_PORTAL_EXTERNAL_ENDPOINT: 'https://llm.example.com',
     NLS_PORTAL_GROUP_REFRESH_SECONDS: String(REFRESH_SECONDS),
-    NLS_PORTAL_SESSION_SECRET: 'portal-session',
+    NLS_PORTAL_SESSION_SECRET: SESSION_SECRET,
+    NLS_PORTAL_SECRETS_ROLE: PORTAL_SECRETS_ROLE,
     NLS_PORTAL_PORT: String(port),
     NLS_PORTAL_METRICS_PORT: String(metricsPort),
     NLS_PORTAL_BIND_ADDRESS: '127.0.0.1',
     NLS_PORTAL_PROMETHEUS_URL: prometheusUrl,
+    // As the chart renders it (constructs/portal.ts): the usage test's keys are in both tiers.
+    NLS_PORTAL_QUOTA_TIERS: JSON.stringify({ costType: 'TotalToken', default: 'standard', tiers: [{ name: 'standard', tokens: 10_000, unit: 'Hour' }, { name: 'large', tokens: 20_000, unit: 'Day' }] }),
     POD_NAME: 'portal-0',
     POD_NAMESPACE: ns,
   });
@@ -240,8 +295,10 @@ afterAll(async () => {
   usageFeed?.close();
   await provider?.stop();
   if (operator && operator.child.exitCode === null) await operator.stop();
+  for (const o of portalRights.filter((x) => !x.metadata.namespace)) await client?.delete(o).catch(() => undefined);
   client?.close();
   fs.rmSync(accountsFile, { force: true });
+  fs.rmSync(path.join(os.tmpdir(), `${ns}-portal.kubeconfig`), { force: true });
   if (timings.length) console.log(`key portal timings:\n  ${timings.join('\n  ')}`);
 });
 
@@ -548,7 +605,7 @@ it('trusts an issuer behind a private CA only through NLS_PORTAL_OIDC_CA_FILE', 
 });
 
 // Last: it sets its own accounts, after the tests above changed theirs.
-it('shows each user the usage of their own keys (tokens today and this month, cost where priced) and admins the totals per user, group and model', async () => {
+it('shows each user the usage of their own keys (tokens today and this month, cost where priced, share of the tier) and admins the totals per user, group and model; nls usage shows the same tokens and cost', async () => {
   const started = Date.now();
   setAccounts({ ...ACCOUNTS, dana: { username: 'dana', groups: ['team-a'] }, eve: { username: 'eve', groups: ['team-b'] }, ops: { username: 'ops', groups: ['platform-admins'] } });
   const dana = await login('dana');
@@ -565,12 +622,19 @@ it('shows each user the usage of their own keys (tokens today and this month, co
 
   // As scraped without honoring labels (the Prometheus Operator's default), the record's namespace
   // is renamed exported_namespace and namespace is the operator's: eve's record comes that way.
-  const info = (clientId: string, model: string, owner: string, groups: string, scrapedByOperator = false) =>
-    `nls_api_key_info{client_id="${clientId}",${scrapedByOperator ? `namespace="operator-ns",exported_namespace="${ns}"` : `namespace="${ns}"`},model="${model}",model_kind="PassthroughModel",owner="${owner}",groups="${groups}",tier="standard",source="portal"} 1`;
+  // eve's record names no tier (keys minted before quotas): the default tier limits it.
+  // team-a-model is an LLMModel, open-model a PassthroughModel (whose token budget the gateway does not charge).
+  const info = (clientId: string, model: string, owner: string, groups: string, tier: string, scrapedByOperator = false) =>
+    `nls_api_key_info{client_id="${clientId}",${scrapedByOperator ? `namespace="operator-ns",exported_namespace="${ns}"` : `namespace="${ns}"`},model="${model}",model_kind="${model === 'team-a-model' ? 'LLMModel' : 'PassthroughModel'}",owner="${owner}",groups="${groups}",tier="${tier}",source="portal"} 1`;
   const tokens = (clientId: string, type: string, n: number) => `gen_ai_client_token_usage_sum{client_id="${clientId}",gen_ai_token_type="${type}"} ${n}`;
   const price = (model: string, type: string, p: number) => `nls:token_price_per_million{model_namespace="${ns}",model="${model}",gen_ai_token_type="${type}",currency="EUR"} ${p}`;
+  // The shares count from the start of the current hour (the standard tier's window): feed the
+  // counters in the same hour as the reads below (they take a few seconds), so that all of them
+  // fall inside the window; in the last 20 s of an hour, wait for the next one.
+  const toNextHour = 3_600_000 - (Date.now() % 3_600_000);
+  if (toNextHour < 20_000) await new Promise((resolve) => setTimeout(resolve, toNextHour + 1000));
   usageSeries = [
-    info(danaOpen, 'open-model', 'dana', ''), info(danaTeamA, 'team-a-model', 'dana', 'team-a'), info(eveOpen, 'open-model', 'eve', 'team-b', true),
+    info(danaOpen, 'open-model', 'dana', '', 'standard'), info(danaTeamA, 'team-a-model', 'dana', 'team-a', 'large'), info(eveOpen, 'open-model', 'eve', 'team-b', '', true),
     tokens(danaOpen, 'input', 1200), tokens(danaOpen, 'cached_input', 200), tokens(danaOpen, 'output', 300),
     tokens(danaTeamA, 'input', 5000), tokens(danaTeamA, 'output', 1000),
     tokens(eveOpen, 'input', 700), tokens(eveOpen, 'output', 70),
@@ -591,16 +655,24 @@ it('shows each user the usage of their own keys (tokens today and this month, co
   expect(res.status).toBe(200);
   const body = (await res.json()) as { currency: string; keys: { clientId: string }[] };
   expect(body.currency).toBe('EUR');
-  const danaRow = (clientId: string, model: string, groups: string[], a: ReturnType<typeof amount>) => ({ clientId, model: { namespace: ns, name: model }, owner: 'dana', groups, tier: 'standard', today: a, month: a });
+  // Shares: the quota charges TotalToken, input (cached input included) plus output, in the tier's
+  // window: the hour for standard, the UTC day for large.
+  const hourStart = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString();
+  const dayStart = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000).toISOString();
+  const danaOpenShare = { tier: 'standard', limit: 10_000, unit: 'Hour', windowStart: hourStart, used: 1500, share: 0.15, enforced: false };
+  const danaTeamAShare = { tier: 'large', limit: 20_000, unit: 'Day', windowStart: dayStart, used: 6000, share: 0.3, enforced: true };
+  const danaRow = (clientId: string, model: string, groups: string[], tier: string, a: ReturnType<typeof amount>, quota: object) => ({ clientId, model: { namespace: ns, name: model, kind: model === 'team-a-model' ? 'LLMModel' : 'PassthroughModel' }, owner: 'dana', groups, tier, today: a, month: a, quota });
   expect([...body.keys].sort((a, b) => a.clientId.localeCompare(b.clientId))).toEqual([
-    danaRow(danaOpen, 'open-model', [], amount({ input: 1200, cached_input: 200, output: 300 }, danaOpenCost)),
-    danaRow(danaTeamA, 'team-a-model', ['team-a'], amount({ input: 5000, output: 1000 })),
+    danaRow(danaOpen, 'open-model', [], 'standard', amount({ input: 1200, cached_input: 200, output: 300 }, danaOpenCost), danaOpenShare),
+    danaRow(danaTeamA, 'team-a-model', ['team-a'], 'large', amount({ input: 5000, output: 1000 }), danaTeamAShare),
   ].sort((a, b) => a.clientId.localeCompare(b.clientId)));
   expect(JSON.stringify(body)).not.toContain(eveOpen);
   // eve sees only hers; neither may ask for everyone's.
   const eve = await login('eve');
-  const eveBody = (await (await fetch(`${portalUrl}/api/usage`, { headers: await cookieOf(eve) })).json()) as { keys: { clientId: string; model: unknown; month: unknown }[] };
-  expect(eveBody.keys.map((k) => [k.clientId, k.model, k.month])).toEqual([[eveOpen, { namespace: ns, name: 'open-model' }, amount({ input: 700, output: 70 }, (700 * 2.5 + 70 * 10) / 1e6)]]);
+  const eveBody = (await (await fetch(`${portalUrl}/api/usage`, { headers: await cookieOf(eve) })).json()) as { keys: { clientId: string; model: unknown; month: unknown; quota: unknown }[] };
+  expect(eveBody.keys.map((k) => [k.clientId, k.model, k.month, k.quota])).toEqual([
+    [eveOpen, { namespace: ns, name: 'open-model', kind: 'PassthroughModel' }, amount({ input: 700, output: 70 }, (700 * 2.5 + 70 * 10) / 1e6), { tier: 'standard', limit: 10_000, unit: 'Hour', windowStart: hourStart, used: 770, share: 0.077, enforced: false }],
+  ]);
   const refused = await fetch(`${portalUrl}/api/usage?all=true`, { headers: await cookieOf(dana) });
   expect(refused.status).toBe(403);
   expect(JSON.stringify(await refused.json())).not.toContain(eveOpen);
@@ -608,6 +680,8 @@ it('shows each user the usage of their own keys (tokens today and this month, co
   // An admin: totals per user, group (a key without one under "(no group)") and model.
   const ops = await login('ops');
   const all = (await (await fetch(`${portalUrl}/api/usage?all=true`, { headers: await cookieOf(ops) })).json()) as Record<string, { name: string; month: { tokens: Record<string, number>; cost?: number } }[]>;
+  // Totals carry no share (a share is a key's, against its own tier).
+  expect(JSON.stringify([all.byUser, all.byGroup, all.byModel])).not.toContain('quota');
   const month = (rows: { name: string; month: { tokens: Record<string, number>; cost?: number } }[]) => Object.fromEntries(rows.map((r) => [r.name, r.month]));
   const eveCost = (700 * 2.5 + 70 * 10) / 1e6;
   expect(month(all.byUser)).toEqual({ dana: amount({ input: 6200, cached_input: 200, output: 1300 }, danaOpenCost), eve: amount({ input: 700, output: 70 }, eveCost) });
@@ -617,13 +691,35 @@ it('shows each user the usage of their own keys (tokens today and this month, co
   // The page shows the same numbers.
   await dana.goto(`${portalUrl}/usage`, { waitUntil: 'load' });
   const cells = await dana.$$eval('section[aria-labelledby=mine-h] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
-  expect(cells).toEqual(expect.arrayContaining([['open-model', danaOpen, 'standard', '1200', '300', `${danaOpenCost.toFixed(4)} EUR`, '1200', '300', `${danaOpenCost.toFixed(4)} EUR`]]));
+  expect(cells.map((row) => row.map((c) => c?.trim()))).toEqual(
+    expect.arrayContaining([
+      ['open-model', danaOpen, 'standard', '1200', '300', `${formatCost(danaOpenCost)} EUR`, '1200', '300', `${formatCost(danaOpenCost)} EUR`, '1,500 of 10,000 tokens this hour, 15 % (not enforced: the gateway does not charge tokens to keys of external providers yet)'],
+      ['team-a-model', danaTeamA, 'large', '5000', '1000', '—', '5000', '1000', '—', '6,000 of 20,000 tokens today (UTC), 30 %'],
+    ]),
+  );
   await screenshot(dana, 'usage');
   await ops.goto(`${portalUrl}/usage`, { waitUntil: 'load' });
   expect(await ops.$$eval('section[aria-labelledby=users-h] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)))).toEqual([
-    ['dana', '6200', '1300', `${danaOpenCost.toFixed(4)} EUR`, '6200', '1300', `${danaOpenCost.toFixed(4)} EUR`],
-    ['eve', '700', '70', `${eveCost.toFixed(4)} EUR`, '700', '70', `${eveCost.toFixed(4)} EUR`],
+    ['dana', '6200', '1300', `${formatCost(danaOpenCost)} EUR`, '6200', '1300', `${formatCost(danaOpenCost)} EUR`],
+    ['eve', '700', '70', `${formatCost(eveCost)} EUR`, '700', '70', `${formatCost(eveCost)} EUR`],
   ]);
   await screenshot(ops, 'usage-admin');
+
+  // nls usage, from the same Prometheus: the same tokens per owner and model, costed the same way.
+  const lines: string[] = [];
+  expect(await runUsage(['--prometheus', prometheusUrl, '-n', ns, '-o', 'json'], (l) => lines.push(l))).toBe(0);
+  expect(JSON.parse(lines.join('\n')).rows).toEqual([
+    { namespace: ns, model: 'open-model', owner: 'dana', tokens: { input: 1200, cached_input: 200, output: 300 }, cost: danaOpenCost, currency: 'EUR' },
+    { namespace: ns, model: 'open-model', owner: 'eve', tokens: { input: 700, output: 70 }, cost: eveCost, currency: 'EUR' },
+    // Unpriced: no cost at all, not zero.
+    { namespace: ns, model: 'team-a-model', owner: 'dana', tokens: { input: 5000, output: 1000 } },
+  ]);
+  lines.length = 0;
+  expect(await runUsage(['--prometheus', prometheusUrl, '-n', ns, '--user', 'dana'], (l) => lines.push(l))).toBe(0);
+  expect(lines.slice(1)).toEqual([
+    'NAMESPACE\tMODEL\tOWNER\tINPUT\tOUTPUT\tTOTAL\tCOST',
+    `${ns}\topen-model\tdana\t1200\t300\t1500\t${formatCost(danaOpenCost)} EUR`,
+    `${ns}\tteam-a-model\tdana\t5000\t1000\t6000\t-`,
+  ]);
   timings.push(`usage test: ${((Date.now() - started) / 1000).toFixed(2)} s`);
 });

@@ -4,7 +4,8 @@
 // (reading each webhook configuration only as its own kind, watching both model kinds), the leader's informers list and watch
 // (Secrets only in its namespace), models become Ready, and the vLLM endpoint picker's objects
 // can be created (no RBAC escalation) and give the picker every read it needs, and the KAITO and llm-d
-// examples get every provider object applied (the llm-d scheduler's Role grants more). A private control plane:
+// examples get every provider object applied (the llm-d scheduler's Role grants more); the llm-d
+// example's PodMonitor (spec.serving.monitoring.enabled) is applied, and deleted once turned off. A private control plane:
 // models other test files leave in other namespaces (where the chart grants no Secret rights)
 // would otherwise be reconciled too and show up as denials.
 import * as fs from 'node:fs';
@@ -243,8 +244,11 @@ it('may create the vLLM endpoint picker and its rights (no escalation), and the 
   }
 });
 
-it('applies the KAITO and llm-d providers\' objects with the chart RBAC, at the detected versions', async () => {
-  await installCRDs([path.join(upstreamCrdDir(), 'kaito/v0.12.0'), path.join(upstreamCrdDir(), 'llm-d-router/v0.10.0')], admin);
+it('applies the KAITO and llm-d providers\' objects with the chart RBAC, at the detected versions, and the llm-d model\'s PodMonitor until monitoring is turned off', async () => {
+  await installCRDs([
+    path.join(upstreamCrdDir(), 'kaito/v0.12.0'), path.join(upstreamCrdDir(), 'llm-d-router/v0.10.0'),
+    path.join(upstreamCrdDir(), 'prometheus-operator/v0.93.0/monitoring.coreos.com_podmonitors.yaml'),
+  ], admin);
   const expected: Record<string, string> = { 'kaito.yaml': 'kaito.sh/v1beta1', 'llmd.yaml': 'apps/v1' };
   for (const [file, apiVersion] of Object.entries(expected)) {
     const example = parseYaml(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'llmmodel', file), 'utf8')) as KubeObject;
@@ -254,5 +258,13 @@ it('applies the KAITO and llm-d providers\' objects with the chart RBAC, at the 
     const stored = (await getObject(ref, admin))!;
     expect((stored.status as { provider?: { apiVersion?: string } }).provider?.apiVersion).toBe(apiVersion);
   }
+  const llmd = parseYaml(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'llmmodel', 'llmd.yaml'), 'utf8')) as KubeObject & { spec: { serving: Record<string, unknown> } };
+  const llmdRef = { apiVersion: 'llm.nebari.dev/v1beta1', kind: 'LLMModel', metadata: { name: llmd.metadata.name, namespace: ns } };
+  const monitorRef = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PodMonitor', metadata: { name: `${llmd.metadata.name}-vllm`, namespace: ns } };
+  expect(condition(await getObject(llmdRef, admin), 'MonitoringReady')).toMatchObject({ status: 'True', reason: 'Applied' });
+  expect((await getObject(monitorRef, admin))?.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'LLMModel', name: llmd.metadata.name, controller: true })]);
+  await apply({ ...llmd, metadata: { ...llmd.metadata, namespace: ns }, spec: { ...llmd.spec, serving: { ...llmd.spec.serving, monitoring: { enabled: false } } } });
+  await waitFor('the PodMonitor deleted once monitoring is off', async () => condition(await getObject(llmdRef, admin), 'MonitoringReady')?.reason === 'Disabled', { timeoutMs: 30_000, intervalMs: 500 });
+  expect(await getObject(monitorRef, admin)).toBeUndefined();
   expect(operator!.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
 }, 240_000);

@@ -11,7 +11,11 @@
 // Issue 29, Medium 6 (the portal's Role covered every Secret of the namespace, create included):
 // every call of this file that the portal makes runs as the portal's ServiceAccount under exactly
 // the chart's portal Role and admission policies, so the portal's paths are proven to work with
-// those rights; the last tests try what a compromised portal would, and must be refused.
+// those rights; the last tests try what a compromised portal would, and must be refused. The
+// portal holds no right on Secrets by kind but create: the Role naming the key and user Secrets it
+// may get and patch is kept by the operator's code (src/operator/portal-secrets-role.ts), run here
+// as the operator's ServiceAccount under the chart's operator Role, so the API server's escalation
+// check on that Role is passed for real.
 import { randomBytes } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import { applyObject, createNamespace, kubeConfig, rest, uniqueName } from '../support/cluster';
@@ -34,6 +38,9 @@ import { EventRecorder } from '../../src/runtime/events';
 import { createLogger } from '../../src/runtime/log';
 import { DEFAULT_KEY_LIMITS } from '../../src/translate/keys/limits';
 import { installOwnCRDs, passthroughModel } from './operator-support';
+import { PortalSecretsRole } from '../../src/operator/portal-secrets-role';
+import { secretNamesOfRole } from '../../src/translate/keys/portal-secrets';
+import { untilReadable } from '../../src/portal/user-tokens';
 
 const ns = uniqueName('portal-refusal');
 const model = { kind: 'PassthroughModel' as const, name: 'team-model', namespace: ns };
@@ -57,16 +64,26 @@ const portalDeployment = chart.find((o) => o.kind === 'Deployment' && o.metadata
   spec: { template: { spec: { serviceAccountName: string; containers: Array<{ env: Array<{ name: string; value?: string }> }> } } };
 };
 const portalServiceAccount = portalDeployment.spec.template.spec.serviceAccountName;
-const sessionSecretName = portalDeployment.spec.template.spec.containers[0].env.find((e) => e.name === 'NLS_PORTAL_SESSION_SECRET')!.value!;
-// The portal's ServiceAccount, Role and binding, and every admission policy the chart ships.
-const portalRights = chart.filter(
-  (o) => ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'].includes(o.kind) || (['ServiceAccount', 'Role', 'RoleBinding'].includes(o.kind) && o.metadata.name === portalServiceAccount),
-);
+const portalEnv = (name: string) => portalDeployment.spec.template.spec.containers[0].env.find((e) => e.name === name)!.value!;
+const sessionSecretName = portalEnv('NLS_PORTAL_SESSION_SECRET');
+/** The Role the operator keeps for the portal, as the chart names it to both. */
+const secretsRole = portalEnv('NLS_PORTAL_SECRETS_ROLE');
+const operatorServiceAccount = (chart.find((o) => o.kind === 'Deployment' && o.metadata.labels?.['app.kubernetes.io/component'] === 'operator') as typeof portalDeployment).spec.template.spec.serviceAccountName;
+// The portal's ServiceAccount, Role and bindings (its own Role and the operator's), every admission
+// policy the chart ships, and the operator's ServiceAccount, Role and binding in this namespace.
+const inNamespace = (kind: string) => chart.filter((o) => o.kind === kind && o.metadata.namespace === ns) as Array<KubeObject & { subjects?: Array<{ name: string }>; roleRef?: { name: string } }>;
+const bindings = inNamespace('RoleBinding').filter((b) => b.subjects?.some((x) => [portalServiceAccount, operatorServiceAccount].includes(x.name)));
+const portalRights = [
+  ...chart.filter((o) => ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'].includes(o.kind)),
+  ...inNamespace('ServiceAccount').filter((o) => [portalServiceAccount, operatorServiceAccount].includes(o.metadata.name)),
+  ...inNamespace('Role').filter((r) => bindings.some((b) => b.roleRef?.name === r.metadata.name)),
+  ...bindings,
+];
 
-/** The portal's API client: the portal's ServiceAccount, with a token from the TokenRequest API. */
-async function portalClient(): Promise<KubeRest> {
+/** An API client as one of the chart's ServiceAccounts, with a token from the TokenRequest API. */
+async function portalClient(serviceAccount = portalServiceAccount): Promise<KubeRest> {
   const kc = kubeConfig();
-  const review = await admin.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${portalServiceAccount}/token`, {
+  const review = await admin.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${serviceAccount}/token`, {
     body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
   });
   const cluster = kc.getCurrentCluster()!;
@@ -77,14 +94,23 @@ async function portalClient(): Promise<KubeRest> {
 
 /** The portal's calls, as the portal (the chart's RBAC and admission policies). */
 let client: KubeRest;
-/** What the operator and administrators do. */
+/** What administrators do (and the operator, where its rights are not the point). */
 let admin: KubeRest;
+/** The operator's API client: its ServiceAccount under the chart's operator Role. */
+let operatorClient: KubeRest;
+/** The operator's keeper of the portal's Secret Role, as the leader runs it. */
+let roleKeeper: PortalSecretsRole;
+const startRoleKeeper = () => {
+  const keeper = new PortalSecretsRole(operatorClient, { namespace: ns, roleName: secretsRole }, createLogger({ level: 'warn' }));
+  keeper.start();
+  return keeper;
+};
 
 const aliceKeys = async () => (await listKeys(client, model)).filter((k) => k.subject === alice.sub).map((k) => k.clientId).sort();
 
 function deps(refresh: (token: string, sub: string) => Promise<never>) {
   const log = createLogger({ level: 'warn' });
-  return { client, namespace: ns, sessionKey, refresh, log, events: new EventRecorder(client, 'nls-portal', 'test', log) };
+  return { client, namespace: ns, sessionKey, secretsRole, refresh, log, events: new EventRecorder(client, 'nls-portal', 'test', log) };
 }
 
 beforeAll(async () => {
@@ -93,12 +119,16 @@ beforeAll(async () => {
   admin = rest();
   for (const o of portalRights) await applyObject(o);
   client = await portalClient();
+  operatorClient = await portalClient(operatorServiceAccount);
   // What the operator does first (and all minting requires): its cleanup finalizer on the model,
-  // then the model's key objects (the portal may not create them).
+  // then the model's key objects (the portal may not create them), then names the key Secret in
+  // the portal's Secret Role.
   const m = passthroughModel(ns, model.name);
   await applyObject({ ...m, metadata: { ...m.metadata, finalizers: [CLEANUP_FINALIZER] } });
   await applyObject(desiredApiKeySecret(model));
   await applyObject(desiredApiKeyMetadataConfigMap(model));
+  roleKeeper = startRoleKeeper();
+  await roleKeeper.readable(desiredApiKeySecret(model).metadata.name);
   // The policies are in force once a write they refuse is refused (a dry run changes nothing).
   await waitFor(
     'the portal admission policy',
@@ -112,6 +142,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await roleKeeper?.stop();
+  operatorClient?.close();
   await admin?.mergePatch(objectRef('llm.nebari.dev/v1alpha1', 'PassthroughModel', model.name, ns), { metadata: { finalizers: null } }).catch(() => undefined);
   for (const o of portalRights.filter((x) => !x.metadata.namespace)) await admin?.delete(o).catch(() => undefined);
   client?.close();
@@ -215,7 +247,7 @@ describe('group revocation fails closed (issue 29, Medium 7)', () => {
     expect(await round(t0, unreachable, { metrics })).toMatchObject({ failed: 1, failedClosed: 0, revoked: 0 });
     expect(await round(hours(23), unreachable, { metrics })).toMatchObject({ failed: 1, failedClosed: 0, revoked: 0 });
     expect(await keysOf(dave.sub)).toEqual([key.clientId]);
-    expect((await listStoredUsers(client, ns, sessionKey)).find((u) => u.sub === dave.sub)).toMatchObject({ refreshFailures: 2, refreshFailingSince: t0, refused: false });
+    expect((await listStoredUsers(client, ns, sessionKey, secretsRole)).find((u) => u.sub === dave.sub)).toMatchObject({ refreshFailures: 2, refreshFailingSince: t0, refused: false });
     expect(await metrics.registry.getSingleMetricAsString('nls_portal_users_refresh_failing')).toMatch(/^nls_portal_users_refresh_failing 1$/m);
 
     // A day after the first failure: nobody could confirm dave's access all that time.
@@ -228,15 +260,15 @@ describe('group revocation fails closed (issue 29, Medium 7)', () => {
     expect(text).toMatch(/^nls_portal_keys_revoked_total\{reason="user-refresh-failing"\} 1$/m);
     expect(text).toMatch(/^nls_portal_users_failed_closed_total 1$/m);
     expect(text).toMatch(/^nls_portal_users_refresh_failing 0$/m);
-    expect((await listStoredUsers(client, ns, sessionKey)).find((u) => u.sub === dave.sub)).toMatchObject({ refused: true, refusedBy: 'fail-closed' });
+    expect((await listStoredUsers(client, ns, sessionKey, secretsRole)).find((u) => u.sub === dave.sub)).toMatchObject({ refused: true, refusedBy: 'fail-closed' });
     // A key of his found in a later round (written by other means) goes too, for the same reason.
     const later = await mintKey(admin, model, dave.username, 'later', { subject: dave.sub, groups: ['ml-team'], grantedBy: 'groups', source: 'portal', waitMs: 30_000 });
     expect(await round(hours(25), unreachable)).toMatchObject({ revoked: 1 });
     expect((await readAuditEntries(client, ns, {})).find((e) => e.clientId === later.clientId && e.action === 'access-revoked')).toMatchObject({ reason: REFRESH_FAILING_REASON });
     // Logging in again (the issuer confirms dave) lifts the mark and restarts the count.
     await recordLogin(client, ns, sessionKey, { ...dave, groups: ['ml-team'], refreshToken: 'dave-refresh-token-2' });
-    expect((await listStoredUsers(client, ns, sessionKey)).find((u) => u.sub === dave.sub)).toMatchObject({ refused: false, refreshFailures: 0 });
-    expect((await listStoredUsers(client, ns, sessionKey)).find((u) => u.sub === dave.sub)?.refreshFailingSince).toBeUndefined();
+    expect((await listStoredUsers(client, ns, sessionKey, secretsRole)).find((u) => u.sub === dave.sub)).toMatchObject({ refused: false, refreshFailures: 0 });
+    expect((await listStoredUsers(client, ns, sessionKey, secretsRole)).find((u) => u.sub === dave.sub)?.refreshFailingSince).toBeUndefined();
   });
 
   it('restarts the count when a refresh succeeds again', async () => {
@@ -249,7 +281,7 @@ describe('group revocation fails closed (issue 29, Medium 7)', () => {
     // Failing since 21 h, not since 0 h: a day after 0 h is no reason to revoke.
     await round(hours(30), (sub) => (sub === erin.sub ? unreachable() : answers(sub)));
     expect(await isRefused(client, ns, erin.sub)).toBe(false);
-    expect((await listStoredUsers(client, ns, sessionKey)).find((u) => u.sub === erin.sub)).toMatchObject({ refreshFailures: 2, refreshFailingSince: hours(21) });
+    expect((await listStoredUsers(client, ns, sessionKey, secretsRole)).find((u) => u.sub === erin.sub)).toMatchObject({ refreshFailures: 2, refreshFailingSince: hours(21) });
   });
 
   it('counts users without a refresh token and with one no key opens, refuses their mints, and fails them closed after the period', async () => {
@@ -298,7 +330,7 @@ describe('group revocation fails closed (issue 29, Medium 7)', () => {
     await admin.jsonPatch(objectRef('v1', 'Secret', secretName, ns), [{ op: 'remove', path: '/data/key' }]);
     const rotated = await loadSessionKeys(client, ns, secretName);
     expect(rotated).toEqual([added]);
-    expect((await listStoredUsers(client, ns, rotated)).find((u) => u.sub === hana.sub)).toMatchObject({ refreshToken: 'hana-refresh-token', refreshTokenUnreadable: false });
+    expect((await listStoredUsers(client, ns, rotated, secretsRole)).find((u) => u.sub === hana.sub)).toMatchObject({ refreshToken: 'hana-refresh-token', refreshTokenUnreadable: false });
     await round(hours(1), answer, { sessionKey: rotated });
     expect(seen).toEqual(['hana-refresh-token', 'hana-refresh-token']);
     expect(await isRefused(client, ns, hana.sub)).toBe(false);
@@ -320,6 +352,42 @@ describe("the portal's rights (issue 29, Medium 6)", () => {
     expect(await revokePortalKey(client, model, key.clientId, { actor: ivan.username, actorSubject: ivan.sub, reason: 'user' })).toBe(true);
     const audit = (await readAuditEntries(client, ns, {})).filter((e) => e.clientId === key.clientId).map((e) => e.action);
     expect(audit).toEqual(['mint', 'revoke']);
+  });
+
+  it('cannot read or list Secrets that are not named for it: provider credentials, the webhook\'s key, any other', async () => {
+    await applyObject(secret('provider-credential', 'Opaque'));
+    await applyObject({ ...secret('webhook-ca', 'kubernetes.io/tls'), data: { 'tls.crt': '', 'tls.key': '' } });
+    for (const name of ['provider-credential', 'webhook-ca', 'no-such-secret']) await expect(client.get(objectRef('v1', 'Secret', name, ns))).rejects.toMatchObject(refused);
+    await expect(client.list('v1', 'Secret', { namespace: ns })).rejects.toMatchObject(refused);
+    await expect(client.list('v1', 'Secret', { namespace: ns, labelSelector: 'llm.nebari.dev/portal-user' })).rejects.toMatchObject(refused);
+    // Nor can it widen its own Role: it may only read the operator's.
+    await expect(client.mergePatch(objectRef('rbac.authorization.k8s.io/v1', 'Role', secretsRole, ns), { rules: [] })).rejects.toMatchObject(refused);
+    // What it is given: the model's key Secret and its users' Secrets, by name.
+    expect(await client.get(keySecret())).toBeDefined();
+    expect(await client.get(objectRef('v1', 'Secret', userSecretName(alice.sub), ns))).toBeDefined();
+    expect(await client.get(objectRef('v1', 'Secret', sessionSecretName, ns))).toBeDefined();
+  });
+
+  it('reads the user Secrets of an earlier release once the operator has named them, and the operator writes its Role only when the names change', async () => {
+    const role = () => admin.get<KubeObject & { rules: [] }>(objectRef('rbac.authorization.k8s.io/v1', 'Role', secretsRole, ns));
+    // A user Secret written before this release (by the portal of the time; here by an administrator).
+    const legacy = { sub: 'legacy-subject', username: 'legacy@example.com' };
+    await recordLogin(admin, ns, sessionKey, { ...legacy, groups: ['ml-team'], refreshToken: 'legacy-refresh-token' });
+    await untilReadable(client, ns, userSecretName(legacy.sub));
+    expect((await listStoredUsers(client, ns, sessionKey, secretsRole)).find((u) => u.sub === legacy.sub)).toMatchObject({ refreshToken: 'legacy-refresh-token' });
+    const before = (await role())!;
+    expect(secretNamesOfRole(before)).toEqual([...secretNamesOfRole(before)].sort());
+    expect(secretNamesOfRole(before)).toEqual(expect.arrayContaining([desiredApiKeySecret(model).metadata.name, userSecretName(legacy.sub), userSecretName(alice.sub)]));
+    expect(secretNamesOfRole(before)).not.toContain(sessionSecretName);
+    // A new leader term (a restart) reads the Role and writes nothing when the names are the same.
+    await roleKeeper.stop();
+    roleKeeper = startRoleKeeper();
+    await roleKeeper.readable(userSecretName(legacy.sub));
+    expect((await role())!.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    // A user Secret deleted (the user forgotten) leaves the Role.
+    await admin.delete(objectRef('v1', 'Secret', userSecretName(legacy.sub), ns));
+    await waitFor('the Role without the deleted user', async () => !secretNamesOfRole(await role()).includes(userSecretName(legacy.sub)), { timeoutMs: 10_000 });
+    expect(await readUserState(client, ns, legacy.sub)).toBeUndefined();
   });
 
   it('cannot create a token Secret for the operator\'s ServiceAccount, nor any Secret or ConfigMap that is not its own', async () => {
@@ -344,8 +412,9 @@ describe("the portal's rights (issue 29, Medium 6)", () => {
     await applyObject(secret('provider-credential', 'Opaque'));
     await applyObject({ ...secret('webhook-ca', 'kubernetes.io/tls'), data: { 'tls.crt': '', 'tls.key': '' } });
     await applyObject(configMap('operator-settings'));
+    // Refused by RBAC now (no patch of Secrets by kind); the admission policy stays as a second fence.
     for (const name of ['provider-credential', 'webhook-ca']) {
-      await expect(client.mergePatch(objectRef('v1', 'Secret', name, ns), { data: { value: Buffer.from('stolen').toString('base64') } })).rejects.toThrow(/updates only models' key objects/);
+      await expect(client.mergePatch(objectRef('v1', 'Secret', name, ns), { data: { value: Buffer.from('stolen').toString('base64') } })).rejects.toMatchObject(refused);
     }
     await expect(client.mergePatch(objectRef('v1', 'ConfigMap', 'operator-settings', ns), { data: { value: 'changed' } })).rejects.toMatchObject(refused);
     // Its writable objects stay what they are: no relabelling, no owner, never immutable.

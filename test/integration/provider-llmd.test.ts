@@ -2,7 +2,9 @@
 // Inference Extension v1.0.2, this project's LLMModel): run-time detection picks the InferenceObjective
 // version the CRD serves, every translated object is created and reads back without a field pruned,
 // the objective's poolRef names the model's InferencePool, and the pods the model-server Deployment
-// starts carry llm-d's labels and are the ones the pool selects.
+// starts carry llm-d's labels and are the ones the pool selects. With spec.serving.monitoring.enabled,
+// the PodMonitor (prometheus-operator v0.93.0's CRD) reads back unpruned too, and selects exactly
+// those pods, on a container port of the name it scrapes.
 import * as path from 'path';
 import type { LLMModelV1beta1 as LLMModel } from '../../src/api/v1beta1';
 import { ProviderVersions } from '../../src/operator/provider-versions';
@@ -73,7 +75,7 @@ const llmModel = {
     model: { name: 'Qwen/Qwen3-0.6B', source: 'huggingface', storage: { size: '5Gi' } },
     provider: { name: 'llmd', overrides: { spec: { priority: 7 } } },
     resources: { gpu: { count: 1, type: 'nvidia' }, requests: { cpu: '2', memory: '8Gi' } },
-    serving: { replicas: 2, engineArgs: ['--max-model-len=4096'], env: [{ name: 'VLLM_LOGGING_LEVEL', value: 'INFO' }] },
+    serving: { replicas: 2, engineArgs: ['--max-model-len=4096'], env: [{ name: 'VLLM_LOGGING_LEVEL', value: 'INFO' }], monitoring: { enabled: true } },
     access: { public: true },
     inferencePool: { schedulerConfig },
   },
@@ -88,6 +90,7 @@ beforeAll(async () => {
     path.join(repoRoot, 'crds', 'llm.nebari.dev_llmmodels.yaml'),
     path.join(up, 'llm-d-router', 'v0.10.0'),
     path.join(up, 'gateway-api-inference-extension', 'v1.0.2'),
+    path.join(up, 'prometheus-operator', 'v0.93.0', 'monitoring.coreos.com_podmonitors.yaml'),
   ]);
   await createNamespace(ns);
 });
@@ -128,7 +131,8 @@ describe('the llm-d provider on a real API server', () => {
     const { context, errors } = resolveGatewayContext({ baseDomain: 'example.com', servingPool: translation.servingPool });
     expect(errors).toEqual([]);
     const pool = modelInferencePool(model, context);
-    for (const obj of [...translation.objects, pool]) {
+    expect(translation.podMonitor?.object?.kind).toBe('PodMonitor');
+    for (const obj of [...translation.objects, pool, translation.podMonitor!.object!]) {
       const stored = await createAndReadBack(obj);
       expect({ object: `${obj.kind}/${obj.metadata.name}`, differences: differences(obj, stored) }).toEqual({ object: `${obj.kind}/${obj.metadata.name}`, differences: [] });
       expect(stored.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'LLMModel', name: 'qwen-llmd', uid: model.metadata.uid, controller: true })]);
@@ -160,6 +164,15 @@ describe('the llm-d provider on a real API server', () => {
     for (const pod of pods) expect(pod.metadata.labels).toMatchObject(llmdPodLabels('qwen-llmd'));
     const byLlmdLabel = await rest().list('v1', 'Pod', { namespace: ns, labelSelector: 'llm-d.ai/inferenceServing=true,llm-d.ai/role=both' });
     expect(byLlmdLabel.items.map((p) => p.metadata.name).sort()).toEqual(pods.map((p) => p.metadata.name).sort());
+    // The PodMonitor as stored selects the same pods, and each has a container port of the name it scrapes.
+    const monitor = await getObject<Obj>({ apiVersion: 'monitoring.coreos.com/v1', kind: 'PodMonitor', metadata: { name: 'qwen-llmd-vllm', namespace: ns } });
+    expect(monitor!.spec.podMetricsEndpoints).toEqual([{ port: 'http', path: '/metrics' }]);
+    const monitorSelector = Object.entries(monitor!.spec.selector.matchLabels as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(',');
+    const monitored = (await rest().list('v1', 'Pod', { namespace: ns, labelSelector: monitorSelector })).items;
+    expect(monitored.map((p) => p.metadata.name).sort()).toEqual(pods.map((p) => p.metadata.name).sort());
+    for (const pod of monitored as Obj[]) {
+      expect(pod.spec.containers.flatMap((c: Obj) => (c.ports ?? []).map((port: Obj) => `${c.name} ${port.name} ${port.containerPort}`))).toEqual(['vllm http 8000']);
+    }
   });
 
   it('would notice a pruned field: the read-back check is not vacuous', async () => {

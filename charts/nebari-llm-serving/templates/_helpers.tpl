@@ -108,13 +108,13 @@
 {{- printf "https://%s" (default (printf "llm.%s" .Values.platform.baseDomain) .Values.platform.external.hostname | lower | trimSuffix ".") -}}
 {{- end -}}
 
-{{/* Quota tiers offered at mint time, as JSON (names, descriptions and the groups allowed each). */}}
+{{/* Quota tiers offered at mint time, as JSON (names, descriptions, the groups allowed each, limits and what quotas charge). */}}
 {{- define "nebari-llm-serving.portalQuotaTiers" -}}
 {{- $tiers := list -}}
 {{- range .Values.quotas.tiers -}}
-{{- $tiers = append $tiers (dict "name" .name "description" (default (printf "%d tokens per %s" (int .tokens) (lower .unit)) .description) "groups" (default (list) .groups)) -}}
+{{- $tiers = append $tiers (dict "name" .name "description" (default (printf "%d tokens per %s" (int .tokens) (lower .unit)) .description) "groups" (default (list) .groups) "tokens" (int .tokens) "unit" .unit) -}}
 {{- end -}}
-{{- toJson (dict "default" .Values.quotas.defaultTier "tiers" $tiers) -}}
+{{- toJson (dict "costType" .Values.quotas.costType "default" .Values.quotas.defaultTier "tiers" $tiers) -}}
 {{- end -}}
 
 {{/* The price table as recording rules (JSON): one constant per priced model and token type; fails on a model priced twice. */}}

@@ -3,7 +3,7 @@
 // (`gen_ai_client_token_usage_sum{client_id}`); the operator's `nls_api_key_info` says whose key
 // each client ID is and for which model (docs/observability.md). The command joins the two; it
 // needs no access to the cluster, only to the Prometheus that scrapes both.
-import { instantQuery, type KeyLabel, missingSource, PrometheusError, type PromSample, tokenRows, usageQuery as sharedUsageQuery } from '../../usage/prometheus-usage';
+import { costOf, formatCost, instantQuery, type KeyLabel, missingSource, type ModelPrice, PrometheusError, type PromSample, readPrices, tokenRows, usageQuery as sharedUsageQuery } from '../../usage/prometheus-usage';
 import { durationMs, parseFlags } from '../flags';
 import { commandOutput, terminalSafe, terminalSafeJson } from '../output';
 import { UsageError } from '../phases';
@@ -18,8 +18,9 @@ Options:
   --since DURATION       the period to count, ending now (default 30d; e.g. 24h, 7d)
   -o, --output text|json
 Tokens are counted per answer by the gateway; a key's usage is attributed to its owner and model as
-recorded when it was minted. Requests on the internal endpoint (OIDC tokens) carry no key and are
-not in this report.`;
+recorded when it was minted. The cost is at the prices of the chart's price table (pricing.models),
+in its currency; a model without a price has no cost. Requests on the internal endpoint (OIDC
+tokens) carry no key and are not in this report.`;
 
 const DEFAULT_SINCE = '30d';
 
@@ -39,6 +40,9 @@ export interface UsageRow {
   owner: string;
   /** Tokens by the extproc's `gen_ai_token_type` (input, output, cached_input, …). */
   tokens: Record<string, number>;
+  /** What the tokens cost in `currency`; both absent when the model has no price. */
+  cost?: number;
+  currency?: string;
 }
 
 /** Parse `usage` arguments; errors name the flag and the fix. */
@@ -73,18 +77,26 @@ export function usageQuery(opts: Pick<UsageOptions, 'model' | 'user' | 'namespac
   return sharedUsageQuery({ namespace: opts.namespace, model: opts.model, user: opts.user }, opts.since, BY);
 }
 
-/** Rows of the report from the query's samples, sorted by namespace, model and owner. */
-export function usageRows(samples: readonly PromSample[]): UsageRow[] {
-  return tokenRows(samples, BY).map((r) => ({ namespace: r.labels.namespace, model: r.labels.model, owner: r.labels.owner, tokens: r.tokens }));
+/**
+ * Rows of the report from the query's samples, sorted by namespace, model and owner, each with its
+ * cost at its model's price (`namespace/model` → price, as `readPrices` gives them).
+ */
+export function usageRows(samples: readonly PromSample[], prices: ReadonlyMap<string, ModelPrice> = new Map()): UsageRow[] {
+  return tokenRows(samples, BY).map((r) => {
+    const price = prices.get(`${r.labels.namespace}/${r.labels.model}`);
+    const cost = costOf(r.tokens, price);
+    return { namespace: r.labels.namespace, model: r.labels.model, owner: r.labels.owner, tokens: r.tokens, ...(cost === undefined ? {} : { cost, currency: price!.currency }) };
+  });
 }
 
-/** The report as a table: one row per owner and model, input and output tokens and their sum. */
+/** The report as a table: one row per owner and model, input and output tokens, their sum and the cost ("-" without a price). */
 export function usageTable(rows: readonly UsageRow[]): string[] {
-  const lines = [['NAMESPACE', 'MODEL', 'OWNER', 'INPUT', 'OUTPUT', 'TOTAL']];
+  const lines = [['NAMESPACE', 'MODEL', 'OWNER', 'INPUT', 'OUTPUT', 'TOTAL', 'COST']];
   for (const r of rows) {
     const input = r.tokens.input ?? 0;
     const output = r.tokens.output ?? 0;
-    lines.push([r.namespace, r.model, r.owner, String(input), String(output), String(input + output)]);
+    const cost = r.cost === undefined ? '-' : `${formatCost(r.cost)}${r.currency ? ` ${r.currency}` : ''}`;
+    lines.push([r.namespace, r.model, r.owner, String(input), String(output), String(input + output), cost]);
   }
   return lines.map((cells) => cells.map(terminalSafe).join('\t'));
 }
@@ -94,7 +106,8 @@ export async function runUsage(args: string[], print: (line: string) => void = c
   const opts = parseUsageArgs(args);
   let rows: UsageRow[];
   try {
-    rows = usageRows(await instantQuery(opts.prometheus, usageQuery(opts)));
+    const [samples, prices] = await Promise.all([instantQuery(opts.prometheus, usageQuery(opts)), readPrices(opts.prometheus)]);
+    rows = usageRows(samples, prices);
     if (rows.length === 0) {
       const missing = await missingSource(opts.prometheus);
       if (missing) throw new Error(missing);

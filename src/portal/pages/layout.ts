@@ -32,6 +32,8 @@ pre{white-space:pre-wrap;word-break:break-all;background:#f3f3f3;padding:.5rem}
 .notice{background:#fff3cd;border-left:4px solid #e0a800;padding:.5rem 1rem}
 .error{background:#f8d7da;border-left:4px solid #a4161a;padding:.5rem 1rem}
 form.inline{display:inline}
+table.usage td code{word-break:break-all}
+meter{width:4rem}
 `;
 
 /** For the Content-Security-Policy's style-src. */

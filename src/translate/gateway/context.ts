@@ -65,7 +65,7 @@ export interface GatewayContext {
   readonly passthroughRequestTimeout?: string;
   /** Request timeout of LLMModel routes when the spec has none. @default `600s` */
   readonly llmModelRequestTimeout?: string;
-  /** Header that receives the caller's API-key client ID upstream; also what authorization checks. @default `x-llm-client-id` */
+  /** Header that names the caller: the API-key client ID (external endpoint; also what authorization checks) or the token's subject (internal). @default `x-llm-client-id` */
   readonly clientIDHeader?: string;
   /**
    * Client IDs (the data keys of the model's API-key Secret) allowed to call this model through
@@ -98,6 +98,19 @@ export interface GatewayContext {
    * the read in each Gateway's namespace). @default false
    */
   readonly proxyStatus?: boolean;
+  /** Spans of model requests at the gateway (chart values `platform.tracing`). @default off */
+  readonly tracing?: GatewayTracingSettings;
+}
+
+/**
+ * Tracing at the gateway: each model route's sampling share and span tags. Where spans go (the
+ * collector) is the tracing provider of the Gateways' EnvoyProxy, which the platform owns.
+ */
+export interface GatewayTracingSettings {
+  /** Tag and sample model routes. @default false */
+  readonly enabled?: boolean;
+  /** Share of a model's requests traced, 0 to 1, when the caller sent no sampling decision. @default 1 */
+  readonly samplingRatio?: number;
 }
 
 export interface ResolvedEndpoint {
@@ -121,6 +134,8 @@ export interface ResolvedGatewayContext {
   readonly apiKeyTiers: Readonly<Record<string, string>>;
   readonly servingPool: Required<Omit<ServingPoolSettings, 'selector'>> & { readonly selector?: Readonly<Record<string, string>> };
   readonly modelsOwnedBy: string;
+  /** Present only while tracing is enabled. */
+  readonly tracing?: { readonly samplingRatio: number };
 }
 
 export const DEFAULT_GATEWAY_NAMESPACE = 'envoy-gateway-system';
@@ -181,6 +196,10 @@ export function resolveGatewayContext(context: GatewayContext): { context: Resol
   }
 
   if (context.quotas) errors.push(...quotaSettingsErrors(context.quotas));
+  const samplingRatio = context.tracing?.samplingRatio ?? 1;
+  if (!(samplingRatio >= 0 && samplingRatio <= 1)) {
+    errors.push(translationError('platform.tracing.samplingRatio', `${JSON.stringify(context.tracing?.samplingRatio)} is not a share; set it between 0 (no request traced) and 1 (every request)`));
+  }
 
   return {
     context: {
@@ -201,6 +220,7 @@ export function resolveGatewayContext(context: GatewayContext): { context: Resol
         failureMode: context.servingPool?.failureMode ?? 'FailClose',
       },
       modelsOwnedBy: context.modelsOwnedBy ?? 'nebari-llm-serving',
+      ...(context.tracing?.enabled === true ? { tracing: { samplingRatio } } : {}),
     },
     errors,
   };

@@ -14,7 +14,7 @@ import { resolvePassthroughProvider } from './provider';
 import { endpointRoute, RouteBackend, RouteCatalog } from './routes';
 import { externalSecurityPolicy, internalSecurityPolicy, ModelAccess } from './security-policies';
 import { quotaRequestCosts, quotaRules } from './quotas';
-import { endpointTrafficPolicy, RoutingSpec } from './traffic-policy';
+import { endpointTrafficPolicy, routeTracing, RoutingSpec } from './traffic-policy';
 import { ownSplitWeight } from '../../api/routing';
 import type { LLMModelV1beta1, PassthroughModelV1beta1 } from '../../api/v1beta1';
 
@@ -114,7 +114,7 @@ function publish(
       errors.push(...rules.errors);
       continue;
     }
-    const policy = endpointTrafficPolicy(model, endpoint, routing, rules?.value);
+    const policy = endpointTrafficPolicy(model, endpoint, routing, rules?.value, routeTracing(model, name, context.tracing));
     if (!policy.ok) {
       errors.push(...policy.errors);
       continue;
@@ -127,7 +127,7 @@ function publish(
     objects.push(route.value);
   }
   const disabled = ENDPOINT_NAMES.filter((name) => !enabled.includes(name));
-  // A policy left from when quotas or retries were on (or the endpoint enabled, or keys existed) goes.
+  // A policy left from when quotas, retries or tracing were on (or the endpoint enabled, or keys existed) goes.
   const staleTrafficPolicies = ENDPOINT_NAMES.filter((name) => !trafficPolicyRendered.has(name)).map((name) => trafficPolicyDeletion(model, name));
   return { objects, deletions: [...staleTrafficPolicies, ...disabledEndpointDeletions(model, disabled)], errors };
 }

@@ -109,6 +109,7 @@ export interface JWTProvider {
   readonly issuer: string;
   readonly audiences?: readonly string[];
   readonly remoteJWKS: { readonly uri: string; readonly cacheDuration: string };
+  readonly claimToHeaders?: ReadonlyArray<{ readonly header: string; readonly claim: string }>;
 }
 
 export type SecurityPolicy = GatewayObject<typeof ENVOY_GATEWAY_API_VERSION, 'SecurityPolicy', Conforms<{
@@ -158,7 +159,14 @@ export type BackendTrafficPolicy = GatewayObject<typeof ENVOY_GATEWAY_API_VERSIO
   readonly rateLimit?: { readonly global: { readonly rules: readonly RateLimitRule[] } };
   readonly retry?: RetrySettings;
   readonly healthCheck?: { readonly passive: PassiveHealthCheck };
+  readonly telemetry?: { readonly tracing: RouteTracing };
 }, BackendTrafficPolicySpec>>;
+
+/** Sampling and span tags of one route; the collector is the EnvoyProxy's tracing provider. */
+export interface RouteTracing {
+  readonly samplingFraction: { readonly numerator: number; readonly denominator: number };
+  readonly tags: Readonly<Record<string, string>>;
+}
 
 // --- Gateway API -----------------------------------------------------------------------------
 

@@ -8,16 +8,19 @@
 import type { ResolvedGatewayContext } from './context';
 import { failed, ok, Result, translationError } from './errors';
 import { LLMRequestCost, RateLimitRule } from './objects';
-import { AI_GATEWAY_METADATA_NAMESPACE, MAX_RATE_LIMIT_RULES, QUOTA_METADATA_KEY, QuotaSettings, QuotaTier } from './quota-settings';
+import { AI_GATEWAY_METADATA_NAMESPACE, MAX_RATE_LIMIT_RULES, QUOTA_METADATA_KEY, QuotaSettings } from './quota-settings';
 
 /** The route's cost entry: the token count quotas charge, under our metadata key. */
 export function quotaRequestCosts(settings: QuotaSettings): LLMRequestCost[] {
   return [{ metadataKey: QUOTA_METADATA_KEY, type: settings.costType }];
 }
 
-/** The tier a key is limited by: its recorded tier if it still exists, else the default. */
-export function tierOfKey(settings: QuotaSettings, recordedTier: string | undefined): QuotaTier {
-  return settings.tiers.find((t) => t.name === recordedTier) ?? settings.tiers.find((t) => t.name === settings.defaultTier) ?? settings.tiers[0];
+/**
+ * The tier a key is limited by: its recorded tier if it still exists, else the default (else the
+ * first). Generic over the tier's shape: the portal's usage page picks the same tier from its list.
+ */
+export function tierOfKey<T extends { readonly name: string }>(tiers: readonly T[], defaultTier: string, recordedTier: string | undefined): T {
+  return tiers.find((t) => t.name === recordedTier) ?? tiers.find((t) => t.name === defaultTier) ?? tiers[0];
 }
 
 /**
@@ -31,7 +34,7 @@ export function quotaRules(context: ResolvedGatewayContext, settings: QuotaSetti
   // invert is written though it is the CRD default, so the stored policy equals the applied one.
   const selector = (clientID: string) => [{ headers: [{ name: context.clientIDHeader, type: 'Exact' as const, value: clientID, invert: false }] }];
   const rules: RateLimitRule[] = clientIDs.flatMap((clientID) => {
-    const tier = tierOfKey(settings, context.apiKeyTiers[clientID]);
+    const tier = tierOfKey(settings.tiers, settings.defaultTier, context.apiKeyTiers[clientID]);
     const tokenRule: RateLimitRule = {
       clientSelectors: selector(clientID),
       limit: { requests: tier.tokens, unit: tier.unit },

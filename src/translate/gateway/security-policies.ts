@@ -7,7 +7,9 @@
 //   goes upstream; the matched client ID is forwarded
 //   in a header and authorization allows only this model's client IDs (deny by default).
 // - internal: an OIDC JWT from the platform issuer; unless the model is public, authorization
-//   allows only tokens whose groups claim contains one of the model's groups.
+//   allows only tokens whose groups claim contains one of the model's groups. The token's subject
+//   is copied into the same client-ID header, so the extproc's usage metrics name the caller on
+//   both endpoints (docs/observability.md).
 import type { ResolvedEndpoint, ResolvedGatewayContext } from './context';
 import { gatewayMetadata, ModelIdentity } from './labels';
 import { gatewayObjectNames } from './names';
@@ -21,6 +23,11 @@ export const MAX_HEADER_VALUES_PER_RULE = 256;
 export const MAX_CLAIM_VALUES_PER_RULE = 128;
 /** JWKS cache time; the CRD default, written out so the stored object equals the applied one. */
 export const JWKS_CACHE_DURATION = '300s';
+/**
+ * The claim that names the caller in the usage metrics of the internal endpoint. Only the subject:
+ * Envoy Gateway copies string, number and boolean claims into headers, not arrays such as groups.
+ */
+export const USAGE_SUBJECT_CLAIM = 'sub';
 
 /** Who may call a model on the internal endpoint. */
 export interface ModelAccess {
@@ -87,6 +94,11 @@ export function internalSecurityPolicy(
     issuer: jwt.issuer ?? '',
     ...(jwt.audiences.length > 0 ? { audiences: [...jwt.audiences] } : {}),
     remoteJWKS: { uri: jwt.jwksUri ?? '', cacheDuration: JWKS_CACHE_DURATION },
+    // Envoy's JWT filter (1.38) first removes every copy of this header the client sent, then
+    // writes the verified subject; a token without one leaves the header absent. So the extproc's
+    // `client_id` label is the subject or nothing, never the caller's choice, and the header
+    // stops at the provider's AIServiceBackend like the API-key client ID.
+    claimToHeaders: [{ header: context.clientIDHeader, claim: USAGE_SUBJECT_CLAIM }],
   };
   const groups = [...new Set(access.groups ?? [])].sort();
   const rules: AuthorizationRule[] = chunk(groups, MAX_CLAIM_VALUES_PER_RULE).map((values, index) => ({

@@ -1,12 +1,13 @@
 // The BackendTrafficPolicy on an endpoint's generated HTTPRoute: the model's retries and passive
-// health check (spec.routing), plus the per-key quotas on the external endpoint (quotas.ts).
+// health check (spec.routing), the per-key quotas on the external endpoint (quotas.ts) and, with
+// gateway tracing on, the route's sampling share and span tags.
 // Envoy Gateway attaches one BackendTrafficPolicy per route (a second one targeting the same
 // route is Conflicted), so everything the route needs goes into one object per endpoint.
-import type { ResolvedEndpoint } from './context';
+import type { ResolvedEndpoint, ResolvedGatewayContext } from './context';
 import { ok, Result } from './errors';
 import { gatewayMetadata, ModelIdentity } from './labels';
 import { EndpointName, gatewayObjectNames } from './names';
-import { BackendTrafficPolicy, ENVOY_GATEWAY_API_VERSION, GATEWAY_API_GROUP, PassiveHealthCheck, RateLimitRule, RetrySettings, RetryTrigger } from './objects';
+import { BackendTrafficPolicy, ENVOY_GATEWAY_API_VERSION, GATEWAY_API_GROUP, PassiveHealthCheck, RateLimitRule, RetrySettings, RetryTrigger, RouteTracing } from './objects';
 import { ROUTING_DEFAULTS, type PassthroughRouting } from '../../api/routing';
 
 /** The parts of spec.routing the policy needs (LLMModels have no fallback or split). */
@@ -63,16 +64,47 @@ export function routeHealthCheck(routing: RoutingSpec | undefined): PassiveHealt
   };
 }
 
-/** The endpoint's policy, or undefined when the route needs none (no retries, no fallback, no quotas). */
+/** Sampling fractions are written over this denominator: a ratio keeps four decimal places. */
+const SAMPLING_DENOMINATOR = 10_000;
+
+/**
+ * The route's tracing: the chart's sampling share, and tags naming the model and endpoint so a
+ * trace is found by model. No caller tag: the client-ID header is gone from the request by the
+ * time Envoy writes the span of an answered PassthroughModel request (the AIServiceBackend
+ * removes it before the upstream), so such a tag would be set only on refused requests.
+ */
+export function routeTracing(model: ModelIdentity, endpoint: EndpointName, tracing: ResolvedGatewayContext['tracing']): RouteTracing | undefined {
+  if (!tracing) return undefined;
+  return {
+    samplingFraction: { numerator: Math.round(tracing.samplingRatio * SAMPLING_DENOMINATOR), denominator: SAMPLING_DENOMINATOR },
+    tags: {
+      [TRACE_TAGS.model]: model.metadata.name ?? '',
+      [TRACE_TAGS.kind]: model.kind,
+      [TRACE_TAGS.namespace]: model.metadata.namespace ?? '',
+      [TRACE_TAGS.endpoint]: endpoint,
+    },
+  };
+}
+
+/** Span tag names (documented in docs/observability.md "Tracing"). */
+export const TRACE_TAGS = {
+  model: 'nebari.llm.model',
+  kind: 'nebari.llm.model_kind',
+  namespace: 'nebari.llm.namespace',
+  endpoint: 'nebari.llm.endpoint',
+} as const;
+
+/** The endpoint's policy, or undefined when the route needs none (no retries, no fallback, no quotas, no tracing). */
 export function endpointTrafficPolicy(
   model: ModelIdentity,
   endpoint: ResolvedEndpoint & { readonly name: EndpointName },
   routing: RoutingSpec | undefined,
   quotaRules: readonly RateLimitRule[] | undefined,
+  tracing?: RouteTracing,
 ): Result<BackendTrafficPolicy | undefined> {
   const retry = routeRetry(routing);
   const passive = routeHealthCheck(routing);
-  if (!retry && !passive && !quotaRules) return ok(undefined);
+  if (!retry && !passive && !quotaRules && !tracing) return ok(undefined);
   const names = gatewayObjectNames(model.metadata.name ?? '');
   return ok({
     apiVersion: ENVOY_GATEWAY_API_VERSION,
@@ -84,6 +116,7 @@ export function endpointTrafficPolicy(
       ...(quotaRules ? { rateLimit: { global: { rules: quotaRules } } } : {}),
       ...(retry ? { retry } : {}),
       ...(passive ? { healthCheck: { passive } } : {}),
+      ...(tracing ? { telemetry: { tracing } } : {}),
     },
   });
 }

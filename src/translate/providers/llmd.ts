@@ -160,7 +160,7 @@ export function translateLLMD(model: LLMModelV1beta1, context: ProviderContext, 
   );
   const apiVersion = served?.[INFERENCE_OBJECTIVE_KIND] ?? `${LLMD_API_GROUP}/${INFERENCE_OBJECTIVE_VERSIONS[0]}`;
   objects.push(inferenceObjective(model, names.inferenceObjective, apiVersion));
-  return { objects, workload: base.workload, servingPool: base.servingPool, errors: [] };
+  return { objects, workload: base.workload, servingPool: base.servingPool, podMonitor: base.podMonitor, errors: [] };
 }
 
 export const llmdProvider: LLMProvider = {

@@ -48,6 +48,13 @@ export interface ProviderTranslation {
   readonly workload: WorkloadRef;
   /** The serving pods and port the InferencePool targets. */
   readonly servingPool: ServingPoolSettings;
+  /**
+   * The PodMonitor of the serving pods, for the providers whose pods the operator builds (vllm,
+   * llmd): `object` while `spec.serving.monitoring.enabled`, otherwise only its name (one left from
+   * before is removed). Kept apart from `objects`: its CRD is the Prometheus Operator's, which a
+   * cluster may lack, and serving must not wait for it.
+   */
+  readonly podMonitor?: { readonly name: string; readonly object?: Manifest };
   readonly errors: TranslationError[];
 }
 

@@ -36,6 +36,24 @@ export function endpointPickerNames(modelName: string) {
   return { epp: gatewayObjectNames(modelName).endpointPicker, eppServiceAccount: boundedName(modelName, 'epp') };
 }
 
+/** The Prometheus Operator's PodMonitor, which `spec.serving.monitoring.enabled` creates. */
+export const POD_MONITOR_API_VERSION = 'monitoring.coreos.com/v1';
+export const POD_MONITOR_KIND = 'PodMonitor';
+
+/**
+ * The PodMonitor `name` scraping the serving pods `selector` picks at `/metrics` on their
+ * container port `portName` (vLLM's OpenAI server exports its metrics on its API port). The port
+ * is named, not numbered: a PodMonitor endpoint selects container ports by name.
+ */
+export function servingPodMonitor(model: LLMModelV1beta1, name: string, selector: Record<string, string>, portName: string): Manifest {
+  return {
+    apiVersion: POD_MONITOR_API_VERSION,
+    kind: POD_MONITOR_KIND,
+    metadata: providerMetadata(model, name, 'serving'),
+    spec: { selector: { matchLabels: selector }, podMetricsEndpoints: [{ port: portName, path: '/metrics' }] },
+  };
+}
+
 /** GPU resource name from spec.resources.gpu.type: `nvidia` → `nvidia.com/gpu`; a full name is kept. */
 export function gpuResourceName(type: string | undefined): string {
   const t = type ?? LLMMODEL_DEFAULTS.gpuType;

@@ -1,19 +1,22 @@
 // The direct vLLM provider: a PVC for the model files, a Deployment running the vLLM OpenAI
 // server (GPU resources and tolerations, model download in an init container, /dev/shm), a
-// Service on port 8000, and the endpoint picker (EPP) the InferencePool consults.
+// Service on port 8000, the endpoint picker (EPP) the InferencePool consults and, with
+// spec.serving.monitoring.enabled, a PodMonitor scraping the engine's metrics.
 import { LLMMODEL_DEFAULTS } from '../../api/llmmodel';
 import { tracingEngineSettings } from '../../api/tracing';
 import { translationError, TranslationError } from '../gateway/errors';
 import { defaultServingPodSelector } from '../gateway/llmmodel';
 import { boundedName } from '../gateway/names';
 import { LLMProvider, Manifest, ProviderContext, ProviderTranslation, phaseFromPods } from './provider';
-import { EPP_GRPC_PORT, modelCacheClaim, endpointPickerNames, endpointPickerObjects, gpuResourceName, providerLabels, providerMetadata } from './serving-objects';
+import { EPP_GRPC_PORT, modelCacheClaim, endpointPickerNames, endpointPickerObjects, gpuResourceName, providerLabels, providerMetadata, servingPodMonitor } from './serving-objects';
 import type { LLMModelV1beta1 } from '../../api/v1beta1';
 import { DEFAULT_DOWNLOADER_IMAGE, DEFAULT_VLLM_IMAGE } from './default-images';
 
 export { EPP_GRPC_PORT, DEFAULT_EPP_IMAGE, gpuResourceName } from './serving-objects';
 
 export const VLLM_PORT = 8000;
+/** The name of the engine's container port: the PodMonitor scrapes it by this name. */
+export const VLLM_PORT_NAME = 'http';
 export { DEFAULT_DOWNLOADER_IMAGE, DEFAULT_VLLM_IMAGE };
 export const MODEL_MOUNT = '/models';
 const DEFAULT_COMMAND = ['python3', '-m', 'vllm.entrypoints.openai.api_server'];
@@ -24,6 +27,7 @@ export function vllmObjectNames(modelName: string) {
     deployment: boundedName(modelName, 'vllm'),
     service: boundedName(modelName, 'vllm'),
     pvc: boundedName(modelName, 'model-cache'),
+    podMonitor: boundedName(modelName, 'vllm'),
     ...endpointPickerNames(modelName),
   };
 }
@@ -128,7 +132,7 @@ export function translateVLLM(model: LLMModelV1beta1, context: ProviderContext):
               command: spec.serving?.command ?? DEFAULT_COMMAND,
               args: vllmArgs(model),
               env: [...hfToken, ...tracingEngineSettings(spec.observability?.tracing, model.metadata.name ?? '').env, ...(spec.serving?.env ?? [])],
-              ports: [{ name: 'http', containerPort: VLLM_PORT, protocol: 'TCP' }],
+              ports: [{ name: VLLM_PORT_NAME, containerPort: VLLM_PORT, protocol: 'TCP' }],
               readinessProbe: { httpGet: { path: '/health', port: VLLM_PORT }, periodSeconds: 10, failureThreshold: 3 },
               startupProbe: { httpGet: { path: '/health', port: VLLM_PORT }, periodSeconds: 10, failureThreshold: 180 },
               resources,
@@ -153,7 +157,8 @@ export function translateVLLM(model: LLMModelV1beta1, context: ProviderContext):
     spec: { selector, ports: [{ name: 'http', port: VLLM_PORT, targetPort: VLLM_PORT, protocol: 'TCP' }] },
   });
   objects.push(...endpointPickerObjects(model, context));
-  return { objects, workload, servingPool, errors: [] };
+  const podMonitor = spec.serving?.monitoring?.enabled ? servingPodMonitor(model, names.podMonitor, selector, VLLM_PORT_NAME) : undefined;
+  return { objects, workload, servingPool, podMonitor: { name: names.podMonitor, ...(podMonitor ? { object: podMonitor } : {}) }, errors: [] };
 }
 
 export const vllmProvider: LLMProvider = {

@@ -282,7 +282,11 @@ export async function installAiGateway(images: DataPlaneImages, aws?: AwsCredent
   ]);
 }
 
-/** The AI Gateway controller's `metricsRequestHeaderAttributes` (docs/observability.md): the chart's default client-ID header → `client_id`. */
+/**
+ * The AI Gateway controller's `metricsRequestHeaderAttributes` (docs/observability.md): the chart's
+ * default client-ID header → `client_id`. One pair serves both endpoints: the API-key check writes
+ * the key's client ID into the header, the internal endpoint's JWT check the token's subject.
+ */
 export const USAGE_METRIC_HEADER_ATTRIBUTES = 'x-llm-client-id:client_id';
 
 /** `host:port/repo:tag` → [`host:port/repo`, `tag`], as charts take images. */
@@ -300,16 +304,32 @@ export interface PlatformGateway {
 
 /**
  * What Nebari provides before the chart: an EnvoyProxy (our Envoy image, one Envoy thread, a
- * ClusterIP Service: the run has no load balancer), its GatewayClass, the endpoint certificate and the Gateways the chart
+ * ClusterIP Service: the run has no load balancer; spans to the trace collector when given, none
+ * sampled unless a route says so), its GatewayClass, the endpoint certificate and the Gateways the chart
  * values name.
  */
-export async function installPlatformGateways(gateways: PlatformGateway[], ca: KeyPair, envoyImage: string): Promise<void> {
+export async function installPlatformGateways(gateways: PlatformGateway[], ca: KeyPair, envoyImage: string, traceCollector?: { address: string; port: number }): Promise<void> {
   const serving = issueServingCertificate({ ca, dnsNames: gateways.map((g) => g.hostname) });
   await applyAll([
+    ...(traceCollector ? [{
+      apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'Backend', metadata: { name: 'trace-collector', namespace: EG_NAMESPACE },
+      spec: { endpoints: [{ ip: { address: traceCollector.address, port: traceCollector.port } }] },
+    } as KubeObject] : []),
     {
       apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'EnvoyProxy', metadata: { name: 'proxy', namespace: EG_NAMESPACE },
       // A GatewayClass's EnvoyProxy replaces Envoy Gateway's default one, image included.
-      spec: { concurrency: 1, provider: { type: 'Kubernetes', kubernetes: { envoyService: { type: 'ClusterIP' }, envoyDeployment: { container: { image: envoyImage } } } } },
+      spec: {
+        concurrency: 1,
+        provider: { type: 'Kubernetes', kubernetes: { envoyService: { type: 'ClusterIP' }, envoyDeployment: { container: { image: envoyImage } } } },
+        ...(traceCollector ? {
+          telemetry: {
+            tracing: {
+              samplingRate: 0,
+              provider: { type: 'OpenTelemetry', backendRefs: [{ group: 'gateway.envoyproxy.io', kind: 'Backend', name: 'trace-collector' }] },
+            },
+          },
+        } : {}),
+      },
     } as KubeObject,
     {
       apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'eg' },
@@ -353,4 +373,35 @@ export async function proxyPods(gateway: string): Promise<{ name: string; ready:
     ready: !!p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
     withSidecar: [...(p.spec.initContainers ?? []), ...p.spec.containers].some((c) => c.name.includes('extproc')),
   }));
+}
+
+/** One sample of the extproc's Prometheus exposition: its labels and value. */
+export interface MetricSample {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+type PodContainerPorts = { ports?: { name?: string; containerPort: number }[] };
+type PodWithPorts = Awaited<ReturnType<typeof pods>>[number] & { spec: { containers: PodContainerPorts[]; initContainers?: PodContainerPorts[] } };
+
+/**
+ * The samples of `metric` on every running proxy pod of a Gateway, read from the extproc sidecar's
+ * admin port (`aigw-admin`, /metrics) at the pod address, as a scrape would.
+ */
+export async function extprocSamples(gateway: string, metric: string): Promise<MetricSample[]> {
+  const samples: MetricSample[] = [];
+  for (const pod of (await pods(proxySelector(gateway), EG_NAMESPACE)) as PodWithPorts[]) {
+    // The AI Gateway injects extproc as a native sidecar: an init container that keeps running.
+    const containers = [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
+    const port = containers.flatMap((c) => c.ports ?? []).find((p) => p.name === 'aigw-admin')?.containerPort;
+    if (!pod.status?.podIP || pod.status.phase !== 'Running' || !port) continue;
+    const text = await (await fetch(`http://${pod.status.podIP}:${port}/metrics`)).text();
+    for (const line of text.split('\n')) {
+      const m = /^(\w+)\{(.*)\} (\S+)$/.exec(line);
+      if (!m || m[1] !== metric) continue;
+      const labels = Object.fromEntries([...m[2].matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
+      samples.push({ labels, value: Number(m[3]) });
+    }
+  }
+  return samples;
 }

@@ -62,8 +62,8 @@ export const JWT_AUDIENCE = 'nebari-llm';
 export interface JwtIssuer {
   readonly url: string;
   readonly jwksUri: string;
-  /** A signed RS256 token for `aud` (default JWT_AUDIENCE); `expiresInS` below zero gives an expired one. */
-  token(claims: { sub: string; groups: string[]; expiresInS?: number; aud?: string }): string;
+  /** A signed RS256 token for `aud` (default JWT_AUDIENCE); `expiresInS` below zero gives an expired one; without `sub`, a token with no subject. */
+  token(claims: { sub?: string; groups: string[]; expiresInS?: number; aud?: string }): string;
   /** A token signed by a key the JWKS does not hold. */
   forged(claims: { sub: string; groups: string[] }): string;
   stop(): Promise<void>;
@@ -92,9 +92,9 @@ export async function startJwtIssuer(ca: KeyPair, hostname: string, port: number
   });
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, NODE_ADDRESS, () => resolve()));
   const url = `https://${hostname}:${port}`;
-  const claims = (c: { sub: string; groups: string[]; expiresInS?: number; aud?: string }) => {
+  const claims = (c: { sub?: string; groups: string[]; expiresInS?: number; aud?: string }) => {
     const now = Math.floor(Date.now() / 1000);
-    return { iss: url, aud: c.aud ?? JWT_AUDIENCE, sub: c.sub, groups: c.groups, iat: now, exp: now + (c.expiresInS ?? 600) };
+    return { iss: url, aud: c.aud ?? JWT_AUDIENCE, ...(c.sub === undefined ? {} : { sub: c.sub }), groups: c.groups, iat: now, exp: now + (c.expiresInS ?? 600) };
   };
   return {
     url,

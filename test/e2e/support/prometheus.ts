@@ -1,5 +1,6 @@
 // A real Prometheus for the end-to-end suite (Debian's package, pinned in
-// tools/prometheus-deb/deb.lock), listening on 127.0.0.1 of the run's network namespace.
+// tools/prometheus-deb/deb.lock), listening on 127.0.0.1 of the run's network namespace, or on the
+// node address there when pods must read it (the key portal's usage page).
 //
 // What it scrapes is derived here from the chart's ServiceMonitor and PodMonitor objects as the
 // API server stores them: each monitor endpoint becomes one scrape job (its path, interval and
@@ -171,8 +172,12 @@ export interface Prometheus {
   stop(): Promise<void>;
 }
 
-/** Starts Prometheus scraping `jobs` (targets resolved through `client`) and waits until it is ready. */
-export async function startPrometheus(dir: string, client: KubeRest, jobs: ScrapeJob[], ruleFiles: string[] = []): Promise<Prometheus> {
+/**
+ * Starts Prometheus scraping `jobs` (targets resolved through `client`) and waits until it is ready.
+ * It listens on `listen` (host:port) when given, e.g. the node address for pods to read it (the key
+ * portal's usage page); otherwise on a free port of 127.0.0.1.
+ */
+export async function startPrometheus(dir: string, client: KubeRest, jobs: ScrapeJob[], ruleFiles: string[] = [], listen?: string): Promise<Prometheus> {
   fs.mkdirSync(dir, { recursive: true });
   const targetsFile = (job: ScrapeJob) => path.join(dir, `targets-${job.jobName.replace(/[^a-zA-Z0-9-]/g, '_')}.json`);
   const refreshTargets = async () => {
@@ -186,7 +191,9 @@ export async function startPrometheus(dir: string, client: KubeRest, jobs: Scrap
   await refreshTargets();
   const configFile = path.join(dir, 'prometheus.yml');
   fs.writeFileSync(configFile, stringify({
-    global: { scrape_interval: '15s', evaluation_interval: '2s' },
+    // A monitor without an interval (an LLMModel's PodMonitor) is scraped at the global interval,
+    // as the Prometheus Operator gives it its Prometheus's scrapeInterval: short here, like the rest.
+    global: { scrape_interval: '2s', evaluation_interval: '2s' },
     rule_files: ruleFiles,
     scrape_configs: jobs.map((job) => ({
       job_name: job.jobName,
@@ -196,11 +203,11 @@ export async function startPrometheus(dir: string, client: KubeRest, jobs: Scrap
       file_sd_configs: [{ files: [targetsFile(job)], refresh_interval: '5s' }],
     })),
   }));
-  const port = await freePort();
+  const address = listen ?? `127.0.0.1:${await freePort()}`;
   const proc = startProcess('prometheus', toolPaths().prometheus, [
-    `--config.file=${configFile}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`,
+    `--config.file=${configFile}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=${address}`,
   ], { logDir: dir });
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${address}`;
   await waitFor('prometheus ready', async () => (await fetch(`${url}/-/ready`)).ok, { timeoutMs: 30000, process: proc });
   const api = async <T>(p: string): Promise<T> => {
     const res = await fetch(`${url}${p}`);

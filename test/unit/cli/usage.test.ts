@@ -48,10 +48,22 @@ describe('nls usage', () => {
       { namespace: 'llm', model: 'gamma', owner: 'ann', tokens: { output: 2, input: 6, cached_input: 1 } },
       { namespace: 'llm', model: 'gamma', owner: 'bo', tokens: { input: 9 } },
     ]);
-    expect(usageTable(rows)).toEqual(['NAMESPACE\tMODEL\tOWNER\tINPUT\tOUTPUT\tTOTAL', 'llm\tazure\tann\t12\t0\t12', 'llm\tgamma\tann\t6\t2\t8', 'llm\tgamma\tbo\t9\t0\t9']);
+    expect(usageTable(rows)).toEqual(['NAMESPACE\tMODEL\tOWNER\tINPUT\tOUTPUT\tTOTAL\tCOST', 'llm\tazure\tann\t12\t0\t12\t-', 'llm\tgamma\tann\t6\t2\t8\t-', 'llm\tgamma\tbo\t9\t0\t9\t-']);
+  });
+
+  it('costs each row at its model\'s price, as the portal does, and leaves unpriced models without a cost (not zero)', () => {
+    const sample = (model: string, type: string, value: string) => ({ metric: { namespace: 'llm', model, owner: 'ann', gen_ai_token_type: type }, value: [0, value] as [number, string] });
+    const prices = new Map([['llm/gamma', { currency: 'EUR', input: 2, output: 8, cachedInput: 0.5 }]]);
+    const rows = usageRows([sample('gamma', 'input', '3000'), sample('gamma', 'cached_input', '1000'), sample('gamma', 'output', '500'), sample('azure', 'input', '7')], prices);
+    // gamma: 2000 uncached input × 2 + 1000 cached × 0.5 + 500 output × 8, per million.
+    expect(rows).toEqual([
+      { namespace: 'llm', model: 'azure', owner: 'ann', tokens: { input: 7 } },
+      { namespace: 'llm', model: 'gamma', owner: 'ann', tokens: { input: 3000, cached_input: 1000, output: 500 }, cost: 0.0085, currency: 'EUR' },
+    ]);
+    expect(usageTable(rows).slice(1)).toEqual(['llm\tazure\tann\t7\t0\t7\t-', 'llm\tgamma\tann\t3000\t500\t3500\t0.0085 EUR']);
   });
 
   it('shows owners with control characters escaped, not sent to the terminal', () => {
-    expect(usageTable([{ namespace: 'n', model: 'm', owner: 'evil\u001b[2J', tokens: {} }])[1]).toBe('n\tm\tevil\\x1b[2J\t0\t0\t0');
+    expect(usageTable([{ namespace: 'n', model: 'm', owner: 'evil\u001b[2J', tokens: {} }])[1]).toBe('n\tm\tevil\\x1b[2J\t0\t0\t0\t-');
   });
 });

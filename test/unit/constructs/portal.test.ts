@@ -25,6 +25,7 @@ describe('key portal', () => {
       'NetworkPolicy/r1-nebari-llm-serving-portal',
       'Role/r1-nebari-llm-serving-portal',
       'RoleBinding/r1-nebari-llm-serving-portal',
+      'RoleBinding/r1-nebari-llm-serving-portal-secrets',
       'Service/r1-nebari-llm-serving-portal',
       'ServiceAccount/r1-nebari-llm-serving-portal',
       'ValidatingAdmissionPolicy/r1-nebari-llm-serving-portal-writes',
@@ -103,6 +104,7 @@ describe('key portal', () => {
       NLS_PORTAL_GROUP_REFRESH_FAIL_CLOSED_SECONDS: '86400',
       NLS_PORTAL_METRICS_PORT: '9090',
       NLS_PORTAL_SESSION_SECRET: 'r1-nebari-llm-serving-portal-session',
+      NLS_PORTAL_SECRETS_ROLE: 'r1-nebari-llm-serving-portal-secrets',
       NLS_PORTAL_EXTERNAL_ENDPOINT: 'https://llm.example.com',
     });
   });
@@ -119,10 +121,11 @@ describe('key portal', () => {
     expect(env(find(render(enable), 'Deployment', '-portal'))).not.toHaveProperty('NLS_PORTAL_QUOTA_TIERS');
     const tiers = JSON.parse(env(find(render(quotasOn), 'Deployment', '-portal')).NLS_PORTAL_QUOTA_TIERS);
     expect(tiers).toEqual({
+      costType: 'TotalToken',
       default: 'standard',
       tiers: [
-        { name: 'standard', description: '100000 tokens per hour', groups: [] },
-        { name: 'large', description: 'For batch jobs', groups: ['batch', 'ml-admins'] },
+        { name: 'standard', description: '100000 tokens per hour', groups: [], tokens: 100000, unit: 'Hour' },
+        { name: 'large', description: 'For batch jobs', groups: ['batch', 'ml-admins'], tokens: 5000000, unit: 'Day' },
       ],
     });
   });
@@ -142,8 +145,8 @@ describe('key portal', () => {
   });
 
   test('writes the tiers JSON with sorted keys, as Helm toJson does', () => {
-    expect(portalQuotaTiersJson({ rateLimitBackend: 'x', defaultTier: 'a', tiers: [{ name: 'a', tokens: 1, unit: 'Minute' }] })).toBe(
-      '{"default":"a","tiers":[{"description":"1 tokens per minute","groups":[],"name":"a"}]}',
+    expect(portalQuotaTiersJson({ rateLimitBackend: 'x', costType: 'OutputToken', defaultTier: 'a', tiers: [{ name: 'a', tokens: 1, unit: 'Minute' }] })).toBe(
+      '{"costType":"OutputToken","default":"a","tiers":[{"description":"1 tokens per minute","groups":[],"name":"a","tokens":1,"unit":"Minute"}]}',
     );
   });
 
@@ -161,18 +164,34 @@ describe('key portal', () => {
     expect(d.containers[0].volumeMounts).toContainEqual({ name: 'oidc-ca', mountPath: '/etc/nebari-llm-serving/portal-oidc-ca', readOnly: true });
   });
 
-  test('grants exactly the contract rights, in the release namespace only', () => {
-    expect(portalRoleRules()).toEqual([
+  test('grants exactly the contract rights, in the release namespace only, and no Secret by kind but create', () => {
+    expect(portalRoleRules({ sessionSecret: 'my-session', secretsRole: 'rel-portal-secrets' })).toEqual([
       { apiGroups: ['llm.nebari.dev'], resources: ['llmmodels', 'passthroughmodels'], verbs: ['get', 'list'] },
-      // No delete: key objects are the operator's (issue 29, Medium 6).
-      { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'list', 'create', 'patch'] },
+      // Issue 29, Medium 6: no get, list or patch of Secrets by kind, and no delete at all.
+      { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+      { apiGroups: [''], resources: ['secrets'], resourceNames: ['my-session'], verbs: ['get', 'patch'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'patch'] },
+      { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], resourceNames: ['rel-portal-secrets'], verbs: ['get'] },
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
     ]);
-    const objects = render(enable);
+    const objects = render((v) => {
+      enable(v);
+      v.portal.sessionSecretName = 'my-session';
+    });
+    expect(find(objects, 'Role', '-portal').rules).toEqual(portalRoleRules({ sessionSecret: 'my-session', secretsRole: 'nebari-llm-serving-portal-secrets' }));
     const binding = find(objects, 'RoleBinding', '-portal');
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'nebari-llm-serving-portal', namespace: 'nebari-llm-serving-system' }]);
     expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'nebari-llm-serving-portal' });
+    // The operator's Role (never rendered: an upgrade would reset it) is bound, and named to both processes.
+    expect(objects.filter((o) => o.kind === 'Role').map((o) => o.metadata.name)).not.toContain('nebari-llm-serving-portal-secrets');
+    const secretsBinding = find(objects, 'RoleBinding', '-portal-secrets');
+    expect(secretsBinding.subjects).toEqual(binding.subjects);
+    expect(secretsBinding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'nebari-llm-serving-portal-secrets' });
+    expect(env(find(objects, 'Deployment', '-portal')).NLS_PORTAL_SECRETS_ROLE).toBe('nebari-llm-serving-portal-secrets');
+    expect(env(find(objects, 'Deployment', '-operator')).NLS_PORTAL_SECRETS_ROLE).toBe('nebari-llm-serving-portal-secrets');
+    // Without the portal the operator keeps no such Role.
+    expect(env(find(render(), 'Deployment', '-operator')).NLS_PORTAL_SECRETS_ROLE).toBeUndefined();
   });
 
   test("pins the portal's Secret and ConfigMap writes with an admission policy matched to its ServiceAccount only", () => {

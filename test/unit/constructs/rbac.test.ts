@@ -102,6 +102,12 @@ describe('operator RBAC', () => {
     }
   });
 
+  test('PodMonitors (spec.serving.monitoring.enabled) only as the apply path uses them: read, apply, delete; never listed or watched, never cluster-wide', () => {
+    const rules = (rs: Rule[]) => rs.filter((r) => r.apiGroups.includes('monitoring.coreos.com'));
+    expect(rules(role.rules)).toEqual([{ apiGroups: ['monitoring.coreos.com'], resources: ['podmonitors'], verbs: ['get', 'create', 'patch', 'delete'] }]);
+    expect(rules(clusterRole.rules)).toEqual([]);
+  });
+
   test('no wildcards anywhere', () => {
     for (const r of [...clusterRole.rules, ...role.rules]) {
       expect(r.verbs).not.toContain('*');

@@ -34,6 +34,12 @@ describe('operator configuration from the environment', () => {
     expect(() => operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com', NLS_PROVIDER_POLL_SECONDS: 'soon' })).toThrow(/NLS_PROVIDER_POLL_SECONDS/);
   });
 
+  it('keeps the key portal\'s Secret Role only when NLS_PORTAL_SECRETS_ROLE names it (the chart sets it with portal.enabled)', () => {
+    expect(operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com' }).portalSecretsRole).toBeUndefined();
+    expect(operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com', NLS_PORTAL_SECRETS_ROLE: '' }).portalSecretsRole).toBeUndefined();
+    expect(operatorConfigFromEnv({ NLS_BASE_DOMAIN: 'e.com', NLS_PORTAL_SECRETS_ROLE: 'rel-portal-secrets' }).portalSecretsRole).toBe('rel-portal-secrets');
+  });
+
   it('merges NLS_GATEWAY_CONTEXT with the base domain and issuer variables', () => {
     expect(gatewayContextFromEnv({ NLS_GATEWAY_CONTEXT: '{"baseDomain":"a.org","external":{"gatewayName":"gw"}}', NLS_OIDC_ISSUER_URL: 'https://kc/realms/x' })).toEqual({
       baseDomain: 'a.org',

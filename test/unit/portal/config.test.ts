@@ -32,6 +32,11 @@ describe('portalConfigFromEnv', () => {
     expect(c.prometheusUrl).toBeUndefined();
   });
 
+  it('walks the users of the operator\'s Secret Role when NLS_PORTAL_SECRETS_ROLE names it, and lists them otherwise', () => {
+    expect(portalConfigFromEnv(base).secretsRole).toBeUndefined();
+    expect(portalConfigFromEnv({ ...base, NLS_PORTAL_SECRETS_ROLE: ' rel-portal-secrets ' }).secretsRole).toBe('rel-portal-secrets');
+  });
+
   it('reads the Prometheus of the usage page, plain http allowed (in-cluster), without a trailing slash', () => {
     expect(portalConfigFromEnv({ ...base, NLS_PORTAL_PROMETHEUS_URL: 'http://prometheus-operated.monitoring:9090/' }).prometheusUrl).toBe('http://prometheus-operated.monitoring:9090');
   });
@@ -40,13 +45,14 @@ describe('portalConfigFromEnv', () => {
     const c = portalConfigFromEnv({
       ...base,
       NLS_PORTAL_ADMIN_GROUPS: ' admins, platform ,',
-      NLS_PORTAL_QUOTA_TIERS: '{"default":"standard","tiers":[{"name":"standard","description":"100k/h","groups":[]},{"name":"large","groups":["batch","ml-admins"]}]}',
+      NLS_PORTAL_QUOTA_TIERS: '{"costType":"OutputToken","default":"standard","tiers":[{"name":"standard","description":"100k/h","groups":[],"tokens":100000,"unit":"Hour"},{"name":"large","groups":["batch","ml-admins"]}]}',
       NLS_PORTAL_EXTERNAL_ENDPOINT: 'https://llm.example.com',
       NLS_PORTAL_KEYS_PER_USER_PER_MODEL: '3',
       NLS_PORTAL_MINTS_PER_USER_PER_HOUR: '7',
     });
     expect(c.adminGroups).toEqual(['admins', 'platform']);
-    expect(c.quotaTiers).toEqual({ default: 'standard', tiers: [{ name: 'standard', description: '100k/h' }, { name: 'large', groups: ['batch', 'ml-admins'] }] });
+    // A tier without tokens and unit (an older chart's list) has no limit the usage page could show.
+    expect(c.quotaTiers).toEqual({ costType: 'OutputToken', default: 'standard', tiers: [{ name: 'standard', description: '100k/h', tokens: 100000, unit: 'Hour' }, { name: 'large', groups: ['batch', 'ml-admins'] }] });
     expect(c.keyLimits).toEqual({ keysPerUserPerModel: 3, mintsPerUserPerHour: 7 });
     expect(c.externalEndpoint).toBe('https://llm.example.com');
   });
@@ -73,6 +79,9 @@ describe('portalConfigFromEnv', () => {
     [{ NLS_PORTAL_QUOTA_TIERS: '{"default":"x","tiers":[]}' }, /^NLS_PORTAL_QUOTA_TIERS.tiers must be a non-empty list/],
     [{ NLS_PORTAL_QUOTA_TIERS: '{"default":"x","tiers":[{"name":"Big Tier"}]}' }, /^NLS_PORTAL_QUOTA_TIERS.tiers\[0\].name must be a lower-case DNS label/],
     [{ NLS_PORTAL_QUOTA_TIERS: '{"default":"gold","tiers":[{"name":"standard"}]}' }, /^NLS_PORTAL_QUOTA_TIERS.default must name one of the tiers \(standard\)/],
+    [{ NLS_PORTAL_QUOTA_TIERS: '{"default":"a","tiers":[{"name":"a","tokens":0,"unit":"Hour"}]}' }, /^NLS_PORTAL_QUOTA_TIERS.tiers\[0\].tokens must be a positive whole number/],
+    [{ NLS_PORTAL_QUOTA_TIERS: '{"default":"a","tiers":[{"name":"a","tokens":10,"unit":"Week"}]}' }, /^NLS_PORTAL_QUOTA_TIERS.tiers\[0\].unit must be one of Second, Minute, Hour, Day, Month/],
+    [{ NLS_PORTAL_QUOTA_TIERS: '{"costType":"Tokens","default":"a","tiers":[{"name":"a"}]}' }, /^NLS_PORTAL_QUOTA_TIERS.costType must be one of TotalToken, /],
     [{ NLS_PORTAL_EXTERNAL_ENDPOINT: 'ftp://llm.example.com' }, /^NLS_PORTAL_EXTERNAL_ENDPOINT: .* must use https/],
     [{ NLS_PORTAL_QUOTA_TIERS: '{"default":"a","tiers":[{"name":"a","groups":"batch"}]}' }, /^NLS_PORTAL_QUOTA_TIERS.tiers\[0\].groups must be a list of group names/],
     [{ NLS_PORTAL_KEYS_PER_USER_PER_MODEL: '0' }, /^NLS_PORTAL_KEYS_PER_USER_PER_MODEL: "0" is not a whole number between 1 and 2000; set the chart value portal.keyLimits.keysPerUserPerModel/],

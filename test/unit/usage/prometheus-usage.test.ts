@@ -1,7 +1,7 @@
 // The usage query, rows and cost shared by `nls usage` and the key portal, and the portal's periods
 // and totals: pure functions (the real Prometheus is in test/integration/key-portal.test.ts and the
 // e2e suite).
-import { costOf, tokenRows, usageQuery } from '../../../src/usage/prometheus-usage';
+import { costOf, formatCost, tokenRows, usageQuery } from '../../../src/usage/prometheus-usage';
 import { adminTotals, type KeyUsage, periodRange, periodStart } from '../../../src/portal/usage';
 
 describe('shared usage query', () => {
@@ -40,11 +40,15 @@ describe('portal usage periods and totals', () => {
   it('sums keys per user, per granting group (each group counts the key whole) and per model', () => {
     const key = (clientId: string, owner: string, groups: string[], input: number, cost?: number): KeyUsage => {
       const a = { tokens: { input }, ...(cost === undefined ? {} : { cost }) };
-      return { clientId, model: { namespace: 'llm', name: 'm' }, owner, groups, tier: 't', today: a, month: a };
+      return { clientId, model: { namespace: 'llm', name: 'm', kind: 'LLMModel' }, owner, groups, tier: 't', today: a, month: a };
     };
     const t = adminTotals([key('1', 'ann', ['a', 'b'], 10, 0.5), key('2', 'bo', [], 5), key('3', 'ann', ['b'], 1, 0.25)]);
     expect(t.byUser.map((r) => [r.name, r.month])).toEqual([['ann', { tokens: { input: 11 }, cost: 0.75 }], ['bo', { tokens: { input: 5 } }]]);
     expect(t.byGroup.map((r) => [r.name, r.month.tokens.input])).toEqual([['(no group)', 5], ['a', 10], ['b', 11]]);
     expect(t.byModel.map((r) => [r.name, r.month])).toEqual([['llm/m', { tokens: { input: 16 }, cost: 0.75 }]]);
   });
+});
+
+test('costs are written with cents from 1 up and three significant digits below, never rounded to zero', () => {
+  expect([0, 0.00007, 0.0000007, 0.0085, 0.123456, 0.999, 1, 1234.5].map(formatCost)).toEqual(['0', '0.00007', '0.0000007', '0.0085', '0.123', '0.999', '1.00', '1,234.50']);
 });

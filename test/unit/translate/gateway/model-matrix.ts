@@ -13,6 +13,8 @@ export const matrixContext: GatewayContext = {
   baseDomain: 'example.com',
   jwt: { issuer: 'https://keycloak.example.com/realms/nebari', audiences: ['nebari-llm'] },
   apiKeyClientIDs: ['user-alice-1', 'user-bob-1'],
+  // Gateway tracing on, so every route's policy carries its sampling share and span tags.
+  tracing: { enabled: true, samplingRatio: 0.5 },
   // Quotas on, so every external route carries costs and gets its per-key policy (bob has a larger tier).
   quotas: {
     costType: 'TotalToken',

@@ -81,6 +81,7 @@ describe('internal SecurityPolicy', () => {
             name: 'oidc',
             issuer: 'https://id.example.com/realms/r',
             remoteJWKS: { uri: 'https://id.example.com/realms/r/protocol/openid-connect/certs', cacheDuration: '300s' },
+            claimToHeaders: [{ header: 'x-llm-client-id', claim: 'sub' }],
           },
         ],
       },
@@ -101,7 +102,21 @@ describe('internal SecurityPolicy', () => {
   test('custom claim, JWKS URI and audiences', () => {
     const ctx = resolved({ jwt: { issuer: 'https://id.example.com', jwksUri: 'https://id.example.com/keys', groupsClaim: 'roles', audiences: ['llm'] } });
     const spec = internalSecurityPolicy(model, ctx.endpoints.internal, ctx, { groups: ['g'] }).spec;
-    expect(spec.jwt?.providers[0]).toEqual({ name: 'oidc', issuer: 'https://id.example.com', audiences: ['llm'], remoteJWKS: { uri: 'https://id.example.com/keys', cacheDuration: '300s' } });
+    expect(spec.jwt?.providers[0]).toEqual({
+      name: 'oidc',
+      issuer: 'https://id.example.com',
+      audiences: ['llm'],
+      remoteJWKS: { uri: 'https://id.example.com/keys', cacheDuration: '300s' },
+      claimToHeaders: [{ header: 'x-llm-client-id', claim: 'sub' }],
+    });
     expect(spec.authorization?.rules?.[0].principal.jwt?.claims[0].name).toBe('roles');
+  });
+
+  test('the token subject goes into the platform\'s client-ID header, the one the usage metrics and the provider\'s header removal read', () => {
+    const ctx = resolved({ clientIDHeader: 'x-caller' });
+    for (const access of [{ groups: ['g'] }, { public: true }]) {
+      const spec = internalSecurityPolicy(model, ctx.endpoints.internal, ctx, access).spec;
+      expect(spec.jwt?.providers.map((p) => p.claimToHeaders)).toEqual([[{ header: 'x-caller', claim: 'sub' }]]);
+    }
   });
 });

@@ -92,6 +92,14 @@ describe('llm-d provider', () => {
     expect(find(t.objects, 'Deployment', 'qwen-epp').spec.template.metadata.labels['llm-d.ai/role']).toBeUndefined();
   });
 
+  it('monitors the model-server pods with the same PodMonitor as the vLLM provider, and nothing of the scheduler', () => {
+    const t = translateLLMD(model({ serving: { monitoring: { enabled: true } } }), {});
+    expect(t.podMonitor).toEqual(translateVLLM(model({ serving: { monitoring: { enabled: true } } }), {}).podMonitor);
+    const server = find(t.objects, 'Deployment', llmdObjectNames('qwen').deployment);
+    expect(server.spec.template.metadata.labels).toMatchObject((t.podMonitor!.object!.spec as Obj).selector.matchLabels);
+    expect(translateLLMD(model(), {}).podMonitor).toEqual({ name: 'qwen-vllm' });
+  });
+
   it('runs the same vLLM server as the direct vLLM provider', () => {
     const m = model({ serving: { replicas: 3, engineArgs: ['--max-model-len=8192'] } });
     const llmd = find(translateLLMD(m, { vllmImage: 'example/vllm:1' }).objects, 'Deployment', 'qwen-vllm');

@@ -81,6 +81,29 @@ describe('vLLM provider', () => {
     expect(t.errors[0].message).toMatch(/^spec\.serving\.tensorParallelism: 4 is larger than spec\.resources\.gpu\.count \(2\)/);
   });
 
+  it('with spec.serving.monitoring.enabled, a PodMonitor owned by the model scrapes /metrics on the engine\'s named port of exactly the serving pods; without it, only its name (to delete one left over)', () => {
+    const on = translateVLLM(model({ serving: { monitoring: { enabled: true } } }, 'uid-1'), {});
+    const deployment = byKind(on.objects, 'Deployment', 'qwen-vllm');
+    const [container] = deployment.spec.template.spec.containers;
+    expect(on.podMonitor).toEqual({
+      name: 'qwen-vllm',
+      object: {
+        apiVersion: 'monitoring.coreos.com/v1',
+        kind: 'PodMonitor',
+        metadata: expect.objectContaining({ name: 'qwen-vllm', namespace: 'ml', ownerReferences: [expect.objectContaining({ kind: 'LLMModel', uid: 'uid-1', controller: true })] }),
+        spec: { selector: { matchLabels: on.servingPool.selector }, podMetricsEndpoints: [{ port: 'http', path: '/metrics' }] },
+      },
+    });
+    // The port it names is the engine's, and its selector picks the serving pods, not the picker's.
+    expect(container.ports).toEqual([{ name: 'http', containerPort: 8000, protocol: 'TCP' }]);
+    expect(deployment.spec.template.metadata.labels).toMatchObject(on.servingPool.selector!);
+    expect(byKind(on.objects, 'Deployment', 'qwen-epp').spec.template.metadata.labels).not.toMatchObject(on.servingPool.selector!);
+    // Never among the provider's objects: a cluster without the Prometheus Operator still serves the model.
+    expect(on.objects.map((o) => o.kind)).not.toContain('PodMonitor');
+    expect(translateVLLM(model({ serving: { monitoring: { enabled: false } } }), {}).podMonitor).toEqual({ name: 'qwen-vllm' });
+    expect(translateVLLM(model(), {}).podMonitor).toEqual({ name: 'qwen-vllm' });
+  });
+
   it('skips the PVC for emptyDir storage', () => {
     const t = translateVLLM(model({ model: { name: 'x/y', source: 'huggingface', storage: { type: 'emptyDir' } } }), {});
     expect(byKind(t.objects, 'PersistentVolumeClaim')).toBeUndefined();
