@@ -5,7 +5,8 @@
 import { controllerOwnerKey } from './runtime/object-key';
 import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { LLMMODEL_KIND, llmModelProviderName } from '../api/llmmodel';
-import { ObservedWorkload, ProviderContext, ServedVersions, llmProvider } from '../translate/providers';
+import { ObservedWorkload, ProviderContext, ProviderTranslation, ServedVersions, llmProvider } from '../translate/providers';
+import { withAppliedDigest } from '../translate/applied-digest';
 import { gatewayObjectKinds } from '../translate/gateway/objects';
 import { ProviderVersions, describeMissing } from './provider-versions';
 import { KeyObjectCache } from './key-object-cache';
@@ -99,7 +100,7 @@ export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileReques
   // Which version of the provider's own kinds to write: detected from what is served now.
   const detection = provider.resources?.length ? await providerVersions(deps).detect(provider.resources) : undefined;
   const served: ServedVersions | undefined = detection?.served;
-  const translation = provider.translate(model, deps.providers ?? {}, served);
+  const translation = withDigests(provider.translate(model, deps.providers ?? {}, served));
   const providerStatus = {
     name: providerName,
     ...(detection && !served ? {} : { apiVersion: translation.workload.apiVersion }),
@@ -164,6 +165,15 @@ export async function reconcileLLMModel(deps: LLMModelDeps, req: ReconcileReques
   const polling = served ? (phase === 'Ready' ? pollMs : Math.min(requeue.podsProgressing, pollMs)) : undefined;
   const delays = [requeueAfterMs, published.requeueAfterMs, phase !== 'Ready' && servingPhase ? requeue.podsProgressing : undefined, polling].filter((n): n is number => n !== undefined);
   return delays.length ? { requeueAfterMs: Math.min(...delays) } : {};
+}
+
+/**
+ * The provider's objects and PodMonitor, each carrying the digest of its body: no watch lists them,
+ * so an unchanged object costs the poll one read instead of a write (runtime/apply.ts).
+ */
+function withDigests(translation: ProviderTranslation): ProviderTranslation {
+  const podMonitor = translation.podMonitor?.object ? { ...translation.podMonitor, object: withAppliedDigest(translation.podMonitor.object) } : translation.podMonitor;
+  return { ...translation, objects: translation.objects.map(withAppliedDigest), podMonitor };
 }
 
 function providerPollMs(deps: LLMModelDeps): number {

@@ -2,7 +2,7 @@
 // ordered teardown (gateway objects in the translation's safe order, then the API keys; a wait
 // that lasts past a bound is reported as CleanupBlocked), and
 // publishing through the gateway translation with one condition per endpoint.
-import { ANNOTATION_APPLIED_DIGEST, ANNOTATION_APPLIED_GENERATION } from '../translate/gateway/applied-digest';
+import { ANNOTATION_APPLIED_DIGEST, ANNOTATION_APPLIED_GENERATION } from '../translate/applied-digest';
 import { controllerOwnerKey } from './runtime/object-key';
 import { ModelRef } from '../translate/keys/api-keys';
 import { desiredGatewayObjects, enabledEndpoints, gatewayTeardown, keyTiersFromMetadata, EndpointName, GatewayContext } from '../translate/gateway';

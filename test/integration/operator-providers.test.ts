@@ -15,6 +15,7 @@ import { parse as parseYaml } from 'yaml';
 import { ControlPlane, startControlPlane } from '../support/control-plane';
 import { applyObject, installCRDs, upstreamCrdDir } from '../support/cluster';
 import { waitFor } from '../support/processes';
+import { diffCounts, requestCounts } from '../support/apiserver-requests';
 import { KubeObject, KubeRest, objectRef } from '../../src/kube/rest';
 import { OperatorProcess, condition, installGatewayCRDs, installOwnCRDs, isReadyAtGeneration, passthroughModel, providerCredential, startOperator } from './operator-support';
 import { desiredApiKeySecret } from '../../src/translate/keys/api-keys';
@@ -419,3 +420,57 @@ function FAILED_KUBERAY() {
     message: 'serveConfigV2 cannot be parsed',
   };
 }
+
+// Nothing written at steady state (issue 34): no watch lists an LLMModel's provider objects, so its
+// pass (every NLS_PROVIDER_POLL_SECONDS here, every minute by default) reads each one and writes
+// none that is stored as it would apply it, the kinds without a generation (ConfigMap, Service,
+// ServiceAccount, Role, RoleBinding) included; an object edited by hand is still put back.
+it('a converged llm-d model with monitoring writes nothing on its passes, and its provider objects edited by hand are put back', async () => {
+  await installCRDs([path.join(upstreamCrdDir(), 'prometheus-operator', 'v0.93.0', 'monitoring.coreos.com_podmonitors.yaml')], plane.kubeConfig());
+  const base = example('llmd.yaml');
+  const name = 'steady-llmd';
+  await applyObject({ ...base, metadata: { ...base.metadata, name } }, { kubeConfig: plane.kubeConfig(), fieldManager: 'user-manifests' });
+  await waitFor(`${name}: provider objects and PodMonitor applied`, async () => {
+    const stored = await model(name);
+    return condition(stored, 'ProviderReady')?.status === 'True' && condition(stored, 'MonitoringReady')?.reason === 'Applied';
+  }, { timeoutMs: 90_000 });
+  const owned = async () => {
+    const lists = await Promise.all(
+      [['v1', 'ConfigMap'], ['v1', 'Service'], ['v1', 'ServiceAccount'], ['rbac.authorization.k8s.io/v1', 'Role'], ['rbac.authorization.k8s.io/v1', 'RoleBinding'], ['apps/v1', 'Deployment'], ['v1', 'PersistentVolumeClaim'], ['monitoring.coreos.com/v1', 'PodMonitor'], ['llm-d.ai/v1alpha2', 'InferenceObjective']].map(([v, k]) =>
+        client.list(v, k, { namespace: ns }),
+      ),
+    );
+    return lists.flatMap((l) => l.items).filter((o) => o.metadata.ownerReferences?.some((r) => r.kind === 'LLMModel' && r.name === name));
+  };
+  expect(new Set((await owned()).map((o) => o.kind))).toEqual(new Set(['ConfigMap', 'Service', 'ServiceAccount', 'Role', 'RoleBinding', 'Deployment', 'PersistentVolumeClaim', 'PodMonitor', 'InferenceObjective']));
+  const passes = async () =>
+    (await operator.metrics())
+      .split('\n')
+      .filter((l) => l.startsWith('nls_reconcile_total{') && l.includes('kind="LLMModel"'))
+      .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+  // Let a pass that began before convergence finish, then count what three more passes write.
+  const settled = (await passes()) + 1;
+  await waitFor('one more pass', async () => (await passes()) >= settled, { timeoutMs: 30_000 });
+  const before = await requestCounts(client);
+  const from = await passes();
+  await waitFor('three passes', async () => (await passes()) >= from + 3, { timeoutMs: 60_000 });
+  // The resources the operator writes for a model (the control plane's own writes, to pods,
+  // ReplicaSets, Leases, Events and status subresources of built-in kinds, are not counted).
+  const ours = /^(APPLY|PATCH|POST|PUT|DELETE) (configmaps|services|serviceaccounts|roles|rolebindings|deployments|persistentvolumeclaims|podmonitors|inferenceobjectives|inferencepools|secrets|llmmodels|llmmodels\/status|aigatewayroutes|securitypolicies|backendtrafficpolicies)$/;
+  const writes = Object.fromEntries([...diffCounts(before, await requestCounts(client))].filter(([key]) => ours.test(key)));
+  expect(writes).toEqual({});
+
+  // Edited by hand: a ConfigMap's data (no generation) and a Deployment's replicas (a spec field).
+  const config = (await owned()).find((o) => o.kind === 'ConfigMap')!;
+  const deployment = (await owned()).find((o) => o.kind === 'Deployment' && o.metadata.labels?.['llm.nebari.dev/role'] === 'serving')!;
+  const replicas = (deployment.spec as { replicas: number }).replicas;
+  await client.mergePatch(config, { data: Object.fromEntries(Object.keys((config as { data?: Record<string, string> }).data ?? {}).map((k) => [k, 'edited by hand'])) });
+  await client.mergePatch(deployment, { spec: { replicas: replicas + 3 } });
+  await waitFor('the hand edits put back', async () => {
+    const now = await owned();
+    const c = now.find((o) => o.metadata.name === config.metadata.name) as { data?: Record<string, string> } | undefined;
+    const d = now.find((o) => o.kind === 'Deployment' && o.metadata.name === deployment.metadata.name) as { spec?: { replicas?: number } } | undefined;
+    return JSON.stringify(c?.data) === JSON.stringify((config as { data?: Record<string, string> }).data) && d?.spec?.replicas === replicas;
+  }, { timeoutMs: 30_000 });
+  await client.delete(objectRef(GROUP, 'LLMModel', name, ns));
+}, 180_000);

@@ -3,7 +3,7 @@
 // else created is reported as a conflict, never taken over (SSA with force would silently do so).
 import { KubeRest, KubeObject, OwnerReference, isConflict, objectRef } from '../../kube/rest';
 import { createHash } from 'node:crypto';
-import { ANNOTATION_APPLIED_DIGEST, ANNOTATION_APPLIED_GENERATION } from '../../translate/gateway/applied-digest';
+import { ANNOTATION_APPLIED_DIGEST, ANNOTATION_APPLIED_GENERATION } from '../../translate/applied-digest';
 import { cachedLookup } from './cached-lookups';
 import { controllerOf } from './object-key';
 
@@ -158,10 +158,19 @@ function storedAsApplied(cached: KubeObject, body: KubeObject, digest: string): 
  */
 async function applyDigested<T extends KubeObject>(client: KubeRest, body: KubeObject, digest: string): Promise<T> {
   const key = checkedKey(body);
-  const cached = cachedLookup(client, body.apiVersion, body.kind, body.metadata.namespace, body.metadata.name)?.object;
   // A deletion one watch reported may not have reached the cache that answers here yet (two
   // controllers watch some kinds): the repair must reach the server.
-  if (cached && !deletedBy(client).has(key) && storedAsApplied(cached, body, digest)) return cached as T;
+  const deletedSince = deletedBy(client).has(key);
+  const lookup = cachedLookup(client, body.apiVersion, body.kind, body.metadata.namespace, body.metadata.name);
+  let cached = lookup?.object;
+  if (lookup) {
+    if (cached && !deletedSince && storedAsApplied(cached, body, digest)) return cached as T;
+  } else {
+    // No watch lists this kind (the provider objects of LLMModels, polled every minute): one read
+    // instead of a write, and the whole stored object says whether the apply would change it.
+    cached = await client.get(objectRef(body.apiVersion, body.kind, body.metadata.name, body.metadata.namespace));
+    if (cached && !deletedSince && storesBody(cached, body, digest)) return cached as T;
+  }
   const withGeneration = (generation: number) => ({
     ...body,
     metadata: { ...body.metadata, annotations: { ...body.metadata.annotations, [ANNOTATION_APPLIED_GENERATION]: String(generation) } },
@@ -179,6 +188,30 @@ async function applyDigested<T extends KubeObject>(client: KubeRest, body: KubeO
   const produced = applied.metadata?.generation;
   if (produced === undefined || produced === expected) return applied;
   return client.apply<T>(withGeneration(produced), { fieldManager, force: true });
+}
+
+/**
+ * Whether a whole stored object (read, not cached metadata) is what applying `body` would leave:
+ * our last apply was this same body (the digest: fields an earlier body had and this one lacks are
+ * gone), and every field of the body is stored with the body's value (nobody edited or removed one
+ * since; owner references and labels included). Fields the server defaults or others add beside
+ * ours do not matter; a value the server stores in another form (a quantity, say) only costs the
+ * apply it would have cost anyway.
+ */
+function storesBody(stored: KubeObject, body: KubeObject, digest: string): boolean {
+  const annotations = (stored.metadata.annotations ?? {}) as Record<string, string>;
+  return !stored.metadata.deletionTimestamp && annotations[ANNOTATION_APPLIED_DIGEST] === digest && holds(stored, body);
+}
+
+/** Whether `stored` holds every field of `wanted` with its value (lists: the same length, item by item). */
+function holds(stored: unknown, wanted: unknown): boolean {
+  if (wanted === undefined) return true; // not sent
+  if (Array.isArray(wanted)) return Array.isArray(stored) && stored.length === wanted.length && wanted.every((item, i) => holds(stored[i], item));
+  if (wanted !== null && typeof wanted === 'object') {
+    if (stored === null || typeof stored !== 'object' || Array.isArray(stored)) return false;
+    return Object.entries(wanted).every(([k, v]) => holds((stored as Record<string, unknown>)[k], v));
+  }
+  return stored === wanted;
 }
 
 // Applies after the adoption check. When only the cache said the name is free, the first apply is

@@ -2,7 +2,7 @@
 // Gateway API objects that publish it out. Pure and deterministic (same input, same objects, same
 // key order), so the operator and the cdk8s constructs render byte-identical objects.
 import { AUDIENCES_FIX, GatewayContext, resolveGatewayContext, ResolvedGatewayContext, DURATION_PATTERN } from './context';
-import { withAppliedDigest } from './applied-digest';
+import { withAppliedDigest } from '../applied-digest';
 import { DeletionStep, disabledEndpointDeletions, trafficPolicyDeletion } from './deletions';
 import { TranslationError, translationError } from './errors';
 import { ModelIdentity } from './labels';

@@ -53,7 +53,7 @@ export interface ObjectMetadata {
   readonly name: string;
   readonly namespace: string;
   readonly labels: Record<string, string>;
-  /** Only the digest of the body (applied-digest.ts). */
+  /** Only the digest of the body (../applied-digest.ts). */
   readonly annotations?: Record<string, string>;
   readonly ownerReferences?: OwnerReference[];
 }

@@ -323,8 +323,8 @@ export function translateKubeRay(model: LLMModelV1beta1, context: KubeRayProvide
                     ...(env.length > 0 ? { env: [...env] } : {}),
                     ports: [{ name: 'serve', containerPort: RAY_SERVE_PORT, protocol: 'TCP' }],
                     resources: {
-                      requests: { ...workerCpu, ...(spec.resources.requests ?? {}), [gpuName]: gpus },
-                      limits: { ...(spec.resources.limits ?? {}), [gpuName]: gpus },
+                      requests: { ...workerCpu, ...(spec.resources.requests ?? {}), [gpuName]: String(gpus) },
+                      limits: { ...(spec.resources.limits ?? {}), [gpuName]: String(gpus) },
                     },
                   },
                 ],

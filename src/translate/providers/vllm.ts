@@ -108,8 +108,9 @@ export function translateVLLM(model: LLMModelV1beta1, context: ProviderContext):
         ]
       : [];
   const resources = {
-    requests: { ...(spec.resources.requests ?? {}), ...(gpus > 0 ? { [gpuName]: gpus } : {}) },
-    limits: { ...(spec.resources.limits ?? {}), ...(gpus > 0 ? { [gpuName]: gpus } : {}) },
+    // Quantities as the API server stores them (a string), so the stored object equals the body.
+    requests: { ...(spec.resources.requests ?? {}), ...(gpus > 0 ? { [gpuName]: String(gpus) } : {}) },
+    limits: { ...(spec.resources.limits ?? {}), ...(gpus > 0 ? { [gpuName]: String(gpus) } : {}) },
   };
   const tolerations = [...(gpus > 0 ? [{ key: gpuName, operator: 'Exists', effect: 'NoSchedule' }] : []), ...(spec.scheduling?.tolerations ?? [])];
   const replicas = spec.serving?.replicas ?? LLMMODEL_DEFAULTS.replicas;

@@ -1,5 +1,5 @@
 import { desiredGatewayObjects, gatewayTeardown } from '../../../../src/translate/gateway';
-import { ANNOTATION_APPLIED_DIGEST, withAppliedDigest } from '../../../../src/translate/gateway/applied-digest';
+import { ANNOTATION_APPLIED_DIGEST, withAppliedDigest } from '../../../../src/translate/applied-digest';
 import { llmModel, matrixContext, modelMatrix, passthroughModel } from './model-matrix';
 
 const context = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari', audiences: ['nebari-llm'] } };

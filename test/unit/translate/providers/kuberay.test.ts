@@ -134,7 +134,7 @@ describe('KubeRay provider: translation', () => {
       name: 'ray-worker',
       image: DEFAULT_RAY_IMAGE,
       ports: [{ name: 'serve', containerPort: 8000, protocol: 'TCP' }],
-      resources: { requests: { cpu: '4', 'nvidia.com/gpu': 2 }, limits: { 'nvidia.com/gpu': 2 } },
+      resources: { requests: { cpu: '4', 'nvidia.com/gpu': '2' }, limits: { 'nvidia.com/gpu': '2' } },
     });
     expect(worker.tolerations).toEqual([{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }]);
   });
@@ -169,7 +169,7 @@ describe('KubeRay provider: translation', () => {
     const token = { name: 'HF_TOKEN', valueFrom: { secretKeyRef: { name: 'hf', key: 'HF_TOKEN' } } };
     expect(worker.env).toEqual([token, { name: 'VLLM_LOGGING_LEVEL', value: 'DEBUG' }]);
     expect(head(rs).template.spec.containers[0].env).toEqual(worker.env);
-    expect(worker.resources).toEqual({ requests: { cpu: '8', memory: '32Gi', 'amd.com/gpu': 1 }, limits: { memory: '48Gi', 'amd.com/gpu': 1 } });
+    expect(worker.resources).toEqual({ requests: { cpu: '8', memory: '32Gi', 'amd.com/gpu': '1' }, limits: { memory: '48Gi', 'amd.com/gpu': '1' } });
     expect(workers(rs).rayStartParams).toEqual({ 'num-gpus': '1', 'num-cpus': '8' });
     expect(spec.tolerations).toEqual([
       { key: 'amd.com/gpu', operator: 'Exists', effect: 'NoSchedule' },
@@ -188,7 +188,7 @@ describe('KubeRay provider: translation', () => {
       }),
     );
     expect(workers(rs).rayStartParams).toEqual({ 'num-gpus': '4' });
-    expect(workers(rs).template.spec.containers[0].resources).toEqual({ requests: { 'nvidia.com/gpu': 4 }, limits: { cpu: '16', 'nvidia.com/gpu': 4 } });
+    expect(workers(rs).template.spec.containers[0].resources).toEqual({ requests: { 'nvidia.com/gpu': '4' }, limits: { cpu: '16', 'nvidia.com/gpu': '4' } });
     expect(workers(rs).template.spec.tolerations).toEqual([{ key: 'nvidia.com/gpu', operator: 'Equal', value: 'present', effect: 'NoSchedule' }]);
   });
 

@@ -107,7 +107,7 @@ describe('llm-d provider', () => {
     expect(llmd.spec.replicas).toBe(3);
     expect(llmd.spec.template.spec).toEqual(vllm.spec.template.spec);
     expect(llmd.spec.template.spec.containers[0].args).toContain('--max-model-len=8192');
-    expect(llmd.spec.template.spec.containers[0].resources.limits['nvidia.com/gpu']).toBe(2);
+    expect(llmd.spec.template.spec.containers[0].resources.limits['nvidia.com/gpu']).toBe('2');
   });
 
   it('points the InferenceObjective at the model InferencePool, in the served version', () => {

@@ -50,7 +50,7 @@ describe('vLLM provider', () => {
     const pod = byKind(t.objects, 'Deployment', 'qwen-vllm').spec.template.spec;
     const vllm = pod.containers[0];
     expect(vllm.image).toBe('example/vllm:1');
-    expect(vllm.resources.limits['nvidia.com/gpu']).toBe(2);
+    expect(vllm.resources.limits['nvidia.com/gpu']).toBe('2');
     expect(pod.tolerations).toContainEqual({ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' });
     expect(pod.volumes).toContainEqual({ name: 'dshm', emptyDir: { medium: 'Memory' } });
     expect(pod.initContainers[0].env).toContainEqual({ name: 'MODEL_ID', value: 'Qwen/Qwen3-8B' });

@@ -1,9 +1,9 @@
 // A digest of each generated object's body, carried on the object itself, so that an operator
-// process that has just started can tell, from the metadata its informers cache, that an object
-// is already what it would apply, and send nothing (src/operator/runtime/apply.ts). Computed
-// here, in the translation, so `npm run synth` renders the same annotation the operator applies.
+// process that has just started can tell, from the metadata its informers cache (or one read),
+// that an object is already what it would apply, and send nothing (src/operator/runtime/apply.ts).
+// The gateway translation adds it, so `npm run synth` renders the same annotation the operator
+// applies; the operator adds it to the provider objects of LLMModels, which only it renders.
 import { createHash } from 'node:crypto';
-import type { ObjectMetadata } from './objects';
 
 /** The digest of the object's body without this annotation (base64url SHA-256 of its JSON). */
 export const ANNOTATION_APPLIED_DIGEST = 'llm.nebari.dev/applied-digest';
@@ -15,7 +15,8 @@ export const ANNOTATION_APPLIED_DIGEST = 'llm.nebari.dev/applied-digest';
 export const ANNOTATION_APPLIED_GENERATION = 'llm.nebari.dev/applied-generation';
 
 /** `object` with the digest annotation of its body. */
-export function withAppliedDigest<T extends { readonly metadata: ObjectMetadata }>(object: T): T {
+export function withAppliedDigest<T extends { readonly metadata: object }>(object: T): T {
   const digest = createHash('sha256').update(JSON.stringify(object)).digest('base64url');
-  return { ...object, metadata: { ...object.metadata, annotations: { ...object.metadata.annotations, [ANNOTATION_APPLIED_DIGEST]: digest } } };
+  const metadata = object.metadata as { readonly annotations?: Record<string, string> };
+  return { ...object, metadata: { ...metadata, annotations: { ...metadata.annotations, [ANNOTATION_APPLIED_DIGEST]: digest } } };
 }
