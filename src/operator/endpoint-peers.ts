@@ -36,6 +36,12 @@ export function peerOf(obj: KubeObject): PeerObject {
   };
 }
 
+/** `peerOf` per kind: list items carry no kind, and the served ids depend on it. */
+const peerTransforms: Record<ModelKind, (obj: KubeObject) => PeerObject> = {
+  LLMModel: (obj) => peerOf({ ...obj, kind: LLMMODEL_KIND }),
+  PassthroughModel: (obj) => peerOf({ ...obj, kind: PASSTHROUGHMODEL_KIND }),
+};
+
 /** A member of the endpoint: published, not being deleted, external endpoint on. */
 function isMember(peer: PeerObject | undefined): boolean {
   return !!peer && peer.published === true && onExternalEndpoint(peer);
@@ -53,8 +59,8 @@ export class ExternalEndpointPeers {
       apiVersion: API_GROUP_VERSION_V1BETA1,
       kind,
       namespace,
-      // List items carry no kind, and the served ids depend on it.
-      transform: (obj) => peerOf({ ...obj, kind }),
+      // The same function for both controllers, so they share one watch (runtime/shared-informers.ts).
+      transform: peerTransforms[kind],
       // The models themselves are read by their own informer; this stripped copy answers nothing else.
       lookups: false,
       onCache: (cache) => this.caches.set(kind, cache),

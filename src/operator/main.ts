@@ -7,7 +7,8 @@ import { passthroughModelController } from './passthroughmodel';
 import { llmModelController } from './llmmodel';
 import { agentDeploymentController } from './agentdeployment';
 import { ReconcileDeps } from './reconcile-context';
-import { Controller } from './runtime/controller';
+import { Controller, watchRestartReason } from './runtime/controller';
+import { SharedInformers } from './runtime/shared-informers';
 import { EventRecorder } from '../runtime/events';
 import { startHealthServer, startMetricsServer } from './runtime/http-servers';
 import { KubeRest, loadKubeConfig } from '../kube/rest';
@@ -64,14 +65,17 @@ export async function runOperator(config: OperatorConfig = operatorConfigFromEnv
   // agents there and in the watched namespaces, one controller each, since the chart grants the
   // operator rights per namespace, never cluster-wide (docs/security.md).
   const ns = config.podNamespace;
-  const makeControllers = () =>
-    [
+  const makeControllers = () => {
+    // One watch per kind and cache shape for the whole term, whichever controllers ask for it.
+    const informers = new SharedInformers(client, controllerLog, { watchIdleTimeoutMs: config.watchIdleMs, onWatchError: (kind, err) => metrics.watchRestarts.inc({ kind, reason: watchRestartReason(err) }) });
+    const term = [
       passthroughModelController(deps, ns),
       llmModelController({ ...deps, providers: config.providers, providerPollMs: config.providerPollMs }, ns),
       ...config.agentNamespaces.map((agentNamespace) => agentDeploymentController(deps, agentNamespace)),
-    ].map(
-      (opts) => new Controller(client, { workers: config.workers, resyncMs: config.resyncMs, watchIdleTimeoutMs: config.watchIdleMs, ...opts }, metrics, controllerLog),
-    );
+    ].map((opts) => new Controller(client, { workers: config.workers, resyncMs: config.resyncMs, watchIdleTimeoutMs: config.watchIdleMs, informers, ...opts }, metrics, controllerLog));
+    controllerLog.info('watches of the term', { watches: informers.size });
+    return term;
+  };
   let controllers: Controller[] = [];
   let shuttingDown = false;
   /** Settles when the last stop of the controllers has finished (a new term waits for it). */

@@ -251,7 +251,7 @@ export class ProxyStatus {
       apiVersion: API_GROUP_VERSION_V1BETA1,
       kind: this.modelKind,
       namespace,
-      transform: (obj) => ({ apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name: obj.metadata.name, namespace: obj.metadata.namespace, resourceVersion: obj.metadata.resourceVersion }, programmed: isProgrammed(obj) }) as KubeObject,
+      // No transform: the controller's own watch of its models serves (runtime/shared-informers.ts).
       lookups: false,
       onCache: (cache) => (this.models = cache),
       map: () => [],
@@ -261,7 +261,7 @@ export class ProxyStatus {
 
   /** Models of this kind not Programmed yet: a proxy change may be what they wait for. */
   private waitingModels(): string[] {
-    return (this.models?.list() ?? []).filter((m) => !(m as { programmed?: boolean }).programmed).map((m) => objectKey(m.metadata.namespace, m.metadata.name));
+    return (this.models?.list() ?? []).filter((m) => !isProgrammed(m)).map((m) => objectKey(m.metadata.namespace, m.metadata.name));
   }
 
   private allModels(): string[] {

@@ -1,14 +1,14 @@
 // A restarted operator and the gateway objects it generated (issue 34): each carries the digest of
-// the body applied and the generation that apply produced (src/translate/gateway/applied-digest.ts,
+// the body applied and the generation that apply produced (src/translate/applied-digest.ts,
 // src/operator/runtime/apply.ts), so a new process sends no apply for an object stored as it would
 // apply it, and still repairs what someone changed while it was down, including a removal, which
 // leaves no trace in managedFields (only the generation says so), and a label removal, which does
 // not change the generation.
 import { applyObject, createNamespace, kubeConfig, kubeconfigPath, uniqueName } from '../support/cluster';
 import { waitFor } from '../support/processes';
-import { diffCounts, requestCounts } from '../support/apiserver-requests';
+import { diffCounts, openWatches, requestCounts } from '../support/apiserver-requests';
 import { KubeObject, KubeRest, objectRef } from '../../src/kube/rest';
-import { ANNOTATION_APPLIED_DIGEST, ANNOTATION_APPLIED_GENERATION } from '../../src/translate/gateway/applied-digest';
+import { ANNOTATION_APPLIED_DIGEST, ANNOTATION_APPLIED_GENERATION } from '../../src/translate/applied-digest';
 import { OperatorProcess, installGatewayCRDs, installOwnCRDs, isReadyAtGeneration, passthroughModel, providerCredential, startOperator } from './operator-support';
 
 const ns = uniqueName('op-restart');
@@ -66,6 +66,7 @@ it('writes nothing on a restart for objects stored as applied, and repairs a rem
     return objects.length === 16 && objects.every((o) => o.metadata.annotations?.[ANNOTATION_APPLIED_DIGEST] && o.metadata.annotations[ANNOTATION_APPLIED_GENERATION] === String(o.metadata.generation));
   });
   await operator.stop();
+  const watchesWithoutOperator = await openWatches(client);
 
   // While it is down: a JSON patch removes the route's hostnames (no managedFields entry is left
   // for the remover) and another removes one of the policy's labels (the generation stays).
@@ -89,4 +90,11 @@ it('writes nothing on a restart for objects stored as applied, and repairs a rem
   expect(await namespaceEvents()).toEqual(eventsBefore);
   const repaired = (await route('edited-external'))!;
   expect(repaired.metadata.annotations?.[ANNOTATION_APPLIED_GENERATION]).toBe(String(repaired.metadata.generation));
+
+  // One watch per kind and cache shape for the whole process (src/operator/runtime/shared-informers.ts):
+  // the two model controllers share their watches of the generated kinds, and of each other's
+  // models (each kind: its controller's own watch, and one of what endpoint membership needs).
+  const running = await openWatches(client);
+  const operatorWatches = Object.fromEntries(['securitypolicies', 'aigatewayroutes', 'backendtrafficpolicies', 'passthroughmodels', 'llmmodels'].map((r) => [r, (running.get(r) ?? 0) - (watchesWithoutOperator.get(r) ?? 0)]));
+  expect(operatorWatches).toEqual({ securitypolicies: 1, aigatewayroutes: 1, backendtrafficpolicies: 1, passthroughmodels: 2, llmmodels: 2 });
 }, 240_000);

@@ -24,9 +24,14 @@ export function parseRequestCounts(metrics: string): RequestCounts {
   return counts;
 }
 
-/** The API server's counters now (its /metrics is text, so read raw, not through request()). */
+/** The API server's counters now. */
 export async function requestCounts(client: KubeRest): Promise<RequestCounts> {
-  const text = await new Promise<string>((resolve, reject) => {
+  return parseRequestCounts(await metricsText(client));
+}
+
+/** The API server's /metrics (text, so read raw, not through request()). */
+function metricsText(client: KubeRest): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
     client
       .open('GET', '/metrics', { headers: { accept: 'text/plain' } }, (res) => {
         const chunks: Buffer[] = [];
@@ -36,7 +41,6 @@ export async function requestCounts(client: KubeRest): Promise<RequestCounts> {
       })
       .then((req) => req.on('error', reject), reject);
   });
-  return parseRequestCounts(text);
 }
 
 /** after − before, without the keys that did not move. */
@@ -54,4 +58,17 @@ export const totalOf = (counts: RequestCounts) => [...counts.values()].reduce((a
 /** `VERB resource n/model, …` sorted by count, for the benchmark's printout. */
 export function perModel(counts: RequestCounts, models: number): string {
   return [...counts].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${(n / models).toFixed(2)}`).join(', ');
+}
+
+/** Watches the API server holds open now, by resource (`apiserver_longrunning_requests`, verb WATCH). */
+export async function openWatches(client: KubeRest): Promise<Map<string, number>> {
+  const text = await metricsText(client);
+  const watches = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = /^apiserver_longrunning_requests\{([^}]*)\} (\S+)$/.exec(line);
+    if (!m || label(m[1], 'verb') !== 'WATCH') continue;
+    const resource = label(m[1], 'resource');
+    watches.set(resource, (watches.get(resource) ?? 0) + Number(m[2]));
+  }
+  return watches;
 }

@@ -1,8 +1,9 @@
 // One controller per kind: an informer on the primary kind plus informers on related kinds
-// (each mapping an event to the primary keys it affects), a work queue, and N workers that call
+// (each mapping an event to the primary keys it affects; shared with the other controllers of the
+// term where they watch the same thing, ./shared-informers), a work queue, and N workers that call
 // the kind's reconcile function. Errors are retried with backoff; a reconcile may also ask to be
 // called again after a delay (e.g. while waiting for pods or for a CRD to be installed).
-import { Informer, InformerEvent } from '../../kube/informer';
+import type { Informer, InformerEvent } from '../../kube/informer';
 import { KubeRest, KubeObject } from '../../kube/rest';
 import { WatchIdleError } from '../../kube/watch';
 import { objectKey } from './object-key';
@@ -11,6 +12,7 @@ import { forgetApplied } from './apply';
 import { Logger } from '../../runtime/log';
 import { OperatorMetrics } from './metrics';
 import { WorkQueue } from './queue';
+import { SharedInformers } from './shared-informers';
 
 export interface ReconcileResult {
   /** Reconcile again after this many milliseconds even without an event. */
@@ -72,6 +74,8 @@ export interface ControllerOptions {
    * refusing must not hold the kind back for good). @default 30_000
    */
   cacheSyncTimeoutMs?: number;
+  /** The term's informers, shared with its other controllers. @default informers of this controller's own */
+  informers?: SharedInformers;
 }
 
 /** The `reason` label of nls_watch_restarts_total. */
@@ -122,8 +126,10 @@ export class Controller {
   readonly queue: WorkQueue;
   private readonly informers: Informer[] = [];
   private readonly primary: Informer;
+  private readonly shared: SharedInformers;
   private workers: Promise<void>[] = [];
   private running = false;
+  private resyncTimer?: NodeJS.Timeout;
   private stopWaitingForCaches?: () => void;
 
   constructor(
@@ -135,40 +141,23 @@ export class Controller {
     const kindLabel = { kind: opts.kind };
     this.queue = new WorkQueue({ onDepth: (d) => metrics.queueDepth.set(kindLabel, d) });
     metrics.queueDepth.set(kindLabel, 0);
-    const watchError = (kind: string) => (err: unknown) => metrics.watchRestarts.inc({ kind, reason: watchRestartReason(err) });
-    const idle = opts.watchIdleTimeoutMs;
-    this.primary = new Informer(
-      client,
-      { apiVersion: opts.apiVersion, kind: opts.kind, namespace: opts.namespace, resyncMs: opts.resyncMs, watchIdleTimeoutMs: idle, onWatchError: watchError(opts.kind) },
-      log,
-    );
-    this.primary.on((event: InformerEvent, obj, old) => {
-      const key = objectKey(obj.metadata.namespace, obj.metadata.name);
-      const delay = primaryEventDelay(event, obj, old, opts.startupSpreadMs ?? 5_000);
-      if (delay === undefined) return;
-      if (delay === 0) this.queue.add(key);
-      else this.queue.addAfter(key, delay);
-    });
+    this.shared =
+      opts.informers ?? new SharedInformers(client, log, { watchIdleTimeoutMs: opts.watchIdleTimeoutMs, onWatchError: (kind, err) => metrics.watchRestarts.inc({ kind, reason: watchRestartReason(err) }) });
+    this.primary = this.shared.informer({ apiVersion: opts.apiVersion, kind: opts.kind, namespace: opts.namespace, stripManagedFields: true });
+    this.primary.on((event: InformerEvent, obj, old) => this.onPrimary(event, obj, old));
     this.informers.push(this.primary);
     for (const s of opts.secondary ?? []) {
-      const inf = new Informer(
-        client,
-        {
-          apiVersion: s.apiVersion,
-          kind: s.kind,
-          namespace: s.namespace ?? opts.namespace,
-          labelSelector: s.labelSelector,
-          transform: s.transform,
-          stripManagedFields: !s.keepManagedFields,
-          resyncMs: 0x7fffffff,
-          watchIdleTimeoutMs: idle,
-          onWatchError: watchError(s.kind),
-        },
-        log,
-      );
+      const inf = this.shared.informer({
+        apiVersion: s.apiVersion,
+        kind: s.kind,
+        namespace: s.namespace ?? opts.namespace,
+        labelSelector: s.labelSelector,
+        transform: s.transform,
+        stripManagedFields: !s.keepManagedFields,
+      });
       inf.on((event, obj, old) => {
-        // The apply skip trusts a cache's resourceVersion, and another controller's watch of this
-        // kind may not have heard of the deletion yet: the repair must reach the server.
+        // The apply skip trusts a cache's resourceVersion, and a watch with another cache shape
+        // may not have heard of the deletion yet: the repair must reach the server.
         if (event === 'delete') forgetApplied(client, { apiVersion: s.apiVersion, kind: s.kind, namespace: obj.metadata.namespace, name: obj.metadata.name });
         for (const key of s.map(obj, event, old)) this.queue.add(key);
       });
@@ -177,6 +166,14 @@ export class Controller {
       s.onCache?.(inf);
       this.informers.push(inf);
     }
+  }
+
+  private onPrimary(event: InformerEvent, obj: KubeObject, old?: KubeObject): void {
+    const key = objectKey(obj.metadata.namespace, obj.metadata.name);
+    const delay = primaryEventDelay(event, obj, old, this.opts.startupSpreadMs ?? 5_000);
+    if (delay === undefined) return;
+    if (delay === 0) this.queue.add(key);
+    else this.queue.addAfter(key, delay);
   }
 
   get kind(): string {
@@ -200,7 +197,12 @@ export class Controller {
   start(): void {
     if (this.running) return;
     this.running = true;
-    for (const inf of this.informers) inf.start();
+    for (const inf of this.informers) this.shared.start(inf);
+    // Every primary object again, now and then, so a lost event never leaves one unreconciled for long.
+    this.resyncTimer = setInterval(() => {
+      for (const obj of this.primary.list()) this.onPrimary('resync', obj);
+    }, this.opts.resyncMs ?? 300_000);
+    this.resyncTimer.unref();
     void Promise.all(this.informers.map((i) => i.watching)).then(() => {
       if (this.running) this.log.info('informers listed and watching', { kind: this.opts.kind, informers: this.informers.length });
     });
@@ -231,9 +233,10 @@ export class Controller {
   /** Stop taking new work and wait for in-flight reconciles to finish. */
   async stop(): Promise<void> {
     this.running = false;
+    if (this.resyncTimer) clearInterval(this.resyncTimer);
     this.queue.shutDown();
     this.stopWaitingForCaches?.();
-    await Promise.all(this.informers.map((i) => i.stop()));
+    await Promise.all(this.informers.map((i) => this.shared.stop(i)));
     await Promise.all(this.workers);
     this.workers = [];
   }
