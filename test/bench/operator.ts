@@ -264,10 +264,12 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
       await stopWebhooks?.();
       requests.set('GET ', (requests.get('GET ') ?? 0) - 1); // the /metrics read itself
       for (const [key, n] of requests) if (n <= 0) requests.delete(key);
-      return { seconds, cpu, requests, objectsPerModel: objects[0].length };
+      return { seconds, cpu, requests };
     };
-    const baseline = await plainClient('baseline');
-    const baselineRequests = baseline.requests;
+    // NLS_BENCH_PLAIN_CLIENT=none: the operator alone (its time to Ready, requests and memory at
+    // sizes where three plain-client runs would take longer than the operator's own).
+    const plainRuns = process.env.NLS_BENCH_PLAIN_CLIENT ?? 'twice';
+    const baseline = plainRuns === 'none' ? undefined : await plainClient('baseline');
     // The operator watches every namespace: without this it would first reconcile the plain
     // client's (and the warm-up's) models, and the clock would measure twice the work. They have
     // no finalizer yet, so the collection delete removes them at once. (Through the webhooks the
@@ -279,7 +281,7 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
         await new Promise((r) => setTimeout(r, 200));
       }
     }
-    const objectsPerModel = baseline.objectsPerModel;
+    const objectsPerModel = generatedObjects(passthroughModel('baseline', names[0])).length;
 
     // One operator phase in its own namespace: the operator started, leading (it holds the Lease)
     // and idle; then the models are created at once and the clock stops when all are Ready.
@@ -335,7 +337,9 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
         let lastChange = Date.now();
         for (;;) {
           if (restarted.child.exitCode !== null) throw new Error(`the restarted operator exited (${restarted.child.exitCode}): ${restarted.lines.slice(-10).join('\n')}`);
-          const now = restarted.metricsPort ? await progress() : { passes: 0, depth: 1 };
+          // A read that fails while the process runs (its event loop busy past the client's
+          // patience) is tried again; one that fails because it exited is reported above.
+          const now = restarted.metricsPort ? await progress().catch(() => ({ passes: last, depth: 1 })) : { passes: 0, depth: 1 };
           if (now.passes !== last) [last, lastChange] = [now.passes, Date.now()];
           if (now.passes >= passes && now.depth === 0 && Date.now() >= notBeforeMs && Date.now() - lastChange >= 2_000) return now.passes;
           if (Date.now() > deadline) throw new Error(`${what}: ${now.passes}/${passes} passes, ${now.depth} queued; last lines:\n${restarted.lines.slice(-10).join('\n')}`);
@@ -482,11 +486,11 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
     const { apiVersion: _a, kind: _k, metadata: _m, involvedObject, ...eventBody } = readyEvent;
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'operator-writes' } }, { fieldManager: 'bench' });
     const template = { status: firstModel.status, event: { apiVersion: 'v1', kind: 'Event', metadata: { name: '' }, involvedObject, ...eventBody } as KubeObject };
-    const withWrites = await plainClient('operator-writes', { ...template, writes: allWrites });
+    const withWrites = baseline && (await plainClient('operator-writes', { ...template, writes: allWrites }));
     // NLS_BENCH_WRITE_BREAKDOWN=1: each of the three writes alone on top of the plain client, to
     // see what each costs the API server (three more runs).
     const breakdown: Record<string, string> = {};
-    if (process.env.NLS_BENCH_WRITE_BREAKDOWN === '1') {
+    if (baseline && process.env.NLS_BENCH_WRITE_BREAKDOWN === '1') {
       for (const write of allWrites) {
         await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `operator-writes-${write}` } }, { fieldManager: 'bench' });
         const one = await plainClient(`operator-writes-${write}`, { ...template, writes: [write] });
@@ -494,30 +498,34 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
       }
     }
     // NLS_BENCH_PLAIN_CLIENT=once: no second plain-client run (memory experiments; the time ratio is then less fair).
-    const again = process.env.NLS_BENCH_PLAIN_CLIENT === 'once' ? baseline : await (async () => {
+    const again = !baseline || plainRuns === 'once' ? baseline : await (async () => {
       await client!.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'baseline-again' } }, { fieldManager: 'bench' });
       await client!.create(providerCredential('baseline-again'), { fieldManager: 'bench' });
       return plainClient('baseline-again');
     })();
-    const baselineSeconds = (baseline.seconds + again.seconds) / 2;
+    const baselineSeconds = baseline && again ? (baseline.seconds + again.seconds) / 2 : NaN;
     const perThousand = 1000 / MODELS;
+    const plainClientFigures: Record<string, number | string> = baseline && again && withWrites
+      ? {
+          'plain client SSA of the same objects, s (mean of the runs before and after the operator)': baselineSeconds,
+          'plain client runs before / after the operator, s': `${baseline.seconds.toFixed(1)} / ${again.seconds.toFixed(1)}`,
+          'plain client objects/s': (MODELS * objectsPerModel) / baselineSeconds,
+          'plain client requests per model': totalOf(baseline.requests) / MODELS,
+          'plain client requests per model, by verb and resource': perModel(baseline.requests, MODELS),
+          'plain client with the operator\'s writes (finalizer, status, Event), s': withWrites.seconds,
+          'plain client with the operator\'s writes, requests per model': totalOf(withWrites.requests) / MODELS,
+          'plain client with the operator\'s writes, requests per model, by verb and resource': perModel(withWrites.requests, MODELS),
+          ...breakdown,
+        }
+      : { 'plain client (NLS_BENCH_PLAIN_CLIENT)': 'not run' };
     return {
       models: MODELS,
       'through the chart\'s webhooks (NLS_BENCH_WEBHOOKS)': webhooks ? 'yes, both sides' : 'no',
       'objects per model (model + keys Secret/ConfigMap + gateway)': objectsPerModel,
-      'plain client SSA of the same objects, s (mean of the runs before and after the operator)': baselineSeconds,
-      'plain client runs before / after the operator, s': `${baseline.seconds.toFixed(1)} / ${again.seconds.toFixed(1)}`,
-      'plain client objects/s': (MODELS * objectsPerModel) / baselineSeconds,
-      'plain client requests per model': totalOf(baselineRequests) / MODELS,
-      'plain client requests per model, by verb and resource': perModel(baselineRequests, MODELS),
-      'plain client with the operator\'s writes (finalizer, status, Event), s': withWrites.seconds,
-      'plain client with the operator\'s writes, requests per model': totalOf(withWrites.requests) / MODELS,
-      'plain client with the operator\'s writes, requests per model, by verb and resource': perModel(withWrites.requests, MODELS),
-      ...breakdown,
+      ...plainClientFigures,
       'operator: create all models, s': createdSeconds,
       'operator: until all Ready, s': operatorSeconds,
-      'ratio operator / plain client': operatorSeconds / baselineSeconds,
-      'ratio operator / plain client with the operator\'s writes': operatorSeconds / withWrites.seconds,
+      ...(withWrites ? { 'ratio operator / plain client': operatorSeconds / baselineSeconds, 'ratio operator / plain client with the operator\'s writes': operatorSeconds / withWrites.seconds } : {}),
       'operator requests per model (without the benchmark\'s create and polls)': totalOf(operatorRequests) / MODELS,
       'operator requests per model, by verb and resource': perModel(operatorRequests, MODELS),
       'steady state, restart (operator restarted, every model passed once): writes per model': steady.restartWrites / MODELS,
@@ -526,7 +534,9 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
       [`steady state, resync (every model passed again, resync every ${resyncSeconds} s): writes per model`]: steady.resyncWrites / MODELS,
       'steady state, resync: requests per model': totalOf(steady.resync) / MODELS,
       'steady state, resync: requests per model, by verb and resource': perModel(steady.resync, MODELS) || '(none)',
-      'CPU seconds per model: kube-apiserver + etcd, plain client / with the operator\'s writes / operator': `${((baseline.cpu + again.cpu) / 2 / MODELS * 1000).toFixed(1)} ms / ${(withWrites.cpu / MODELS * 1000).toFixed(1)} ms / ${(operatorPlaneCpu / MODELS * 1000).toFixed(1)} ms`,
+      'CPU seconds per model: kube-apiserver + etcd, plain client / with the operator\'s writes / operator': baseline && again && withWrites
+        ? `${((baseline.cpu + again.cpu) / 2 / MODELS * 1000).toFixed(1)} ms / ${(withWrites.cpu / MODELS * 1000).toFixed(1)} ms / ${(operatorPlaneCpu / MODELS * 1000).toFixed(1)} ms`
+        : `- / - / ${(operatorPlaneCpu / MODELS * 1000).toFixed(1)} ms`,
       'CPU seconds per model: the operator process itself, ms': (operatorCpu / MODELS) * 1000,
       'operator idle RSS (VmRSS, leading, no model), MiB': idleRssMiB,
       'operator VmHWM before any model (start-up peak), MiB': startupHwmMiB,
@@ -543,7 +553,7 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
         ? {
             'compared build (NLS_BENCH_COMPARE)': compareJs!,
             'compared: until all Ready, s': compared.operatorSeconds,
-            'compared: ratio to plain client': compared.operatorSeconds / baselineSeconds,
+            ...(baseline ? { 'compared: ratio to plain client': compared.operatorSeconds / baselineSeconds } : {}),
             'compared: requests per model': totalOf(compared.operatorRequests) / MODELS,
             'compared: requests per model, by verb and resource': perModel(compared.operatorRequests, MODELS),
             'compared: steady state, writes per model on restart / per resync': `${(compared.steady.restartWrites / MODELS).toFixed(2)} / ${(compared.steady.resyncWrites / MODELS).toFixed(2)}`,
