@@ -158,8 +158,8 @@ function storedAsApplied(cached: KubeObject, body: KubeObject, digest: string): 
  */
 async function applyDigested<T extends KubeObject>(client: KubeRest, body: KubeObject, digest: string): Promise<T> {
   const key = checkedKey(body);
-  // A deletion one watch reported may not have reached the cache that answers here yet (two
-  // controllers watch some kinds): the repair must reach the server.
+  // A deletion a watch reported may not have reached the cache that answers here yet (watches of
+  // one kind with another cache shape): the repair must reach the server.
   const deletedSince = deletedBy(client).has(key);
   const lookup = cachedLookup(client, body.apiVersion, body.kind, body.metadata.namespace, body.metadata.name);
   let cached = lookup?.object;
