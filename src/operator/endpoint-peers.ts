@@ -1,14 +1,19 @@
-// The models on the external endpoint, for the key Secrets every external SecurityPolicy
-// accepts (src/translate/gateway/endpoint-peers.ts says why all of them). Each model controller
-// watches both model kinds in its namespace, caching only what membership needs, and re-renders
-// its own kind's models when a model joins the endpoint (first published), leaves it (deleted, or
-// its external endpoint disabled) or changes. A model counts once the operator has published it
-// (it has an ExternalEndpointReady condition): its key Secret exists by then, so no policy ever
-// names a Secret that is not there yet.
+// The models on the external endpoint, for the key Secrets the external SecurityPolicies accept
+// (src/translate/gateway/endpoint-peers.ts says which policies accept every model's keys: those
+// of the endpoint's oldest HTTPRoutes). Each model controller watches both model kinds in its
+// namespace, caching only what membership needs, and the generated HTTPRoutes (their creation
+// times). When a model joins the endpoint (first published), leaves it (deleted, or its external
+// endpoint disabled) or changes, and when the oldest routes change, it re-renders its own kind's
+// models whose policy accepts every key. A model counts once the operator has published it (it
+// has an ExternalEndpointReady condition): its key Secret exists by then, so no policy ever names
+// a Secret that is not there yet. Without the routes (not listed yet), every policy accepts every
+// key, as before any route existed.
 import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { LLMMODEL_KIND } from '../api/llmmodel';
 import { PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
-import { externalEndpointKeySecrets, onExternalEndpoint, type EndpointPeer } from '../translate/gateway';
+import { authenticatingModels, externalEndpointKeySecrets, onExternalEndpoint, type EndpointPeer } from '../translate/gateway';
+import { gatewayObjectNames } from '../translate/gateway/names';
+import { routeViewOf } from './proxy-status';
 import { type ServedId, type ServingModel, servedModelIds, sharedIds } from '../translate/gateway/served-ids';
 import type { CachedKind } from './runtime/cached-lookups';
 import type { SecondaryWatch } from './runtime/controller';
@@ -47,15 +52,21 @@ function isMember(peer: PeerObject | undefined): boolean {
   return !!peer && peer.published === true && onExternalEndpoint(peer);
 }
 
+type Cache = CachedKind & { list(): KubeObject[] };
+
 export class ExternalEndpointPeers {
-  private readonly caches = new Map<ModelKind, CachedKind & { list(): KubeObject[] }>();
+  private readonly caches = new Map<ModelKind, Cache>();
+  /** The generated HTTPRoutes of the namespace (shared with the Programmed watch: the same transform). */
+  private routes?: Cache;
+  /** Per namespace, the models that accepted every key when last looked at: a model leaving that set is re-rendered too. */
+  private readonly lastAuthenticating = new Map<string, Set<string>>();
 
   /** `primaryKind`: the kind of the controller these watches belong to (whose models are re-rendered). */
   constructor(private readonly primaryKind: ModelKind) {}
 
-  /** One watch per model kind in `namespace`. */
+  /** One watch per model kind in `namespace`, and one of its HTTPRoutes. */
   watches(namespace: string): SecondaryWatch[] {
-    return MODEL_KINDS.map((kind) => ({
+    const models: SecondaryWatch[] = MODEL_KINDS.map((kind) => ({
       apiVersion: API_GROUP_VERSION_V1BETA1,
       kind,
       namespace,
@@ -66,6 +77,17 @@ export class ExternalEndpointPeers {
       onCache: (cache) => this.caches.set(kind, cache),
       map: (obj, event, old) => this.modelsToRequeue(kind, obj as PeerObject, event, old as PeerObject | undefined),
     }));
+    const routes: SecondaryWatch = {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      namespace,
+      transform: routeViewOf,
+      lookups: false,
+      onCache: (cache) => (this.routes = cache),
+      // Only a route created or removed moves the oldest; a status change does not.
+      map: (obj, event) => (event === 'add' || event === 'delete' ? this.authenticatingChanged(obj.metadata.namespace ?? namespace) : []),
+    };
+    return [...models, routes];
   }
 
   /** This controller's models on the endpoint, when membership of the endpoint changed. */
@@ -91,26 +113,65 @@ export class ExternalEndpointPeers {
     const before = event === 'add' ? false : isMember(event === 'delete' ? obj : old);
     const after = event === 'delete' ? false : isMember(obj);
     if (before === after) return [];
-    const own = this.caches.get(this.primaryKind);
+    const namespace = obj.metadata.namespace ?? '';
     const self = kind === this.primaryKind ? obj.metadata.name : undefined;
-    const others = (own?.list() ?? [])
-      .filter((m) => m.metadata.namespace === obj.metadata.namespace && m.metadata.name !== self && isMember(m as PeerObject))
-      .map((m) => objectKey(m.metadata.namespace, m.metadata.name));
+    const others = this.authenticatingOwnModels(namespace).filter((key) => key !== objectKey(namespace, self ?? ''));
     // A model of this kind that has just joined is passed once more: its pass read the endpoint
     // before its own publication, while a model that joined meanwhile re-rendered only the models
     // published then, and a status write requeues nothing (primaryEventDelay). One extra pass per
     // model, which writes nothing unless a peer was missing.
-    const joined = self !== undefined && !before && after ? [objectKey(obj.metadata.namespace, self)] : [];
+    const joined = self !== undefined && !before && after ? [objectKey(namespace, self)] : [];
     return [...others, ...joined];
   }
 
+  /** This controller's models to re-render when a route came or went: those that start or stop accepting every key. */
+  private authenticatingChanged(namespace: string): string[] {
+    if (!this.routes?.hasSynced || MODEL_KINDS.some((kind) => !this.caches.get(kind)?.hasSynced)) return [];
+    const before = [...(this.lastAuthenticating.get(namespace) ?? [])].sort().join();
+    const models = this.authenticatingOwnModels(namespace);
+    return [...(this.lastAuthenticating.get(namespace) ?? [])].sort().join() === before ? [] : models;
+  }
+
   /**
-   * The key Secrets the external policy of a model in `namespace` accepts. Before both watches
-   * have listed, the models are listed from the server: a policy written from a partial cache
-   * would lock out the keys of the models not seen yet.
+   * This controller's members in `namespace` whose policy accepts every key now or did when last
+   * looked at (it must drop the others' keys); all of them while the routes are not known (no
+   * route watch, or not listed yet).
    */
-  async keySecrets(client: KubeRest, namespace: string): Promise<string[]> {
-    return externalEndpointKeySecrets((await this.models(client, namespace)).filter(isMember), namespace);
+  private authenticatingOwnModels(namespace: string): string[] {
+    const members = this.cachedModels(namespace).filter(isMember);
+    const now = this.authenticating(members, namespace);
+    const before = this.lastAuthenticating.get(namespace);
+    if (now) this.lastAuthenticating.set(namespace, now);
+    return members
+      .filter((m) => m.kind === this.primaryKind && (!now || now.has(m.metadata.name ?? '') || !!before?.has(m.metadata.name ?? '')))
+      .map((m) => objectKey(namespace, m.metadata.name));
+  }
+
+  /** The names of the models whose policy accepts every key, among `models`; undefined while the routes are not known. */
+  private authenticating(models: readonly PeerObject[], namespace: string): Set<string> | undefined {
+    if (!this.routes?.hasSynced) return undefined;
+    const routed = models.map((m) => {
+      const routeName = gatewayObjectNames(m.metadata.name ?? '').route('external');
+      const route = this.routes!.get(namespace, routeName);
+      return { name: m.metadata.name ?? '', routeName, routeCreated: route?.metadata.creationTimestamp };
+    });
+    return authenticatingModels(routed);
+  }
+
+  /**
+   * The key Secrets of the other models that the external policy of `model` accepts: every
+   * model's on the endpoint when its HTTPRoute is one of the oldest (or the routes are not known),
+   * else none (the policy lists the model's own). Before the model watches have listed, the
+   * models are listed from the server: a policy written from a partial cache would lock out the
+   * keys of the models not seen yet.
+   */
+  async keySecrets(client: KubeRest, model: KubeObject): Promise<string[]> {
+    const namespace = model.metadata.namespace ?? '';
+    const members = (await this.models(client, namespace)).filter(isMember);
+    const self = members.some((m) => m.metadata.name === model.metadata.name) ? [] : [peerOf(model)];
+    const authenticating = this.authenticating([...members, ...self], namespace);
+    if (authenticating && !authenticating.has(model.metadata.name ?? '')) return [];
+    return externalEndpointKeySecrets(members, namespace);
   }
 
   /**
@@ -123,6 +184,11 @@ export class ExternalEndpointPeers {
       (p) => !p.metadata.deletionTimestamp && !(p.kind === model.kind && p.metadata.name === model.metadata.name),
     );
     return others.flatMap((p) => sharedIds(mine, p.served ?? []).map((s) => ({ ...s, other: `${p.kind} ${p.metadata.name}` })));
+  }
+
+  /** Every model of both kinds in `namespace` the caches hold. */
+  private cachedModels(namespace: string): PeerObject[] {
+    return MODEL_KINDS.flatMap((kind) => (this.caches.get(kind)?.list() ?? []) as PeerObject[]).filter((p) => p.metadata.namespace === namespace);
   }
 
   /** Every model of both kinds in `namespace`: from the caches once they listed, else from the server. */

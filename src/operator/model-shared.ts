@@ -106,7 +106,8 @@ export interface PublishWatches {
 /**
  * Ensures the key objects exist, removes the keys that expired or lost access (requeueing at the
  * next expiry), and publishes the model through the gateway with the remaining keys; its external
- * policy accepts the keys of every model on the endpoint (`peers`, the controller's watch). Then
+ * policy also accepts the keys of every model on the endpoint when its route is one of the
+ * endpoint's oldest (`peers`, the controller's watches). Then
  * says whether a request would reach it now (Programmed).
  */
 export async function publishModel(deps: ReconcileDeps, model: ModelObject, extra: Partial<GatewayContext> = {}, watches: PublishWatches = {}): Promise<PublishOutcome> {
@@ -122,9 +123,9 @@ export async function publishModel(deps: ReconcileDeps, model: ModelObject, extr
   await deps.portalSecrets?.readable(keyObjects.secretName);
   const keys = await revokeDueKeys(deps, model, modelRef(model), keyObjects.clientIds, keyObjects.metadataData);
   deps.keyInfo?.set(modelRef(model), keyObjects.clientIds, keyObjects.metadataData, keys.revoked);
-  // The key Secrets of every model on the external endpoint (without a watch, listed from the server).
+  // The other models' key Secrets its external policy accepts (without a watch, every model's, listed from the server).
   const externalEndpointKeySecrets = enabledEndpoints(model.spec.endpoints).includes('external')
-    ? await (peers ?? new ExternalEndpointPeers(model.kind)).keySecrets(deps.client, model.metadata.namespace!)
+    ? await (peers ?? new ExternalEndpointPeers(model.kind)).keySecrets(deps.client, model)
     : [];
   const outcome = await publishTranslation(deps, model, {
     ...extra,

@@ -163,7 +163,13 @@ export function routeViewOf(obj: KubeObject): KubeObject {
       resolvedRefs: pick(p.conditions, 'ResolvedRefs'),
     })),
   };
-  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, generation: m.generation }, view } as KubeObject;
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    // The creation time orders the endpoint's routes (endpoint-peers.ts).
+    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, generation: m.generation, creationTimestamp: m.creationTimestamp },
+    view,
+  } as KubeObject;
 }
 
 /** The stripped copy of a proxy Deployment the watch caches. */

@@ -580,17 +580,61 @@ test('steady traffic to two models on both endpoints fails no request while we r
   expect(tally.answered).toBe(tally.sent);
 });
 
-test('re-creating the oldest model keeps every other model\'s keys working', async () => {
-  const gamma = MODELS[0];
-  await admin().delete(objectRef(GROUP, gamma.kind, gamma.name, NAMESPACE));
-  await waitFor('gamma gone', async () => !(await admin().get(objectRef(GROUP, gamma.kind, gamma.name, NAMESPACE))), { timeoutMs: 120000 });
-  await admin().create(modelObject(gamma));
-  await waitForObject<KubeObject>(GROUP, gamma.kind, gamma.name, readyAtGeneration);
-  // The re-creation rolled the proxies again; Programmed waits for that roll.
-  await waitForObject<KubeObject>(GROUP, gamma.kind, gamma.name, programmed, 240000);
-  expect(await proxiesServing(EXTERNAL.name)).toBe(true);
-  const minted = await mint('gamma', 'PassthroughModel');
-  keys.gamma = minted;
+/** The models of the external endpoint's HTTPRoutes, oldest first, as Envoy Gateway orders them (creation time, then name). */
+async function externalRoutesOldestFirst(): Promise<string[]> {
+  const routes = (await admin().list<KubeObject>('gateway.networking.k8s.io/v1', 'HTTPRoute', { namespace: NAMESPACE })).items.filter((r) => r.metadata.name.endsWith('-external'));
+  const key = (r: KubeObject) => `${r.metadata.creationTimestamp} ${r.metadata.name}`;
+  return routes.sort((a, b) => (key(a) < key(b) ? -1 : 1)).map((r) => r.metadata.name.replace(/-external$/, ''));
+}
+
+/** Whether exactly the models of the two oldest external routes accept every external model's keys, and every other policy only its own. */
+async function twoOldestAuthenticate(): Promise<string> {
+  const order = await externalRoutesOldestFirst();
+  const policies = (await admin().list<KubeObject & { spec: { apiKeyAuth?: { credentialRefs: { name: string }[] } } }>('gateway.envoyproxy.io/v1alpha1', 'SecurityPolicy', { namespace: NAMESPACE })).items.filter((p) => p.spec.apiKeyAuth);
+  const all = policies.map((p) => `${p.metadata.name.replace(/-external-auth$/, '')}-api-keys`).sort();
+  const listed = Object.fromEntries(policies.map((p) => [p.metadata.name.replace(/-external-auth$/, ''), p.spec.apiKeyAuth!.credentialRefs.map((r) => r.name).sort()]));
+  const wrong = order.filter((m, i) => JSON.stringify(listed[m]) !== JSON.stringify(i < 2 ? all : [`${m}-api-keys`]));
+  return wrong.length === 0 ? 'ok' : `routes oldest first: ${order.join(', ')}; policies: ${JSON.stringify(listed)}`;
+}
+
+test('only the two oldest routes\' policies accept every key; deleting and re-creating the model of the oldest fails no request of the others', async () => {
+  let layout = '';
+  await waitFor('the two oldest routes authenticating every key', async () => (layout = await twoOldestAuthenticate()) === 'ok', { timeoutMs: 60000, intervalMs: 1000 }).catch(() => {
+    throw new Error(layout);
+  });
+  const [oldestName] = await externalRoutesOldestFirst();
+  const oldest = MODELS.find((m) => m.name === oldestName);
+  if (!oldest) throw new Error(`the oldest external route belongs to ${oldestName}, not one of ${MODELS.map((m) => m.name).join(', ')}`);
+  const others = MODELS.filter((m) => m !== oldest);
+  const traffic = startSteadyTraffic(
+    others.map((m) => ({ name: `${m.name} via external`, gateway: external, model: m.answersAs, token: () => keys[m.name].key })),
+    { maxMs: 480000 },
+  );
+  let failed: Error | undefined;
+  try {
+    traffic.during(`${oldest.name} deleted`);
+    await admin().delete(objectRef(GROUP, oldest.kind, oldest.name, NAMESPACE));
+    await waitFor(`${oldest.name} gone`, async () => !(await admin().get(objectRef(GROUP, oldest.kind, oldest.name, NAMESPACE))), { timeoutMs: 120000 });
+    await waitFor('the next two routes authenticating every key', async () => (layout = await twoOldestAuthenticate()) === 'ok', { timeoutMs: 60000, intervalMs: 1000 }).catch(() => {
+      throw new Error(layout);
+    });
+    traffic.during(`${oldest.name} re-created`);
+    await admin().create(modelObject(oldest));
+    await waitForObject<KubeObject>(GROUP, oldest.kind, oldest.name, readyAtGeneration);
+    // The re-creation rolled the proxies again; Programmed waits for that roll.
+    await waitForObject<KubeObject>(GROUP, oldest.kind, oldest.name, programmed, 240000);
+    expect(await proxiesServing(EXTERNAL.name)).toBe(true);
+    // Its route is the youngest now: its policy lists its own keys only.
+    expect((await externalRoutesOldestFirst()).at(-1)).toBe(oldest.name);
+    expect(await twoOldestAuthenticate()).toBe('ok');
+  } catch (err) {
+    failed = err as Error;
+  }
+  const tally = await traffic.stop();
+  figures.oldestReCreatedUnderTraffic = `${tally.sent} requests, ${tally.failures.length} failed, slowest ${tally.slowestMs.toFixed(0)} ms`;
+  if (failed) throw new Error(`${failed.message}\ntraffic meanwhile: ${figures.oldestReCreatedUnderTraffic}\n${JSON.stringify(tally.failures.slice(0, 20), null, 1)}`);
+  expect(tally.failures).toEqual([]);
+  keys[oldest.name] = await mint(oldest.name, oldest.kind);
   await waitFor('every model answering its own key after the re-creation', async () => {
     if (!(await proxiesServing(EXTERNAL.name))) return false;
     for (const m of MODELS) {

@@ -75,9 +75,10 @@ export interface GatewayContext {
   /** Name of the model's API-key Secret. @default `<model>-api-keys` */
   readonly apiKeysSecretName?: string;
   /**
-   * Key Secrets of every model on the same external endpoint (see `externalEndpointKeySecrets`);
-   * the model's own is added whether listed or not. The external policy authenticates keys from
-   * all of them, because Envoy authenticates before the AI Gateway routes by model.
+   * Key Secrets of other models on the same external endpoint that the external policy accepts
+   * too: every model's when this model's route is one of the endpoint's two oldest, because Envoy
+   * authenticates on that route before the AI Gateway routes by model (endpoint-peers.ts). The
+   * model's own is added whether listed or not.
    * @default [] (the model's own Secret only)
    */
   readonly externalEndpointKeySecrets?: readonly string[];

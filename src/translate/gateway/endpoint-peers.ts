@@ -1,9 +1,12 @@
 // Which API-key Secrets authenticate requests on the external endpoint. Envoy runs API-key
 // authentication before the AI Gateway reads the model from the body and re-routes: at that point
 // a request matches the first header-less rule on the host, the `route-not-found` rule of the
-// oldest model's HTTPRoute, and that route's SecurityPolicy decides who is authenticated. So every
-// model's external policy must accept the keys of every model on the endpoint; authorization (RBAC)
-// runs after the re-route and still admits only the model's own client IDs.
+// oldest model's HTTPRoute, and that route's SecurityPolicy decides who is authenticated. So the
+// external policy of the model whose HTTPRoute is the endpoint's oldest must accept the keys of
+// every model on the endpoint; authorization (RBAC) runs after the re-route and still admits only
+// the requested model's own client IDs. The next oldest accepts them too, so that the endpoint
+// keeps authenticating every key while the oldest goes away; every other policy lists only its
+// model's own Secret, so a model joining rewrites two policies, not all of them (docs/performance.md).
 import { apiKeysSecretName } from './names';
 
 /** A model as far as endpoint membership goes (a whole model object fits). */
@@ -27,4 +30,33 @@ export function onExternalEndpoint(model: EndpointPeer): boolean {
 export function externalEndpointKeySecrets(models: readonly EndpointPeer[], namespace: string): string[] {
   const names = models.filter((m) => m.metadata.namespace === namespace && onExternalEndpoint(m)).map((m) => apiKeysSecretName(m.metadata.name ?? ''));
   return [...new Set(names)].sort();
+}
+
+/** How many of the endpoint's oldest HTTPRoutes accept every key: the oldest, and one standing in for it. */
+export const AUTHENTICATING_ROUTES = 2;
+
+/** A model on the endpoint and when its generated HTTPRoute was created (absent: not generated yet). */
+export interface RoutedModel {
+  readonly name: string;
+  readonly routeName: string;
+  readonly routeCreated?: string;
+}
+
+/**
+ * The models whose external policy accepts every key: those of the AUTHENTICATING_ROUTES oldest
+ * HTTPRoutes, in Envoy Gateway's order (creation time, then name; all in one namespace). A model
+ * whose route does not exist yet comes after every routed one (the AI Gateway controller creates
+ * it later), by route name, so that the first models of an endpoint know every key at once.
+ */
+export function authenticatingModels(models: readonly RoutedModel[]): Set<string> {
+  const ordered = [...models].sort((a, b) => compare(a.routeCreated ?? NO_ROUTE, b.routeCreated ?? NO_ROUTE) || compare(a.routeName, b.routeName));
+  return new Set(ordered.slice(0, AUTHENTICATING_ROUTES).map((m) => m.name));
+}
+
+/** Sorts after every RFC 3339 time (which, of one format, sort as strings). */
+const NO_ROUTE = '~';
+
+/** By code unit, as Go compares strings (not by locale). */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

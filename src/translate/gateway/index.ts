@@ -19,8 +19,8 @@ import { ownSplitWeight } from '../../api/routing';
 import type { LLMModelV1beta1, PassthroughModelV1beta1 } from '../../api/v1beta1';
 
 export type { GatewayContext } from './context';
-export { externalEndpointKeySecrets, onExternalEndpoint } from './endpoint-peers';
-export type { EndpointPeer } from './endpoint-peers';
+export { AUTHENTICATING_ROUTES, authenticatingModels, externalEndpointKeySecrets, onExternalEndpoint } from './endpoint-peers';
+export type { EndpointPeer, RoutedModel } from './endpoint-peers';
 export type { DeletionStep } from './deletions';
 export { gatewayTeardown } from './deletions';
 export type { TranslationError } from './errors';

@@ -1,8 +1,9 @@
 // Client authentication, one Envoy Gateway SecurityPolicy per enabled endpoint. Each targets the
 // HTTPRoute the AI Gateway generates from the endpoint's AIGatewayRoute (same name), so it
 // applies exactly to this model's rules on that endpoint.
-// - external: API keys from the key Secrets of every model on the endpoint (data key = client
-//   ID, value = key; see endpoint-peers.ts for why all of them), taken from `Authorization:
+// - external: API keys from the model's key Secret (data key = client ID, value = key), and from
+//   every other model's on the endpoint when its route is one of the endpoint's two oldest (see
+//   endpoint-peers.ts for why), taken from `Authorization:
 //   Bearer …` (OpenAI clients) or `x-api-key` (Anthropic clients) and stripped before the request
 //   goes upstream; the matched client ID is forwarded
 //   in a header and authorization allows only this model's client IDs (deny by default).
@@ -50,8 +51,8 @@ function ruleName(base: string, index: number): string {
 }
 
 /**
- * The model's own key Secret and its peers', sorted and unique, so every model on the endpoint
- * renders the same list. Envoy Gateway 1.8.1 sets no maxItems on `credentialRefs`; the size of
+ * The model's own key Secret and its peers', sorted and unique, so the models that list every
+ * key render the same list. Envoy Gateway 1.8.1 sets no maxItems on `credentialRefs`; the size of
  * one SecurityPolicy (etcd's 1.5 MiB) and Envoy's per-route key copies bound it (docs/compatibility-gateway.md).
  */
 function keySecrets(own: string, peers: readonly string[]): string[] {

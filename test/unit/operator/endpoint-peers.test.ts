@@ -1,6 +1,8 @@
 // Which models a controller re-renders when a model joins or leaves the external endpoint, from
 // the peer watches' caches (fakes here: the real informers run in the integration tests).
 import { ExternalEndpointPeers, peerOf } from '../../../src/operator/endpoint-peers';
+import { routeViewOf } from '../../../src/operator/proxy-status';
+import type { SecondaryWatch } from '../../../src/operator/runtime/controller';
 import type { KubeObject } from '../../../src/kube/rest';
 
 type Over = { external?: boolean; deleting?: boolean; published?: boolean; namespace?: string };
@@ -14,13 +16,21 @@ function model(kind: string, name: string, over: Over = {}): KubeObject {
   } as KubeObject);
 }
 
-function peersWith(llm: KubeObject[], passthrough: KubeObject[], synced = true): ExternalEndpointPeers {
+/** A generated external HTTPRoute of `model`, created at `created` (as the route watch caches it). */
+function route(model: string, created: string): KubeObject {
+  return routeViewOf({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: `${model}-external`, namespace: 'llm', creationTimestamp: created }, status: {} } as KubeObject);
+}
+
+const cache = (objects: KubeObject[], synced: boolean) => ({ hasSynced: synced, list: () => objects, get: (_: string | undefined, name: string) => objects.find((o) => o.metadata.name === name) });
+
+/** `routes`: the route watch's objects; undefined leaves the route watch without a cache (routes not known). */
+function peersWith(llm: KubeObject[], passthrough: KubeObject[], synced = true, routes?: KubeObject[]): ExternalEndpointPeers & { routeWatch: SecondaryWatch } {
   const peers = new ExternalEndpointPeers('PassthroughModel');
-  const [llmWatch, passthroughWatch] = peers.watches('llm');
-  const cache = (objects: KubeObject[]) => ({ hasSynced: synced, list: () => objects, get: (_: string | undefined, name: string) => objects.find((o) => o.metadata.name === name) });
-  llmWatch.onCache!(cache(llm));
-  passthroughWatch.onCache!(cache(passthrough));
-  return peers;
+  const [llmWatch, passthroughWatch, routeWatch] = peers.watches('llm');
+  llmWatch.onCache!(cache(llm, synced));
+  passthroughWatch.onCache!(cache(passthrough, synced));
+  if (routes) routeWatch.onCache!(cache(routes, synced));
+  return Object.assign(peers, { routeWatch });
 }
 
 describe('ExternalEndpointPeers', () => {
@@ -81,6 +91,75 @@ describe('ExternalEndpointPeers', () => {
   it('names the key Secrets of the published models on the endpoint, from the caches once listed', async () => {
     const peers = peersWith([model('LLMModel', 'llama'), model('LLMModel', 'new', { published: false })], [openai, claude, internalOnly, model('PassthroughModel', 'going', { deleting: true })]);
     const noServer = undefined as never;
-    await expect(peers.keySecrets(noServer, 'llm')).resolves.toEqual(['claude-api-keys', 'llama-api-keys', 'openai-api-keys']);
+    await expect(peers.keySecrets(noServer, openai)).resolves.toEqual(['claude-api-keys', 'llama-api-keys', 'openai-api-keys']);
+  });
+
+  describe('once the routes are known, only the models of the two oldest routes accept every key', () => {
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((n) => model('PassthroughModel', n));
+    // b's route is the oldest, then a's and c's in the same second (by name), d has none yet.
+    const routes = [route('c', '2026-12-05T10:00:01Z'), route('a', '2026-12-05T10:00:01Z'), route('b', '2026-12-05T10:00:00Z')];
+    const noServer = undefined as never;
+
+    it('lists every model\'s Secret for those two and none for the others', async () => {
+      const peers = peersWith([], [a, b, c, d], true, routes);
+      const all = ['a-api-keys', 'b-api-keys', 'c-api-keys', 'd-api-keys'];
+      await expect(peers.keySecrets(noServer, b)).resolves.toEqual(all);
+      await expect(peers.keySecrets(noServer, a)).resolves.toEqual(all);
+      await expect(peers.keySecrets(noServer, c)).resolves.toEqual([]);
+      await expect(peers.keySecrets(noServer, d)).resolves.toEqual([]);
+    });
+
+    it('lets the first models of an endpoint accept every key before their routes exist', async () => {
+      const peers = peersWith([], [c, d], true, []);
+      await expect(peers.keySecrets(noServer, c)).resolves.toEqual(['c-api-keys', 'd-api-keys']);
+      await expect(peers.keySecrets(noServer, d)).resolves.toEqual(['c-api-keys', 'd-api-keys']);
+    });
+
+    it('counts a model not yet published by its own route', async () => {
+      const peers = peersWith([], [a, c], true, [route('e', '2026-12-05T09:00:00Z'), ...routes]);
+      await expect(peers.keySecrets(noServer, model('PassthroughModel', 'e', { published: false }))).resolves.toEqual(['a-api-keys', 'c-api-keys']);
+    });
+
+    it('re-renders only those two when a model joins or leaves', () => {
+      const peers = peersWith([], [a, b, c, d], true, routes);
+      const llama = model('LLMModel', 'llama');
+      expect(peers.modelsToRequeue('LLMModel', llama, 'update', model('LLMModel', 'llama', { published: false }))).toEqual(['llm/a', 'llm/b']);
+      expect(peers.modelsToRequeue('LLMModel', llama, 'delete')).toEqual(['llm/a', 'llm/b']);
+      // The oldest leaving: the next two (it is no member any more).
+      const leaving = peersWith([], [a, model('PassthroughModel', 'b', { deleting: true }), c, d], true, routes);
+      expect(leaving.modelsToRequeue('PassthroughModel', model('PassthroughModel', 'b', { deleting: true }), 'update', b)).toEqual(['llm/a', 'llm/c']);
+    });
+
+    it('re-renders the new two when a route comes or goes and moves the oldest, and nobody otherwise', () => {
+      const current = [...routes];
+      const peers = peersWith([], [a, b, c, d], true, current);
+      expect(peers.routeWatch.map(routes[2], 'add')).toEqual(['llm/a', 'llm/b']);
+      // d's route is created: younger than every other, nothing moves.
+      current.push(route('d', '2026-12-05T10:00:05Z'));
+      expect(peers.routeWatch.map(current[3], 'add')).toEqual([]);
+      // b's route goes: c moves up, and b (no route now) drops the others' keys.
+      current.splice(2, 1);
+      expect(peers.routeWatch.map(routes[2], 'delete')).toEqual(['llm/a', 'llm/b', 'llm/c']);
+      expect(peers.routeWatch.map(current[0], 'update', current[0])).toEqual([]);
+    });
+
+    it('re-renders a model that stops accepting every key when an earlier one joins', () => {
+      const passthrough = [c, d];
+      const peers = peersWith([], passthrough, true, []);
+      // No routes yet: c and d (by route name) accept every key.
+      expect(peers.modelsToRequeue('LLMModel', model('LLMModel', 'llama', { external: false }), 'add')).toEqual([]);
+      expect(peers.modelsToRequeue('LLMModel', model('LLMModel', 'zz'), 'update', model('LLMModel', 'zz', { published: false }))).toEqual(['llm/c', 'llm/d']);
+      // a joins, before both by name: a and c now, and d must drop the others' keys.
+      passthrough.push(a);
+      expect(peers.modelsToRequeue('PassthroughModel', a, 'update', model('PassthroughModel', 'a', { published: false }))).toEqual(['llm/c', 'llm/d', 'llm/a']);
+      // The next change re-renders only a and c.
+      expect(peers.modelsToRequeue('LLMModel', model('LLMModel', 'zz'), 'delete')).toEqual(['llm/c', 'llm/a']);
+    });
+
+    it('accepts every key everywhere while the routes are not listed', async () => {
+      const peers = peersWith([], [a, b, c, d], true, undefined);
+      await expect(peers.keySecrets(noServer, c)).resolves.toEqual(['a-api-keys', 'b-api-keys', 'c-api-keys', 'd-api-keys']);
+      expect(peers.modelsToRequeue('LLMModel', model('LLMModel', 'llama'), 'delete')).toEqual(['llm/a', 'llm/b', 'llm/c', 'llm/d']);
+    });
   });
 });

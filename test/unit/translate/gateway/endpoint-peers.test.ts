@@ -1,4 +1,4 @@
-import { externalEndpointKeySecrets, type EndpointPeer } from '../../../../src/translate/gateway';
+import { authenticatingModels, externalEndpointKeySecrets, type EndpointPeer } from '../../../../src/translate/gateway';
 
 const peer = (kind: string, name: string, over: { namespace?: string; external?: boolean; deleting?: boolean } = {}): EndpointPeer => ({
   kind,
@@ -27,5 +27,20 @@ describe('externalEndpointKeySecrets', () => {
     ];
     expect(externalEndpointKeySecrets(models, 'models')).toEqual(['stays-api-keys']);
     expect(externalEndpointKeySecrets([], 'models')).toEqual([]);
+  });
+});
+
+describe('authenticatingModels', () => {
+  const routed = (name: string, routeCreated?: string) => ({ name, routeName: `${name}-external`, ...(routeCreated ? { routeCreated } : {}) });
+
+  test('the models of the two oldest routes, as Envoy Gateway orders them: creation time, then name', () => {
+    const models = [routed('zeta', '2026-12-05T10:00:01Z'), routed('beta', '2026-12-05T10:00:02Z'), routed('alpha', '2026-12-05T10:00:01Z'), routed('old', '2026-12-05T09:59:59Z')];
+    expect([...authenticatingModels(models)].sort()).toEqual(['alpha', 'old']);
+  });
+
+  test('a model without a route comes after every routed one, and the routeless ones by name', () => {
+    expect([...authenticatingModels([routed('b'), routed('z', '2026-12-05T10:00:00Z'), routed('a')])].sort()).toEqual(['a', 'z']);
+    expect([...authenticatingModels([routed('only')])]).toEqual(['only']);
+    expect(authenticatingModels([]).size).toBe(0);
   });
 });
