@@ -181,6 +181,8 @@ export async function run(): Promise<Record<string, number | string>> {
   const sizes = (process.env.NLS_BENCH_DATAPLANE_MODELS ?? '100,1000').split(',').map(Number).sort((a, b) => a - b);
   if (sizes.some((n) => !Number.isInteger(n) || n < 2)) throw new Error(`NLS_BENCH_DATAPLANE_MODELS must list sizes of at least 2, got ${process.env.NLS_BENCH_DATAPLANE_MODELS}`);
   const bench = await startDataPlaneBench(UPSTREAM_HOST);
+  // Kept outside the try, so a size that fails still reports the sizes before it.
+  let figures: Record<string, number | string> = {};
   try {
     // The AI Gateway injects its extproc into a Gateway's proxies once a route of its own is
     // attached: the baseline is the data plane serving one model.
@@ -195,7 +197,7 @@ export async function run(): Promise<Record<string, number | string>> {
     const bundle = path.join(imageRoot(), 'etc', 'ssl', 'certs', 'ca-certificates.crt');
     const alone = { one: await trustBundleHeap(bundle, 1, false), separate: await trustBundleHeap(bundle, 200, false), shared: await trustBundleHeap(bundle, 200, true) };
     const base = await footprint(dumps && path.join(dumps, 'config-1.json'));
-    const figures: Record<string, number | string> = {
+    figures = {
       'load average at start (1 min)': loadAverage(),
       'one model: Envoy RSS (heap) / extproc / Envoy Gateway / AI Gateway controller MiB': `${base.envoy.toFixed(0)} (${base.envoyHeap.toFixed(0)}) / ${base.extproc.toFixed(0)} / ${base.envoyGateway.toFixed(0)} / ${base.aiGateway.toFixed(0)}`,
       'one model: Envoy configuration KiB': base.configBytes / 1024,
@@ -239,13 +241,16 @@ export async function run(): Promise<Record<string, number | string>> {
       figures[`${at} CPU s over this size's steps: Envoy+extproc / Envoy Gateway / AI Gateway controller`] = `${(used.envoy - cpuBefore.envoy).toFixed(1)} / ${(used.envoyGateway - cpuBefore.envoyGateway).toFixed(1)} / ${(used.aiGateway - cpuBefore.aiGateway).toFixed(1)}`;
       figures[`${at} load average (1 min)`] = loadAverage();
       figures[`${at} restarts of the release's and the data plane's pods`] = await restarts();
+      console.log(`dataplane-scale, ${size} models done: ${JSON.stringify(Object.fromEntries(Object.entries(figures).filter(([k]) => k.startsWith(at))))}`);
     }
     const first = figures[`${sizes[0]} models: model number ${sizes[0]} from apply to first 200, s`] as number;
     const final = figures[`${sizes.at(-1)} models: model number ${sizes.at(-1)} from apply to first 200, s`] as number;
     figures[`ratio: apply to first 200 of model number ${sizes.at(-1)} / number ${sizes[0]} (goal ≤ 2)`] = final / first;
     return figures;
   } catch (err) {
-    throw new Error(`${(err as Error).message}\nrestarts of the release's and the data plane's pods: ${await restarts().catch((e) => (e as Error).message)}`);
+    throw new Error(
+      `${(err as Error).message}\nrestarts of the release's and the data plane's pods: ${await restarts().catch((e) => (e as Error).message)}\nfigures so far: ${JSON.stringify(figures, null, 1)}`,
+    );
   } finally {
     await bench.stop();
   }

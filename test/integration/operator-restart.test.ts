@@ -95,6 +95,7 @@ it('writes nothing on a restart for objects stored as applied, and repairs a rem
   // the two model controllers share their watches of the generated kinds, and of each other's
   // models (each kind: its controller's own watch, and one of what endpoint membership needs).
   const running = await openWatches(client);
-  const operatorWatches = Object.fromEntries(['securitypolicies', 'aigatewayroutes', 'backendtrafficpolicies', 'passthroughmodels', 'llmmodels'].map((r) => [r, (running.get(r) ?? 0) - (watchesWithoutOperator.get(r) ?? 0)]));
-  expect(operatorWatches).toEqual({ securitypolicies: 1, aigatewayroutes: 1, backendtrafficpolicies: 1, passthroughmodels: 2, llmmodels: 2 });
+  // The HTTPRoutes: one watch for Programmed and for the order of the endpoint's routes (endpoint-peers.ts).
+  const operatorWatches = Object.fromEntries(['securitypolicies', 'aigatewayroutes', 'backendtrafficpolicies', 'httproutes', 'passthroughmodels', 'llmmodels'].map((r) => [r, (running.get(r) ?? 0) - (watchesWithoutOperator.get(r) ?? 0)]));
+  expect(operatorWatches).toEqual({ securitypolicies: 1, aigatewayroutes: 1, backendtrafficpolicies: 1, httproutes: 1, passthroughmodels: 2, llmmodels: 2 });
 }, 240_000);
