@@ -127,9 +127,10 @@ export class ExternalEndpointPeers {
   /** This controller's models to re-render when a route came or went: those that start or stop accepting every key. */
   private authenticatingChanged(namespace: string): string[] {
     if (!this.routes?.hasSynced || MODEL_KINDS.some((kind) => !this.caches.get(kind)?.hasSynced)) return [];
-    const before = [...(this.lastAuthenticating.get(namespace) ?? [])].sort().join();
+    const before = this.lastAuthenticating.get(namespace);
     const models = this.authenticatingOwnModels(namespace);
-    return [...(this.lastAuthenticating.get(namespace) ?? [])].sort().join() === before ? [] : models;
+    const after = this.lastAuthenticating.get(namespace);
+    return before && after && before.size === after.size && [...after].every((name) => before.has(name)) ? [] : models;
   }
 
   /**

@@ -49,8 +49,19 @@ export interface RoutedModel {
  * it later), by route name, so that the first models of an endpoint know every key at once.
  */
 export function authenticatingModels(models: readonly RoutedModel[]): Set<string> {
-  const ordered = [...models].sort((a, b) => compare(a.routeCreated ?? NO_ROUTE, b.routeCreated ?? NO_ROUTE) || compare(a.routeName, b.routeName));
-  return new Set(ordered.slice(0, AUTHENTICATING_ROUTES).map((m) => m.name));
+  // One pass keeping the oldest few, not a sort: this runs for every model that joins or leaves.
+  const oldest: RoutedModel[] = [];
+  for (const m of models) {
+    const at = oldest.findIndex((o) => older(m, o));
+    if (at >= 0) oldest.splice(at, 0, m);
+    else oldest.push(m);
+    if (oldest.length > AUTHENTICATING_ROUTES) oldest.pop();
+  }
+  return new Set(oldest.map((m) => m.name));
+}
+
+function older(a: RoutedModel, b: RoutedModel): boolean {
+  return (compare(a.routeCreated ?? NO_ROUTE, b.routeCreated ?? NO_ROUTE) || compare(a.routeName, b.routeName)) < 0;
 }
 
 /** Sorts after every RFC 3339 time (which, of one format, sort as strings). */

@@ -38,6 +38,14 @@ describe('authenticatingModels', () => {
     expect([...authenticatingModels(models)].sort()).toEqual(['alpha', 'old']);
   });
 
+  test('the same two whatever the order the models come in', () => {
+    const models = Array.from({ length: 40 }, (_, i) => routed(`m${i}`, i % 5 === 0 ? undefined : `2026-12-05T10:00:${String(40 - (i % 7)).padStart(2, '0')}Z`));
+    // Oldest: 10:00:34 (i % 7 === 6, routed): m6, m13, m20, m27, m34 (m20 has no route); by route name m13, m27.
+    for (const order of [models, [...models].reverse(), [...models.slice(20), ...models.slice(0, 20)]]) {
+      expect([...authenticatingModels(order)].sort()).toEqual(['m13', 'm27']);
+    }
+  });
+
   test('a model without a route comes after every routed one, and the routeless ones by name', () => {
     expect([...authenticatingModels([routed('b'), routed('z', '2026-12-05T10:00:00Z'), routed('a')])].sort()).toEqual(['a', 'z']);
     expect([...authenticatingModels([routed('only')])]).toEqual(['only']);
