@@ -13,7 +13,7 @@ import { LLMMODEL_KIND } from '../api/llmmodel';
 import { PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
 import { authenticatingModels, externalEndpointKeySecrets, onExternalEndpoint, type EndpointPeer } from '../translate/gateway';
 import { gatewayObjectNames } from '../translate/gateway/names';
-import { routeViewOf } from './proxy-status';
+import { generatedRouteWatch } from './proxy-status';
 import { type ServedId, type ServingModel, servedModelIds, sharedIds } from '../translate/gateway/served-ids';
 import type { CachedKind } from './runtime/cached-lookups';
 import type { SecondaryWatch } from './runtime/controller';
@@ -77,16 +77,12 @@ export class ExternalEndpointPeers {
       onCache: (cache) => this.caches.set(kind, cache),
       map: (obj, event, old) => this.modelsToRequeue(kind, obj as PeerObject, event, old as PeerObject | undefined),
     }));
-    const routes: SecondaryWatch = {
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'HTTPRoute',
+    const routes = generatedRouteWatch(
       namespace,
-      transform: routeViewOf,
-      lookups: false,
-      onCache: (cache) => (this.routes = cache),
+      (cache) => (this.routes = cache),
       // Only a route created or removed moves the oldest; a status change does not.
-      map: (obj, event) => (event === 'add' || event === 'delete' ? this.authenticatingChanged(obj.metadata.namespace ?? namespace) : []),
-    };
+      (obj, event) => (event === 'add' || event === 'delete' ? this.authenticatingChanged(obj.metadata.namespace ?? namespace) : []),
+    );
     return [...models, routes];
   }
 

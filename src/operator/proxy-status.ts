@@ -172,6 +172,14 @@ export function routeViewOf(obj: KubeObject): KubeObject {
   } as KubeObject;
 }
 
+/**
+ * A watch of the generated HTTPRoutes in `namespace`, cached as `routeViewOf` strips them. Every
+ * user builds it here, so all share one informer (runtime/shared-informers.ts: same transform).
+ */
+export function generatedRouteWatch(namespace: string, onCache: NonNullable<SecondaryWatch['onCache']>, map: SecondaryWatch['map']): SecondaryWatch {
+  return { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', namespace, transform: routeViewOf, lookups: false, onCache, map };
+}
+
 /** The stripped copy of a proxy Deployment the watch caches. */
 export function proxyViewOf(obj: KubeObject): KubeObject {
   const m = obj.metadata;
@@ -231,19 +239,15 @@ export class ProxyStatus {
 
   watches(namespace: string): SecondaryWatch[] {
     if (!this.enabled) return [];
-    const routes: SecondaryWatch = {
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'HTTPRoute',
+    const routes = generatedRouteWatch(
       namespace,
-      transform: routeViewOf,
-      lookups: false,
-      onCache: (cache) => (this.routes = cache),
+      (cache) => (this.routes = cache),
       // The AI Gateway names the HTTPRoute after its AIGatewayRoute, which the model controls.
-      map: (obj) => {
+      (obj) => {
         const owner = cachedLookup(this.client, AI_GATEWAY_API_VERSION, 'AIGatewayRoute', namespace, obj.metadata.name)?.object;
         return owner ? controllerOwnerKey(owner, this.modelKind) : [];
       },
-    };
+    );
     const proxies: SecondaryWatch[] = this.gatewayNamespaces().map((ns) => ({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
