@@ -113,6 +113,19 @@ export async function installCRDs(paths: string[], kc?: k8s.KubeConfig): Promise
       return !!crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
     }, { timeoutMs: 60000 });
   }
+  // Established comes before discovery lists the kind (the API server updates discovery on its
+  // own loop), and a client resolves the kind through discovery: wait for every served version.
+  const discovery = new KubeRest(kc ?? kubeConfig());
+  for (const crd of crds) {
+    const spec = (crd as unknown as { spec: { group: string; names: { kind: string }; versions: { name: string; served: boolean }[] } }).spec;
+    for (const version of spec.versions.filter((v) => v.served)) {
+      const apiVersion = `${spec.group}/${version.name}`;
+      await waitFor(`${spec.names.kind} served in ${apiVersion}`, async () => {
+        discovery.forgetDiscovery(apiVersion);
+        return discovery.isServed(apiVersion, spec.names.kind);
+      }, { timeoutMs: 60000 });
+    }
+  }
   // Ours convert through the webhook the control plane runs (conversion-wiring.ts): wait until it
   // is wired and the API server had a moment to load it, so no test writes v1alpha1 before.
   const ours = names.filter((name) => CRD_NAMES.includes(name));
