@@ -2,7 +2,8 @@
 // (src/translate/gateway/endpoint-peers.ts says which policies accept every model's keys: those
 // of the endpoint's oldest HTTPRoutes). Each model controller watches both model kinds in its
 // namespace, caching only what membership needs, and the generated HTTPRoutes (their creation
-// times). When a model joins the endpoint (first published), leaves it (deleted, or its external
+// times); endpoint-members.ts keeps from their events what a pass asks, so no pass walks every
+// model. When a model joins the endpoint (first published), leaves it (deleted, or its external
 // endpoint disabled) or changes, and when the oldest routes change, it re-renders its own kind's
 // models whose policy accepts every key. A model counts once the operator has published it (it
 // has an ExternalEndpointReady condition): its key Secret exists by then, so no policy ever names
@@ -11,8 +12,8 @@
 import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { LLMMODEL_KIND } from '../api/llmmodel';
 import { PASSTHROUGHMODEL_KIND } from '../api/passthroughmodel';
-import { authenticatingModels, externalEndpointKeySecrets, onExternalEndpoint, type EndpointPeer } from '../translate/gateway';
-import { gatewayObjectNames } from '../translate/gateway/names';
+import { externalEndpointKeySecrets } from '../translate/gateway';
+import { EndpointMembers, isMember, type PeerObject } from './endpoint-members';
 import { generatedRouteWatch } from './proxy-status';
 import { type ServedId, type ServingModel, servedModelIds, sharedIds } from '../translate/gateway/served-ids';
 import type { CachedKind } from './runtime/cached-lookups';
@@ -23,8 +24,6 @@ import type { KubeObject, KubeRest } from '../kube/rest';
 const MODEL_KINDS = [LLMMODEL_KIND, PASSTHROUGHMODEL_KIND] as const;
 type ModelKind = (typeof MODEL_KINDS)[number];
 export const EXTERNAL_ENDPOINT_CONDITION = 'ExternalEndpointReady';
-
-type PeerObject = KubeObject & EndpointPeer & { published?: boolean; served?: ServedId[] };
 
 /** What is cached of a model: identity, deletion, whether its external endpoint is on, whether it was published. */
 export function peerOf(obj: KubeObject): PeerObject {
@@ -47,17 +46,14 @@ const peerTransforms: Record<ModelKind, (obj: KubeObject) => PeerObject> = {
   PassthroughModel: (obj) => peerOf({ ...obj, kind: PASSTHROUGHMODEL_KIND }),
 };
 
-/** A member of the endpoint: published, not being deleted, external endpoint on. */
-function isMember(peer: PeerObject | undefined): boolean {
-  return !!peer && peer.published === true && onExternalEndpoint(peer);
-}
-
 type Cache = CachedKind & { list(): KubeObject[] };
 
 export class ExternalEndpointPeers {
   private readonly caches = new Map<ModelKind, Cache>();
   /** The generated HTTPRoutes of the namespace (shared with the Programmed watch: the same transform). */
   private routes?: Cache;
+  /** Per namespace, what the key layout asks of its models, from the events once both model watches listed. */
+  private readonly members = new Map<string, EndpointMembers>();
   /** Per namespace, the models that accepted every key when last looked at: a model leaving that set is re-rendered too. */
   private readonly lastAuthenticating = new Map<string, Set<string>>();
 
@@ -81,7 +77,7 @@ export class ExternalEndpointPeers {
       namespace,
       (cache) => (this.routes = cache),
       // Only a route created or removed moves the oldest; a status change does not.
-      (obj, event) => (event === 'add' || event === 'delete' ? this.authenticatingChanged(obj.metadata.namespace ?? namespace) : []),
+      (obj, event) => (event === 'add' || event === 'delete' ? this.routeChanged(obj.metadata.namespace ?? namespace, obj.metadata.name ?? '') : []),
     );
     return [...models, routes];
   }
@@ -90,6 +86,10 @@ export class ExternalEndpointPeers {
   modelsToRequeue(kind: ModelKind, obj: PeerObject, event: string, old?: PeerObject): string[] {
     // The first list is the start-up, when every model is reconciled anyway.
     if (event === 'resync' || !this.caches.get(kind)?.hasSynced) return [];
+    const namespace = obj.metadata.namespace ?? '';
+    const members = this.membersOf(namespace);
+    if (event === 'delete') members?.delete(kind, obj.metadata.name ?? '');
+    else members?.set(obj);
     return [...new Set([...this.membershipChanged(kind, obj, event, old), ...this.idsChanged(kind, obj, event, old)])];
   }
 
@@ -98,11 +98,11 @@ export class ExternalEndpointPeers {
     const before = event === 'add' ? [] : ((event === 'delete' ? obj : old)?.served ?? []);
     const after = event === 'delete' || obj.metadata.deletionTimestamp ? [] : (obj.served ?? []);
     if (JSON.stringify(before) === JSON.stringify(after)) return [];
+    const namespace = obj.metadata.namespace ?? '';
     const self = kind === this.primaryKind ? obj.metadata.name : undefined;
-    return (this.caches.get(this.primaryKind)?.list() ?? [])
-      .filter((m) => m.metadata.namespace === obj.metadata.namespace && m.metadata.name !== self)
-      .filter((m) => sharedIds((m as PeerObject).served ?? [], [...before, ...after]).length > 0)
-      .map((m) => objectKey(m.metadata.namespace, m.metadata.name));
+    return (this.membersOf(namespace)?.servingAny([...before, ...after]) ?? [])
+      .filter((m) => m.kind === this.primaryKind && m.metadata.name !== self)
+      .map((m) => objectKey(namespace, m.metadata.name));
   }
 
   private membershipChanged(kind: ModelKind, obj: PeerObject, event: string, old?: PeerObject): string[] {
@@ -121,8 +121,10 @@ export class ExternalEndpointPeers {
   }
 
   /** This controller's models to re-render when a route came or went: those that start or stop accepting every key. */
-  private authenticatingChanged(namespace: string): string[] {
-    if (!this.routes?.hasSynced || MODEL_KINDS.some((kind) => !this.caches.get(kind)?.hasSynced)) return [];
+  private routeChanged(namespace: string, routeName: string): string[] {
+    const members = this.membersOf(namespace);
+    if (!members || !this.routes?.hasSynced) return [];
+    members.routeChanged(routeName);
     const before = this.lastAuthenticating.get(namespace);
     const models = this.authenticatingOwnModels(namespace);
     const after = this.lastAuthenticating.get(namespace);
@@ -135,24 +137,13 @@ export class ExternalEndpointPeers {
    * route watch, or not listed yet).
    */
   private authenticatingOwnModels(namespace: string): string[] {
-    const members = this.cachedModels(namespace).filter(isMember);
-    const now = this.authenticating(members, namespace);
+    const members = this.membersOf(namespace);
+    if (!members) return [];
+    if (!this.routes?.hasSynced) return members.members().filter((m) => m.kind === this.primaryKind).map((m) => objectKey(namespace, m.metadata.name));
+    const now = members.authenticating();
     const before = this.lastAuthenticating.get(namespace);
-    if (now) this.lastAuthenticating.set(namespace, now);
-    return members
-      .filter((m) => m.kind === this.primaryKind && (!now || now.has(m.metadata.name ?? '') || !!before?.has(m.metadata.name ?? '')))
-      .map((m) => objectKey(namespace, m.metadata.name));
-  }
-
-  /** The names of the models whose policy accepts every key, among `models`; undefined while the routes are not known. */
-  private authenticating(models: readonly PeerObject[], namespace: string): Set<string> | undefined {
-    if (!this.routes?.hasSynced) return undefined;
-    const routed = models.map((m) => {
-      const routeName = gatewayObjectNames(m.metadata.name ?? '').route('external');
-      const route = this.routes!.get(namespace, routeName);
-      return { name: m.metadata.name ?? '', routeName, routeCreated: route?.metadata.creationTimestamp };
-    });
-    return authenticatingModels(routed);
+    this.lastAuthenticating.set(namespace, now);
+    return [...new Set([...now, ...(before ?? [])])].filter((name) => members.member(this.primaryKind, name)).map((name) => objectKey(namespace, name));
   }
 
   /**
@@ -164,11 +155,13 @@ export class ExternalEndpointPeers {
    */
   async keySecrets(client: KubeRest, model: KubeObject): Promise<string[]> {
     const namespace = model.metadata.namespace ?? '';
-    const members = (await this.models(client, namespace)).filter(isMember);
-    const self = members.some((m) => m.metadata.name === model.metadata.name) ? [] : [peerOf(model)];
-    const authenticating = this.authenticating([...members, ...self], namespace);
-    if (authenticating && !authenticating.has(model.metadata.name ?? '')) return [];
-    return externalEndpointKeySecrets(members, namespace);
+    const name = model.metadata.name ?? '';
+    const members = this.membersOf(namespace) ?? (await this.listedMembers(client, namespace));
+    if (this.routes?.hasSynced) {
+      const candidate = members.member(model.kind, name) ? undefined : peerOf(model);
+      if (!members.authenticating(candidate).has(name)) return [];
+    }
+    return externalEndpointKeySecrets(members.members(), namespace);
   }
 
   /**
@@ -177,25 +170,36 @@ export class ExternalEndpointPeers {
    */
   async modelIdConflicts(client: KubeRest, model: KubeObject): Promise<Array<ServedId & { other: string }>> {
     const mine = servedModelIds(model as ServingModel);
-    const others = (await this.models(client, model.metadata.namespace!)).filter(
-      (p) => !p.metadata.deletionTimestamp && !(p.kind === model.kind && p.metadata.name === model.metadata.name),
-    );
+    const namespace = model.metadata.namespace ?? '';
+    const members = this.membersOf(namespace) ?? (await this.listedMembers(client, namespace));
+    const candidates = members.servingAny(mine);
+    const others = candidates.filter((p) => !p.metadata.deletionTimestamp && !(p.kind === model.kind && p.metadata.name === model.metadata.name));
     return others.flatMap((p) => sharedIds(mine, p.served ?? []).map((s) => ({ ...s, other: `${p.kind} ${p.metadata.name}` })));
   }
 
-  /** Every model of both kinds in `namespace` the caches hold. */
-  private cachedModels(namespace: string): PeerObject[] {
-    return MODEL_KINDS.flatMap((kind) => (this.caches.get(kind)?.list() ?? []) as PeerObject[]).filter((p) => p.metadata.namespace === namespace);
+  /** The namespace's members, seeded from the model caches once both have listed; undefined before. */
+  private membersOf(namespace: string): EndpointMembers | undefined {
+    let members = this.members.get(namespace);
+    if (members) return members;
+    if (MODEL_KINDS.some((kind) => !this.caches.get(kind)?.hasSynced)) return undefined;
+    members = this.emptyMembers(namespace);
+    for (const kind of MODEL_KINDS) {
+      for (const peer of this.caches.get(kind)!.list() as PeerObject[]) if (peer.metadata.namespace === namespace) members.set(peer);
+    }
+    this.members.set(namespace, members);
+    return members;
   }
 
-  /** Every model of both kinds in `namespace`: from the caches once they listed, else from the server. */
-  private async models(client: KubeRest, namespace: string): Promise<PeerObject[]> {
-    const peers: PeerObject[] = [];
+  /** The namespace's members as the server lists them now (before the watches have listed). */
+  private async listedMembers(client: KubeRest, namespace: string): Promise<EndpointMembers> {
+    const members = this.emptyMembers(namespace);
     for (const kind of MODEL_KINDS) {
-      const cache = this.caches.get(kind);
-      const items = cache?.hasSynced ? cache.list() : (await client.list(API_GROUP_VERSION_V1BETA1, kind, { namespace })).items.map((o) => peerOf({ ...o, kind }));
-      peers.push(...(items as PeerObject[]).filter((p) => p.metadata.namespace === namespace));
+      for (const item of (await client.list(API_GROUP_VERSION_V1BETA1, kind, { namespace })).items) members.set(peerOf({ ...item, kind }));
     }
-    return peers;
+    return members;
+  }
+
+  private emptyMembers(namespace: string): EndpointMembers {
+    return new EndpointMembers((routeName) => this.routes?.get(namespace, routeName)?.metadata.creationTimestamp);
   }
 }

@@ -49,7 +49,12 @@ export interface RoutedModel {
  * it later), by route name, so that the first models of an endpoint know every key at once.
  */
 export function authenticatingModels(models: readonly RoutedModel[]): Set<string> {
-  // One pass keeping the oldest few, not a sort: this runs for every model that joins or leaves.
+  return new Set(oldestRouted(models).map((m) => m.name));
+}
+
+/** The AUTHENTICATING_ROUTES oldest of `models`, oldest first (in the order `authenticatingModels` explains). */
+export function oldestRouted(models: Iterable<RoutedModel>): RoutedModel[] {
+  // One pass keeping the oldest few, not a sort: it runs over every member of the endpoint.
   const oldest: RoutedModel[] = [];
   for (const m of models) {
     const at = oldest.findIndex((o) => older(m, o));
@@ -57,7 +62,7 @@ export function authenticatingModels(models: readonly RoutedModel[]): Set<string
     else oldest.push(m);
     if (oldest.length > AUTHENTICATING_ROUTES) oldest.pop();
   }
-  return new Set(oldest.map((m) => m.name));
+  return oldest;
 }
 
 function older(a: RoutedModel, b: RoutedModel): boolean {

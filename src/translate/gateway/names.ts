@@ -112,9 +112,16 @@ export function generatedNamesByKind(modelName: string): Record<string, readonly
   };
 }
 
+/** The most characters a generated name adds to its model's name (`-internal-traffic`), measured on a one-letter name. */
+const LONGEST_SUFFIX = Math.max(...Object.values(generatedNamesByKind('m')).flat().map((name) => name.length - 1));
+
 /** The generated names two different models would share, as `<kind> <name>`; empty when none. */
 export function sharedGeneratedNames(a: string, b: string): string[] {
   if (a === b) return [];
+  // Two names of one kind that are not cut are equal only for equal model names (the suffixes of
+  // one kind end differently), so models whose names are short enough that no name of theirs is
+  // cut share none. The webhook asks this for every pair, so most pairs stop here.
+  if (Math.max(a.length, b.length) + LONGEST_SUFFIX <= MAX_GENERATED_NAME_LENGTH) return [];
   const [na, nb] = [generatedNamesByKind(a), generatedNamesByKind(b)];
   return Object.keys(na).flatMap((kind) => na[kind].filter((name) => nb[kind].includes(name)).map((name) => `${kind} ${name}`));
 }

@@ -34,18 +34,24 @@ export function servedModelIds(model: ServingModel): ServedId[] {
 
 /** The entries of `mine` that `theirs` holds too. */
 export function sharedIds(mine: readonly ServedId[], theirs: readonly ServedId[]): ServedId[] {
-  const held = new Set(theirs.map((s) => `${s.endpoint}\0${s.id}`));
-  return mine.filter((s) => held.has(`${s.endpoint}\0${s.id}`));
+  const held = new Set(theirs.map(servedIdKey));
+  return mine.filter((s) => held.has(servedIdKey(s)));
+}
+
+/** One string per endpoint and id, for sets and maps of them. */
+export function servedIdKey(s: ServedId): string {
+  return `${s.endpoint}\0${s.id}`;
 }
 
 /** The ids `model` declares that another model, not being deleted, already serves on the same endpoint. */
 export function duplicateModelIds(model: ServingModel, others: readonly ServingModel[]): Array<ServedId & { readonly other: string }> {
-  const mine = servedModelIds(model);
+  // The webhook asks this against every model of the namespace: one set of mine, not one of each other's.
+  const mine = new Set(servedModelIds(model).map(servedIdKey));
   const found: Array<ServedId & { other: string }> = [];
   for (const other of others) {
     if (other.metadata?.deletionTimestamp) continue;
     if (other.kind === model.kind && other.metadata?.name === model.metadata?.name) continue;
-    for (const s of sharedIds(mine, servedModelIds(other))) found.push({ ...s, other: `${other.kind} ${other.metadata?.name}` });
+    for (const s of servedModelIds(other)) if (mine.has(servedIdKey(s))) found.push({ ...s, other: `${other.kind} ${other.metadata?.name}` });
   }
   return found;
 }

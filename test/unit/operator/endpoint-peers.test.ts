@@ -123,8 +123,8 @@ describe('ExternalEndpointPeers', () => {
     it('re-renders only those two when a model joins or leaves', () => {
       const peers = peersWith([], [a, b, c, d], true, routes);
       const llama = model('LLMModel', 'llama');
-      expect(peers.modelsToRequeue('LLMModel', llama, 'update', model('LLMModel', 'llama', { published: false }))).toEqual(['llm/a', 'llm/b']);
-      expect(peers.modelsToRequeue('LLMModel', llama, 'delete')).toEqual(['llm/a', 'llm/b']);
+      expect(peers.modelsToRequeue('LLMModel', llama, 'update', model('LLMModel', 'llama', { published: false }))).toEqual(['llm/b', 'llm/a']);
+      expect(peers.modelsToRequeue('LLMModel', llama, 'delete')).toEqual(['llm/b', 'llm/a']);
       // The oldest leaving: the next two (it is no member any more).
       const leaving = peersWith([], [a, model('PassthroughModel', 'b', { deleting: true }), c, d], true, routes);
       expect(leaving.modelsToRequeue('PassthroughModel', model('PassthroughModel', 'b', { deleting: true }), 'update', b)).toEqual(['llm/a', 'llm/c']);
@@ -133,13 +133,13 @@ describe('ExternalEndpointPeers', () => {
     it('re-renders the new two when a route comes or goes and moves the oldest, and nobody otherwise', () => {
       const current = [...routes];
       const peers = peersWith([], [a, b, c, d], true, current);
-      expect(peers.routeWatch.map(routes[2], 'add')).toEqual(['llm/a', 'llm/b']);
+      expect(peers.routeWatch.map(routes[2], 'add')).toEqual(['llm/b', 'llm/a']);
       // d's route is created: younger than every other, nothing moves.
       current.push(route('d', '2026-12-05T10:00:05Z'));
       expect(peers.routeWatch.map(current[3], 'add')).toEqual([]);
       // b's route goes: c moves up, and b (no route now) drops the others' keys.
       current.splice(2, 1);
-      expect(peers.routeWatch.map(routes[2], 'delete')).toEqual(['llm/a', 'llm/b', 'llm/c']);
+      expect(peers.routeWatch.map(routes[2], 'delete')).toEqual(['llm/a', 'llm/c', 'llm/b']);
       expect(peers.routeWatch.map(current[0], 'update', current[0])).toEqual([]);
     });
 
@@ -152,8 +152,8 @@ describe('ExternalEndpointPeers', () => {
       // a joins, before both by name: a and c now, and d must drop the others' keys.
       passthrough.push(a);
       expect(peers.modelsToRequeue('PassthroughModel', a, 'update', model('PassthroughModel', 'a', { published: false }))).toEqual(['llm/c', 'llm/d', 'llm/a']);
-      // The next change re-renders only a and c.
-      expect(peers.modelsToRequeue('LLMModel', model('LLMModel', 'zz'), 'delete')).toEqual(['llm/c', 'llm/a']);
+      // The next change re-renders only a and c (oldest first).
+      expect(peers.modelsToRequeue('LLMModel', model('LLMModel', 'zz'), 'delete')).toEqual(['llm/a', 'llm/c']);
     });
 
     it('accepts every key everywhere while the routes are not listed', async () => {
