@@ -44,17 +44,13 @@ export interface RoutedModel {
 
 /**
  * The models whose external policy accepts every key: those of the AUTHENTICATING_ROUTES oldest
- * HTTPRoutes, in Envoy Gateway's order (creation time, then name; all in one namespace). A model
- * whose route does not exist yet comes after every routed one (the AI Gateway controller creates
- * it later), by route name, so that the first models of an endpoint know every key at once.
+ * HTTPRoutes, oldest first, in Envoy Gateway's order (creation time, then name; all in one
+ * namespace). A model whose route does not exist yet comes after every routed one (the AI Gateway
+ * controller creates it later), by route name, so that the first models of an endpoint know
+ * every key at once.
  */
-export function authenticatingModels(models: readonly RoutedModel[]): Set<string> {
-  return new Set(oldestRouted(models).map((m) => m.name));
-}
-
-/** The AUTHENTICATING_ROUTES oldest of `models`, oldest first (in the order `authenticatingModels` explains). */
 export function oldestRouted(models: Iterable<RoutedModel>): RoutedModel[] {
-  // One pass keeping the oldest few, not a sort: it runs over every member of the endpoint.
+  // One pass keeping the oldest few, not a sort: a recompute runs over every member of the endpoint.
   const oldest: RoutedModel[] = [];
   for (const m of models) {
     const at = oldest.findIndex((o) => older(m, o));

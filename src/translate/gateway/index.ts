@@ -19,7 +19,7 @@ import { ownSplitWeight } from '../../api/routing';
 import type { LLMModelV1beta1, PassthroughModelV1beta1 } from '../../api/v1beta1';
 
 export type { GatewayContext } from './context';
-export { AUTHENTICATING_ROUTES, authenticatingModels, externalEndpointKeySecrets, oldestRouted, onExternalEndpoint } from './endpoint-peers';
+export { AUTHENTICATING_ROUTES, externalEndpointKeySecrets, oldestRouted, onExternalEndpoint } from './endpoint-peers';
 export type { EndpointPeer, RoutedModel } from './endpoint-peers';
 export type { DeletionStep } from './deletions';
 export { gatewayTeardown } from './deletions';
