@@ -114,8 +114,9 @@ export async function installCRDs(paths: string[], kc?: k8s.KubeConfig): Promise
     }, { timeoutMs: 60000 });
   }
   // Established comes before discovery lists the kind (the API server updates discovery on its
-  // own loop), and a client resolves the kind through discovery: wait for every served version.
-  const discovery = new KubeRest(kc ?? kubeConfig());
+  // own loop), and a client resolves the kind through discovery: wait for every served version
+  // (asking the shared client, so its discovery cache is fresh too).
+  const discovery = rest(kc);
   for (const crd of crds) {
     const spec = (crd as unknown as { spec: { group: string; names: { kind: string }; versions: { name: string; served: boolean }[] } }).spec;
     for (const version of spec.versions.filter((v) => v.served)) {
