@@ -172,8 +172,8 @@ export class ExternalEndpointPeers {
     const mine = servedModelIds(model as ServingModel);
     const namespace = model.metadata.namespace ?? '';
     const members = this.membersOf(namespace) ?? (await this.listedMembers(client, namespace));
-    const candidates = members.servingAny(mine);
-    const others = candidates.filter((p) => !p.metadata.deletionTimestamp && !(p.kind === model.kind && p.metadata.name === model.metadata.name));
+    // servingAny leaves out the models being deleted.
+    const others = members.servingAny(mine).filter((p) => !(p.kind === model.kind && p.metadata.name === model.metadata.name));
     return others.flatMap((p) => sharedIds(mine, p.served ?? []).map((s) => ({ ...s, other: `${p.kind} ${p.metadata.name}` })));
   }
 
