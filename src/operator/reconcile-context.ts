@@ -85,22 +85,29 @@ function pick(obj: Record<string, unknown>, keys: string[]): Record<string, unkn
 /** Condition types that report a problem when True (the others report one when False). */
 const PROBLEM_WHEN_TRUE = new Set(['CleanupBlocked']);
 
+/** Whether a condition is in its problem state; Unknown (the operator cannot tell, or was told not to look) is not one. */
+function isProblem(c: ConditionInput): boolean {
+  const status = typeof c.status === 'boolean' ? (c.status ? 'True' : 'False') : c.status;
+  if (status === 'Unknown') return false;
+  return (status === 'True') === PROBLEM_WHEN_TRUE.has(c.type);
+}
+
 /**
  * Events for the conditions that changed: one Warning per condition that turned to its problem
- * state (each is worth its own line in `kubectl describe`), and the good news of one pass folded
- * into a single Normal Event (a new model's first pass would otherwise cost one write per
- * condition: four of a PassthroughModel's requests).
+ * state (each is worth its own line in `kubectl describe`), and the rest of one pass folded into a
+ * single Normal Event (a new model's first pass would otherwise cost one write per condition).
+ * An Unknown condition joins the Normal Event: `Programmed=Unknown/ProxyStatusOff` is the chart's
+ * setting, not a problem, and a Warning for it on every new model was a second write each.
  */
 export async function recordTransitions(events: EventRecorder, obj: KubeObject, changed: ConditionInput[]): Promise<void> {
-  const good: ConditionInput[] = [];
+  const rest: ConditionInput[] = [];
   for (const c of changed) {
-    const ok = (c.status === true || c.status === 'True') !== PROBLEM_WHEN_TRUE.has(c.type);
-    if (ok) good.push(c);
-    else await events.record(obj, 'Warning', c.reason, `${c.type}: ${c.message ?? c.reason}`);
+    if (isProblem(c)) await events.record(obj, 'Warning', c.reason, `${c.type}: ${c.message ?? c.reason}`);
+    else rest.push(c);
   }
-  if (good.length === 0) return;
-  const reason = good.length === 1 ? good[0].reason : 'Reconciled';
-  await events.record(obj, 'Normal', reason, good.map((c) => `${c.type}: ${c.message ?? c.reason}`).join('; '));
+  if (rest.length === 0) return;
+  const reason = rest.length === 1 ? rest[0].reason : 'Reconciled';
+  await events.record(obj, 'Normal', reason, rest.map((c) => `${c.type}: ${c.message ?? c.reason}`).join('; '));
 }
 
 /**

@@ -91,6 +91,19 @@ describe('recordTransitions', () => {
     ]);
   });
 
+  it('folds an Unknown condition into the Normal Event: Unknown is not a problem state', async () => {
+    await recordTransitions(events, route, [
+      { type: 'BackendConfigured', status: true, reason: 'Applied', message: 'backend configured' },
+      { type: 'Programmed', status: 'Unknown', reason: 'ProxyStatusOff', message: 'not watched' },
+      { type: 'CleanupBlocked', status: 'Unknown', reason: 'Checking', message: 'looking' },
+    ]);
+    await recordTransitions(events, route, [{ type: 'Programmed', status: 'Unknown', reason: 'ProxyNotVisible', message: 'no Role' }]);
+    expect(recorded).toEqual([
+      ['Normal', 'Reconciled', 'BackendConfigured: backend configured; Programmed: not watched; CleanupBlocked: looking'],
+      ['Normal', 'ProxyNotVisible', 'Programmed: no Role'],
+    ]);
+  });
+
   it('keeps the reason of a single good transition, and records nothing when nothing changed', async () => {
     await recordTransitions(events, route, [{ type: 'Ready', status: 'True', reason: 'Applied', message: 'ok' }]);
     await recordTransitions(events, route, []);
