@@ -7,6 +7,7 @@ import { API_GROUP, API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import { LLMMODEL_KIND, LLMMODEL_PLURAL } from '../api/llmmodel';
 import { PASSTHROUGHMODEL_KIND, PASSTHROUGHMODEL_PLURAL } from '../api/passthroughmodel';
 import { KubeApiError, type KubeObject, type KubeRest, objectRef } from '../kube/rest';
+import type { ServedId } from '../translate/gateway/served-ids';
 import type { KubernetesObject, UserInfo } from './review';
 
 /** Kinds an AgentDeployment or a name-collision check may look up. */
@@ -26,6 +27,13 @@ export interface ClusterLookups {
   getModel(kind: ModelKind, namespace: string, name: string): Promise<KubernetesObject | undefined>;
   /** Every model of a kind in a namespace; empty when its CRD is not installed. */
   listModels(kind: ModelKind, namespace: string): Promise<KubernetesObject[]>;
+  /**
+   * The models of both kinds in `namespace` that serve one of `wanted.ids`, or may generate a name
+   * the model `wanted.generatedNamesOf` generates: all the model-id and generated-name rules can
+   * find a clash with, and possibly more (the rules filter). Optional: an index answers it (the
+   * model cache); without it the rules read every model.
+   */
+  modelsSharing?(namespace: string, wanted: ModelsWanted): Promise<KubernetesObject[]>;
   /** A SubjectAccessReview: may `user` `get` the Secret (or ConfigMap) `namespace/name`? Throws when the review cannot be made. */
   userMayGet(user: UserInfo, namespace: string, resource: ReadableResource, name: string): Promise<AccessReviewResult>;
   /**
@@ -33,6 +41,12 @@ export interface ClusterLookups {
    * `passthroughmodels` of llm.nebari.dev, by name)? Throws when the review cannot be made.
    */
   userMayBindModel(user: UserInfo, namespace: string, kind: ModelKind, name: string): Promise<AccessReviewResult>;
+}
+
+/** What a rule looks for in other models: served ids, or the generated names of a model name. */
+export interface ModelsWanted {
+  readonly ids?: readonly ServedId[];
+  readonly generatedNamesOf?: string;
 }
 
 /** The RBAC verb that lets a user bind an AgentDeployment to a restricted model (src/webhook/agentdeployment.ts). */

@@ -29,7 +29,9 @@
 import { API_GROUP_VERSION_V1BETA1 } from '../api/common';
 import type { KubeObject, KubeRest } from '../kube/rest';
 import { Informer } from '../kube/informer';
+import { type ServingModel, servedIdKey } from '../translate/gateway/served-ids';
 import type { ClusterLookups, ModelKind } from './lookups';
+import { ModelIndex } from './model-index';
 import type { Logger } from './log';
 import type { KubernetesObject } from './review';
 
@@ -89,9 +91,14 @@ export function startModelCache(rest: KubeRest, options: ModelCacheOptions): Mod
   // Models this replica admitted whose watch event has not arrived yet, by kind and name.
   const admittedTtlMs = options.admittedTtlMs ?? 30_000;
   const recent = new Map<ModelKind, Map<string, { object: KubernetesObject; until: number }>>(MODEL_KINDS.map((kind) => [kind, new Map()]));
+  // Served ids and generated names of the cached models of both kinds (model-index.ts).
+  const index = new ModelIndex();
   for (const [kind, informer] of informers) {
     informer.on((event, obj) => {
-      if (event !== 'resync') recent.get(kind)!.delete(obj.metadata.name);
+      if (event === 'resync') return;
+      recent.get(kind)!.delete(obj.metadata.name);
+      if (event === 'delete') index.delete(kind, obj.metadata.name);
+      else index.set(kind, obj as ServingModel);
     });
     informer.start();
   }
@@ -107,6 +114,16 @@ export function startModelCache(rest: KubeRest, options: ModelCacheOptions): Mod
     return informer?.hasSynced ? informer : undefined;
   };
 
+  // The cached objects themselves: rules only read them.
+  const listModels = async (kind: ModelKind, ns: string): Promise<KubernetesObject[]> => {
+    const cache = cacheFor(kind, ns);
+    if (!cache) return live.listModels(kind, ns);
+    const admittedHere = recentOf(kind);
+    const cached = cache.list() as KubernetesObject[];
+    if (admittedHere.size === 0) return cached;
+    return [...cached.filter((o) => !admittedHere.has(o.metadata?.name ?? '')), ...[...admittedHere.values()].map((e) => e.object)];
+  };
+
   const listed = Promise.all([...informers.values()].map((i) => i.listed)).then(() => {
     // `listed` also settles for a kind that is not served: those reads stay live until it is.
     if ([...informers.values()].every((i) => i.hasSynced)) log.info('admission reads models from watches', { namespace });
@@ -119,14 +136,22 @@ export function startModelCache(rest: KubeRest, options: ModelCacheOptions): Mod
         if (!cache) return live.getModel(kind, ns, name);
         return recentOf(kind).get(name)?.object ?? (cache.get(ns, name) as KubernetesObject | undefined);
       },
-      // The cached objects themselves: rules only read them.
-      async listModels(kind, ns) {
-        const cache = cacheFor(kind, ns);
-        if (!cache) return live.listModels(kind, ns);
-        const admittedHere = recentOf(kind);
-        const cached = cache.list() as KubernetesObject[];
-        if (admittedHere.size === 0) return cached;
-        return [...cached.filter((o) => !admittedHere.has(o.metadata?.name ?? '')), ...[...admittedHere.values()].map((e) => e.object)];
+      listModels,
+      // The index's models, with this replica's admitted writes in place of their cached copies.
+      async modelsSharing(ns, wanted) {
+        if (!MODEL_KINDS.every((kind) => cacheFor(kind, ns))) return (await Promise.all(MODEL_KINDS.map((kind) => listModels(kind, ns)))).flat();
+        const keys = index.serving((wanted.ids ?? []).map(servedIdKey));
+        if (wanted.generatedNamesOf) for (const key of index.generating(wanted.generatedNamesOf)) keys.add(key);
+        // The few admitted here whose events have not arrived are all returned: the rules filter.
+        const found = MODEL_KINDS.flatMap((kind) => [...recentOf(kind).values()].map((e) => e.object));
+        for (const key of keys) {
+          const slash = key.indexOf('/');
+          const [kind, name] = [key.slice(0, slash) as ModelKind, key.slice(slash + 1)];
+          if (recent.get(kind)!.has(name)) continue;
+          const cached = informers.get(kind)!.get(ns, name) as KubernetesObject | undefined;
+          if (cached) found.push(cached);
+        }
+        return found;
       },
       userMayGet: (...args) => live.userMayGet(...args),
       userMayBindModel: (...args) => live.userMayBindModel(...args),

@@ -7,7 +7,7 @@
 import { apiKeysSecretName, sharedGeneratedNames } from '../translate/gateway/names';
 import { type ServingModel, duplicateModelIds, modelIdsField, servedModelIds } from '../translate/gateway/served-ids';
 import type { AdmissionContext } from './admission';
-import type { ClusterLookups, ModelKind } from './lookups';
+import type { ClusterLookups, ModelKind, ModelsWanted } from './lookups';
 import { jsonEqual } from './json-patch';
 import type { AdmissionRequest } from './review';
 import { checkRoutingTargetsBinding, routingTargetFindings } from './routing';
@@ -72,7 +72,8 @@ async function modelsIn(namespace: string, lookups: ClusterLookups): Promise<Ser
 /**
  * Refuses a new model whose generated objects would have the name of another model's (its short
  * name equals a long name's cut form, or two long names' hashes collide): the operator would
- * report a Conflict at best, so the name is refused before anything is stored.
+ * report a Conflict at best, so the name is refused before anything is stored. `models`: the
+ * namespace's models, or at least those generating one of its names (ClusterLookups.modelsSharing).
  */
 export async function checkGeneratedNames(kind: ModelKind, name: string, namespace: string, models: () => Promise<ServingModel[]>, findings: Findings): Promise<void> {
   let others: ServingModel[];
@@ -93,7 +94,8 @@ export async function checkGeneratedNames(kind: ModelKind, name: string, namespa
 /**
  * Refuses a model that would declare a model id another model of the namespace already serves on
  * the same endpoint: the gateway would send the id's requests to whichever route is oldest, and
- * re-creating either model would move them silently.
+ * re-creating either model would move them silently. `models`: the namespace's models, or at
+ * least those serving one of its ids.
  */
 export async function checkModelIds(model: ServingModel, namespace: string, models: () => Promise<ServingModel[]>, findings: Findings): Promise<void> {
   if (servedModelIds(model).length === 0) return;
@@ -148,13 +150,16 @@ export async function validateModel<T extends { metadata?: { name?: string; name
   const model = request.object as T;
   const findings = new Findings();
   const namespace = model.metadata?.namespace ?? request.namespace;
-  // Listed at most once per request, for both checks that need every model of the namespace.
+  // Listed at most once per request, for the checks that need every model of the namespace.
   let listed: Promise<ServingModel[]> | undefined;
   const models = () => (listed ??= modelsIn(namespace!, context.lookups));
+  // The id and name checks need only the models that could clash, when an index can say which.
+  const sharing = (wanted: ModelsWanted) => () =>
+    context.lookups.modelsSharing ? (context.lookups.modelsSharing(namespace!, wanted) as Promise<ServingModel[]>) : models();
   if (request.operation === 'CREATE') {
     const placement = { ...kinds, namespace, name: model.metadata?.name ?? request.name, operatorNamespace: context.operatorNamespace };
     await checkModelPlacement(placement, context.lookups, findings);
-    if (namespace && placement.name) await checkGeneratedNames(kinds.kind, placement.name, namespace, models, findings);
+    if (namespace && placement.name) await checkGeneratedNames(kinds.kind, placement.name, namespace, sharing({ generatedNamesOf: placement.name }), findings);
   }
   const old = request.oldObject as T | undefined;
   const secrets = secretUse.secrets(model);
@@ -164,7 +169,7 @@ export async function validateModel<T extends { metadata?: { name?: string; name
   }
   // Ids are checked when they are declared: on CREATE and when an UPDATE changes them or the endpoints.
   const served = (m: T) => servedModelIds({ ...(m as ServingModel), kind: kinds.kind });
-  if (namespace && changed(served)) await checkModelIds({ ...(model as ServingModel), kind: kinds.kind }, namespace, models, findings);
+  if (namespace && changed(served)) await checkModelIds({ ...(model as ServingModel), kind: kinds.kind }, namespace, sharing({ ids: served(model) }), findings);
   // Fallback and split models are checked when the routing changes (they may be deleted later: docs/routing.md).
   const routing = (m: T) => (m as { spec?: { routing?: unknown } }).spec?.routing;
   if (namespace && kinds.kind === 'PassthroughModel' && routing(model) !== undefined && changed(routing)) {

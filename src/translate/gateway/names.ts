@@ -112,8 +112,27 @@ export function generatedNamesByKind(modelName: string): Record<string, readonly
   };
 }
 
-/** The most characters a generated name adds to its model's name (`-internal-traffic`), measured on a one-letter name. */
-const LONGEST_SUFFIX = Math.max(...Object.values(generatedNamesByKind('m')).flat().map((name) => name.length - 1));
+/** Every generated name of a model, of any kind, once. */
+export function generatedNames(modelName: string): string[] {
+  return [...new Set(Object.values(generatedNamesByKind(modelName)).flat())];
+}
+
+/** What generated names add to their model's name (`''`, `-external`, …), measured on a one-letter name. */
+const SUFFIXES = generatedNames('m').map((name) => name.slice(1));
+/** The most characters a generated name adds to its model's name (`-internal-traffic`). */
+const LONGEST_SUFFIX = Math.max(...SUFFIXES.map((suffix) => suffix.length));
+
+/** Whether some generated name of `modelName` is cut (then hashed, and it can equal another model's). */
+export function namesMayBeCut(modelName: string): boolean {
+  return modelName.length + LONGEST_SUFFIX > MAX_GENERATED_NAME_LENGTH;
+}
+
+/** The model names that generate `name` without cutting it: `name` less one of the suffixes. */
+export function uncutOwners(name: string): string[] {
+  return SUFFIXES.filter((suffix) => name.length > suffix.length && name.endsWith(suffix))
+    .map((suffix) => name.slice(0, name.length - suffix.length))
+    .filter((owner) => generatedNames(owner).includes(name));
+}
 
 /** The generated names two different models would share, as `<kind> <name>`; empty when none. */
 export function sharedGeneratedNames(a: string, b: string): string[] {
@@ -121,7 +140,7 @@ export function sharedGeneratedNames(a: string, b: string): string[] {
   // Two names of one kind that are not cut are equal only for equal model names (the suffixes of
   // one kind end differently), so models whose names are short enough that no name of theirs is
   // cut share none. The webhook asks this for every pair, so most pairs stop here.
-  if (Math.max(a.length, b.length) + LONGEST_SUFFIX <= MAX_GENERATED_NAME_LENGTH) return [];
+  if (!namesMayBeCut(a) && !namesMayBeCut(b)) return [];
   const [na, nb] = [generatedNamesByKind(a), generatedNamesByKind(b)];
   return Object.keys(na).flatMap((kind) => na[kind].filter((name) => nb[kind].includes(name)).map((name) => `${kind} ${name}`));
 }
