@@ -162,9 +162,11 @@ async function applyDigested<T extends KubeObject>(client: KubeRest, body: KubeO
   // one kind with another cache shape): the repair must reach the server.
   const deletedSince = deletedBy(client).has(key);
   const lookup = cachedLookup(client, body.apiVersion, body.kind, body.metadata.namespace, body.metadata.name);
-  let cached = lookup?.object;
+  let cached: KubeObject | undefined;
   if (lookup) {
-    if (cached && !deletedSince && storedAsApplied(cached, body, digest)) return cached as T;
+    const stored = storedCopy(client, key, lookup.object);
+    cached = stored === 'unknown' ? lookup.object : stored;
+    if (stored !== 'unknown' && stored && !deletedSince && storedAsApplied(stored, body, digest)) return stored as T;
   } else {
     // No watch lists this kind (the provider objects of LLMModels, polled every minute): one read
     // instead of a write, and the whole stored object says whether the apply would change it.
@@ -186,8 +188,80 @@ async function applyDigested<T extends KubeObject>(client: KubeRest, body: KubeO
   const owner = controllerOf(body);
   if (owner) checkedBy(client).set(key, owner.uid);
   const produced = applied.metadata?.generation;
-  if (produced === undefined || produced === expected) return applied;
-  return client.apply<T>(withGeneration(produced), { fieldManager, force: true });
+  const final = produced === undefined || produced === expected ? applied : await client.apply<T>(withGeneration(produced), { fieldManager, force: true });
+  // Remembered for the watched kinds only (the others are read from the server), unless the watch was quicker.
+  const seen = lookup && cachedLookup(client, body.apiVersion, body.kind, body.metadata.namespace, body.metadata.name)?.object;
+  if (lookup && final?.metadata?.uid && !(seen && reports(seen, final))) unseenBy(client).set(key, appliedMetadata(final));
+  return final;
+}
+
+// Our own applies of digested objects that the watch has not reported yet, by object: what each
+// left on the server (metadata only). A watch event comes moments after the write, and a pass in
+// between must not take the cache's earlier copy for the stored object: a body that went A, B, A
+// would be skipped as stored on the third pass, and B would stay until the next resync. An entry
+// goes when the watch reports the object (seenByWatch) or it is deleted.
+const unseenApplies = new WeakMap<KubeRest, Map<string, KubeObject>>();
+const unseenBy = (client: KubeRest) => {
+  let map = unseenApplies.get(client);
+  if (!map) unseenApplies.set(client, (map = new Map()));
+  return map;
+};
+
+/** What storedAsApplied and the expected generation read of an applied object. */
+function appliedMetadata(obj: KubeObject): KubeObject {
+  const m = obj.metadata;
+  const annotations = (m.annotations ?? {}) as Record<string, string>;
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      generation: m.generation,
+      annotations: { [ANNOTATION_APPLIED_DIGEST]: annotations[ANNOTATION_APPLIED_DIGEST], [ANNOTATION_APPLIED_GENERATION]: annotations[ANNOTATION_APPLIED_GENERATION] },
+      ...(m.labels ? { labels: m.labels } : {}),
+      ...(m.ownerReferences ? { ownerReferences: m.ownerReferences } : {}),
+    },
+  };
+}
+
+/** Whether the cached copy shows our last apply of the object, or a later write. */
+function reports(cached: KubeObject, mine: KubeObject): boolean {
+  const c = cached.metadata;
+  const m = mine.metadata;
+  if (c.uid !== m.uid) return false;
+  if ((c.generation ?? 0) !== (m.generation ?? 0)) return (c.generation ?? 0) > (m.generation ?? 0);
+  // The same generation: our apply may have changed only the recorded generation (applyDigested's second apply).
+  const annotations = (o: KubeObject) => (o.metadata.annotations ?? {}) as Record<string, string>;
+  return c.resourceVersion === m.resourceVersion || [ANNOTATION_APPLIED_DIGEST, ANNOTATION_APPLIED_GENERATION].every((k) => annotations(cached)[k] === annotations(mine)[k]);
+}
+
+/**
+ * The stored object as far as this process knows: the cached copy, or what our own last apply
+ * left while the watch has not reported it; 'unknown' when the cache shows another object of
+ * that name (deleted and created again by someone, or the cache still holds the one our apply
+ * replaced): then nothing is skipped.
+ */
+function storedCopy(client: KubeRest, key: string, cached: KubeObject | undefined): KubeObject | undefined | 'unknown' {
+  const mine = unseenBy(client).get(key);
+  if (!mine) return cached;
+  if (!cached) return mine;
+  if (reports(cached, mine)) {
+    unseenBy(client).delete(key);
+    return cached;
+  }
+  return cached.metadata.uid === mine.metadata.uid ? mine : 'unknown';
+}
+
+/** A watch reported `obj` (added or changed; list items carry no kind, so `ref` names it): our apply it shows needs no remembering. */
+export function seenByWatch(client: KubeRest, ref: { apiVersion: string; kind: string }, obj: KubeObject): void {
+  const map = unseenApplies.get(client);
+  if (!map?.size) return;
+  const key = `${ref.apiVersion}/${ref.kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
+  const mine = map.get(key);
+  if (mine && reports(obj, mine)) map.delete(key);
 }
 
 /**
@@ -241,6 +315,7 @@ const deletedBy = (client: KubeRest) => {
 export function forgetApplied(client: KubeRest, ref: { apiVersion: string; kind: string; namespace?: string; name: string }): void {
   const key = `${ref.apiVersion}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
   lastAppliedBy(client).delete(key);
+  unseenBy(client).delete(key);
   // A cache lags a deletion by moments: the oldest entries can go once the set grows large.
   const set = deletedBy(client);
   set.add(key);

@@ -8,7 +8,7 @@ import { KubeRest, KubeObject } from '../../kube/rest';
 import { WatchIdleError } from '../../kube/watch';
 import { objectKey } from './object-key';
 import { registerCachedKind, type CachedKind } from './cached-lookups';
-import { forgetApplied } from './apply';
+import { forgetApplied, seenByWatch } from './apply';
 import { Logger } from '../../runtime/log';
 import { OperatorMetrics } from './metrics';
 import { WorkQueue } from './queue';
@@ -159,6 +159,7 @@ export class Controller {
         // The apply skip trusts a cache's resourceVersion, and a watch with another cache shape
         // may not have heard of the deletion yet: the repair must reach the server.
         if (event === 'delete') forgetApplied(client, { apiVersion: s.apiVersion, kind: s.kind, namespace: obj.metadata.namespace, name: obj.metadata.name });
+        else seenByWatch(client, s, obj);
         for (const key of s.map(obj, event, old)) this.queue.add(key);
       });
       // A whole kind in a namespace: its cache answers lookups (a miss means absent).
