@@ -87,6 +87,23 @@ function buildLib(): string {
   return main;
 }
 
+/** Up to this many models, the restart's and the resync's changes are named object by object. */
+const COMPARED_OBJECTS_UP_TO = 100;
+
+/** `Kind name: field before → after` for each object whose stored body differs (or that came or went), or `(none of N objects)`. */
+function changedObjects(before: Map<string, unknown>, after: Map<string, unknown>): string {
+  const names = [...new Set([...before.keys(), ...after.keys()])].filter((name) => JSON.stringify(before.get(name)) !== JSON.stringify(after.get(name))).sort();
+  return names.map((name) => `${name}: ${differences(before.get(name), after.get(name)).join(', ')}`).join('; ') || `(none of ${before.size} objects)`;
+}
+
+/** The fields that differ, as `path before → after` (lists compared whole). */
+function differences(a: unknown, b: unknown, at = ''): string[] {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (isObject(a) && isObject(b)) return [...new Set([...Object.keys(a), ...Object.keys(b)])].flatMap((k) => differences(a[k], b[k], at ? `${at}.${k}` : k));
+  const text = (v: unknown) => (v === undefined ? '(absent)' : JSON.stringify(v));
+  return JSON.stringify(a) === JSON.stringify(b) ? [] : [`${at || '(object)'} ${text(a)} → ${text(b)}`];
+}
+
 const clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 /** User + system CPU seconds a process has used so far (/proc/<pid>/stat). */
 function cpuSeconds(pid: number): number {
@@ -282,6 +299,19 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
       }
     }
     const objectsPerModel = generatedObjects(passthroughModel('baseline', names[0])).length;
+    // In small runs, every object a model has, as stored (what we write of it), so that a write of
+    // the restart or the resync names its object and what it changed.
+    const generatedKinds = [...new Map(generatedObjects(passthroughModel('baseline', names[0])).map((o) => [`${o.apiVersion} ${o.kind}`, o])).values()];
+    const storedObjects = async (namespace: string) => {
+      const stored = new Map<string, unknown>();
+      for (const { apiVersion, kind } of generatedKinds) {
+        for (const item of (await client!.list<KubeObject & { data?: unknown }>(apiVersion, kind, { namespace })).items) {
+          const m = item.metadata;
+          stored.set(`${kind} ${m.name}`, { labels: m.labels, annotations: m.annotations, ownerReferences: m.ownerReferences, spec: item.spec, data: item.data });
+        }
+      }
+      return stored;
+    };
 
     // One operator phase in its own namespace: the operator started, leading (it holds the Lease)
     // and idle; then the models are created at once and the clock stops when all are Ready.
@@ -306,6 +336,7 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
      * Lease) and the benchmark's own reads of /metrics are left out.
      */
     const steadyState = async (namespace: string, mainJs: string, flags: string[]) => {
+      const storedBefore = MODELS <= COMPARED_OBJECTS_UP_TO ? await storedObjects(namespace) : undefined;
       const restarted = startOperator({
         kubeconfigPath: plane!.kubeconfigPath,
         namespace,
@@ -353,6 +384,7 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
       const afterResync = await requestCounts(client!);
       await restarted.kill();
       running.delete(restarted);
+      const changed = storedBefore ? changedObjects(storedBefore, await storedObjects(namespace)) : undefined;
       const own = (counts: RequestCounts) => {
         counts.set('GET ', (counts.get('GET ') ?? 0) - 1); // the /metrics read that ends the window
         for (const [key, n] of counts) if (n <= 0 || key.endsWith(' leases')) counts.delete(key);
@@ -361,7 +393,7 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
       const writesOf = (counts: RequestCounts) => [...counts].filter(([key]) => /^(POST|PUT|PATCH|APPLY|DELETE) /.test(key)).reduce((sum, [, n]) => sum + n, 0);
       const restart = own(diffCounts(before, afterRestart));
       const resync = own(diffCounts(afterRestart, afterResync));
-      return { restart, resync, restartWrites: writesOf(restart), resyncWrites: writesOf(resync) };
+      return { restart, resync, restartWrites: writesOf(restart), resyncWrites: writesOf(resync), changed };
     };
     const operatorPhase = async (namespace: string, mainJs: string, flags: string[]) => {
       await client!.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { fieldManager: 'bench' });
@@ -529,6 +561,7 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
       'operator requests per model (without the benchmark\'s create and polls)': totalOf(operatorRequests) / MODELS,
       'operator requests per model, by verb and resource': perModel(operatorRequests, MODELS),
       'steady state, restart (operator restarted, every model passed once): writes per model': steady.restartWrites / MODELS,
+      [`steady state, restart and resync: objects changed (compared up to ${COMPARED_OBJECTS_UP_TO} models)`]: steady.changed ?? 'not compared',
       'steady state, restart: requests per model': totalOf(steady.restart) / MODELS,
       'steady state, restart: requests per model, by verb and resource': perModel(steady.restart, MODELS) || '(none)',
       [`steady state, resync (every model passed again, resync every ${resyncSeconds} s): writes per model`]: steady.resyncWrites / MODELS,
