@@ -16,18 +16,17 @@
 // Per model figures divide the growth over the data plane serving one model (the AI Gateway
 // injects its extproc only once a Gateway has a route of its own). Bounded: each wait has a
 // deadline that grows with the size. Needs root (the node), like the end-to-end suite.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as https from 'node:https';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { type KubeObject, objectRef } from '../../src/kube/rest';
 import { mintKey } from '../../src/api-keys/key-store';
-import { freePort, waitFor } from '../support/processes';
-import { toolPaths } from '../support/tools';
+import { waitFor } from '../support/processes';
 import * as dp from '../e2e/support/dataplane';
 import { admin, imageRoot, NAMESPACE } from '../e2e/support/e2e';
 import { pool } from './operator';
+import { envoyWithTlsClusters } from './support/envoy-tls-clusters';
 import { BENCH_GATEWAY, cpuSeconds, DATA_PLANE_PROCESSES, processes, PROVIDER_CREDENTIAL, residentMiB, send, startDataPlaneBench, type Target } from './support/data-plane';
 
 const UPSTREAM_HOST = 'api.scale.example';
@@ -139,44 +138,6 @@ function loadAverage(): number {
   return Number(fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 }
 
-/**
- * Envoy alone (the proxies' binary, a static configuration): the heap of `clusters` upstream TLS
- * clusters verified against the system CA bundle, each cluster with its own validation secret
- * (what Envoy Gateway renders per BackendTLSPolicy) or all sharing one. Tells whether the cost of
- * a model's cluster is its trust bundle, and whether sharing the secret would save it.
- */
-async function trustBundleHeap(bundle: string, clusters: number, shared: boolean): Promise<number> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nls-bench-trust-'));
-  const port = await freePort();
-  const secretName = (i: number) => (shared ? 'system-ca' : `system-ca-${i}`);
-  const secrets = Array.from({ length: shared ? 1 : clusters }, (_, i) => ({ name: secretName(i), validation_context: { trusted_ca: { filename: bundle } } }));
-  const config = {
-    admin: { address: { socket_address: { address: '127.0.0.1', port_value: port } } },
-    static_resources: {
-      secrets,
-      clusters: Array.from({ length: clusters }, (_, i) => ({
-        name: `provider-${i}`, type: 'STATIC', connect_timeout: '5s',
-        load_assignment: { cluster_name: `provider-${i}`, endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: 9 } } } }] }] },
-        transport_socket: { name: 'tls', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext', sni: 'provider.example', common_tls_context: { validation_context_sds_secret_config: { name: secretName(i) } } } },
-      })),
-    },
-  };
-  fs.writeFileSync(path.join(dir, 'envoy.json'), JSON.stringify(config));
-  const envoy = spawn(toolPaths().envoy, ['-c', path.join(dir, 'envoy.json'), '--concurrency', '1', '--log-level', 'error', '--disable-hot-restart'], { stdio: 'ignore' });
-  try {
-    let allocated = NaN;
-    await waitFor('Envoy alone with its clusters up', async () => {
-      const stats = await fetch(`http://127.0.0.1:${port}/stats?filter=^server`).then((r) => r.text()).catch(() => '');
-      allocated = Number(/server\.memory_allocated: (\d+)/.exec(stats)?.[1] ?? NaN);
-      return /server\.state: 0/.test(stats);
-    }, { timeoutMs: 60_000, intervalMs: 500 });
-    return allocated / 2 ** 20;
-  } finally {
-    envoy.kill('SIGTERM');
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 export async function run(): Promise<Record<string, number | string>> {
   const sizes = (process.env.NLS_BENCH_DATAPLANE_MODELS ?? '100,1000').split(',').map(Number).sort((a, b) => a - b);
   if (sizes.some((n) => !Number.isInteger(n) || n < 2)) throw new Error(`NLS_BENCH_DATAPLANE_MODELS must list sizes of at least 2, got ${process.env.NLS_BENCH_DATAPLANE_MODELS}`);
@@ -195,7 +156,9 @@ export async function run(): Promise<Record<string, number | string>> {
     const dumps = process.env.NLS_BENCH_DATAPLANE_DUMPS;
     // The proxies' trust bundle, as their image holds it (test/e2e/support/dataplane.ts).
     const bundle = path.join(imageRoot(), 'etc', 'ssl', 'certs', 'ca-certificates.crt');
-    const alone = { one: await trustBundleHeap(bundle, 1, false), separate: await trustBundleHeap(bundle, 200, false), shared: await trustBundleHeap(bundle, 200, true) };
+    // Envoy alone: is a model's cluster cost its trust bundle, and would sharing the secret save it?
+    const heap = async (clusters: number, shared: boolean) => (await envoyWithTlsClusters({ bundle, clusters, shared })).allocatedMiB;
+    const alone = { one: await heap(1, false), separate: await heap(200, false), shared: await heap(200, true) };
     const base = await footprint(dumps && path.join(dumps, 'config-1.json'));
     figures = {
       'load average at start (1 min)': loadAverage(),

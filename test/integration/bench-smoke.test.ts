@@ -3,6 +3,7 @@
 // that they are sane (finite, positive, the request counts consistent with the work done).
 // `npm run bench` is the real measurement (docs/performance.md).
 import { run as controlPlane } from '../bench/control-plane';
+import { run as envoyUpstreamTls } from '../bench/envoy-upstream-tls';
 import { run as operator } from '../bench/operator';
 import { run as synth } from '../bench/synth';
 import { run as translate } from '../bench/translate';
@@ -85,6 +86,14 @@ describe('benchmarks (smoke run, tiny sizes)', () => {
     positive(figures, 'npm run synth, 0 static models, median wall s');
     positive(figures, 'npm run synth, 3 static models, median wall s');
     positive(figures, 'models.yaml for 3 models, MiB');
+  });
+
+  it('envoy upstream TLS: one watch per distinct validation secret, none more for clusters sharing one', async () => {
+    const figures = await envoyUpstreamTls([1, 3]);
+    expect(figures['distinct: inotify instances per cluster']).toBeGreaterThanOrEqual(1);
+    expect(figures['shared: inotify instances per cluster']).toBe(0);
+    positive(figures, 'distinct: heap per cluster, MiB');
+    positive(figures, 'shared: heap per cluster, MiB');
   });
 
   it('control plane: starts in both modes', async () => {
