@@ -2,7 +2,6 @@
 // ordered teardown (gateway objects in the translation's safe order, then the API keys; a wait
 // that lasts past a bound is reported as CleanupBlocked), and
 // publishing through the gateway translation with one condition per endpoint.
-import { ANNOTATION_APPLIED_DIGEST, ANNOTATION_APPLIED_GENERATION } from '../translate/applied-digest';
 import { controllerOwnerKey } from './runtime/object-key';
 import { ModelRef } from '../translate/keys/api-keys';
 import { desiredGatewayObjects, enabledEndpoints, gatewayTeardown, keyTiersFromMetadata, EndpointName, GatewayContext } from '../translate/gateway';
@@ -17,7 +16,7 @@ import { DEFAULT_CLEANUP_BLOCKED_AFTER_MS, cleanupBlockedCondition, inspectBlock
 import { ReconcileDeps, recordTransitions, requeue, writeStatus } from './reconcile-context';
 import { Condition, ConditionInput } from './runtime/conditions';
 import { removeFinalizer } from './runtime/finalizer';
-import { describeFailures, failureReason } from './runtime/apply';
+import { describeFailures, failureReason, lookupMetadata } from './runtime/apply';
 import { KubeObject } from '../kube/rest';
 import type { SecondaryWatch } from './runtime/controller';
 import type { LLMModelV1beta1, PassthroughModelV1beta1 } from '../api/v1beta1';
@@ -254,36 +253,6 @@ async function publishTranslation(deps: ReconcileDeps, model: ModelObject, keys:
     summary: ok
       ? { reason: 'Applied', message: `${sync.applied.length} gateway objects applied` }
       : { reason: failureReason(sync.failed), message: describeFailures(sync.failed) },
-  };
-}
-
-/**
- * What is cached of a generated object: the metadata the event mapping, the adoption check and
- * the unchanged-apply skip read (identity, resourceVersion, deletion, the controller owner, who
- * manages its fields; generation, labels and our digest annotations, which tell a restarted
- * process that the object is stored as it would apply it), nothing of its spec or field sets.
- */
-export function lookupMetadata(obj: KubeObject): KubeObject {
-  const m = obj.metadata;
-  const controller = m.ownerReferences?.filter((o) => o.controller);
-  const managers = [...new Set(((m.managedFields ?? []) as { manager?: string; subresource?: string }[]).filter((f) => f.subresource !== 'status').map((f) => f.manager ?? 'unknown'))];
-  const annotations = (m.annotations ?? {}) as Record<string, string>;
-  const digests = Object.fromEntries([ANNOTATION_APPLIED_DIGEST, ANNOTATION_APPLIED_GENERATION].filter((k) => k in annotations).map((k) => [k, annotations[k]]));
-  return {
-    apiVersion: obj.apiVersion,
-    kind: obj.kind,
-    metadata: {
-      name: m.name,
-      namespace: m.namespace,
-      uid: m.uid,
-      resourceVersion: m.resourceVersion,
-      ...(m.generation !== undefined ? { generation: m.generation } : {}),
-      ...(m.labels ? { labels: m.labels } : {}),
-      ...(Object.keys(digests).length ? { annotations: digests } : {}),
-      ...(m.deletionTimestamp ? { deletionTimestamp: m.deletionTimestamp } : {}),
-      ...(controller?.length ? { ownerReferences: controller } : {}),
-      ...(managers.length ? { managedFields: managers.map((manager) => ({ manager })) } : {}),
-    },
   };
 }
 

@@ -5,8 +5,7 @@
 // restarted operator can skip it), and an unchanged body is not sent again once the watch caught up.
 import { applyObject, createNamespace, kubeConfig, uniqueName } from '../support/cluster';
 import { KubeObject, KubeRest, objectRef } from '../../src/kube/rest';
-import { lookupMetadata } from '../../src/operator/model-shared';
-import { applyObject as operatorApply, seenByWatch } from '../../src/operator/runtime/apply';
+import { applyObject as operatorApply, lookupMetadata, seenByWatch } from '../../src/operator/runtime/apply';
 import { registerCachedKind } from '../../src/operator/runtime/cached-lookups';
 import { desiredGatewayObjects } from '../../src/translate/gateway';
 import { ANNOTATION_APPLIED_GENERATION } from '../../src/translate/applied-digest';

@@ -191,15 +191,15 @@ async function applyDigested<T extends KubeObject>(client: KubeRest, body: KubeO
   const final = produced === undefined || produced === expected ? applied : await client.apply<T>(withGeneration(produced), { fieldManager, force: true });
   // Remembered for the watched kinds only (the others are read from the server), unless the watch was quicker.
   const seen = lookup && cachedLookup(client, body.apiVersion, body.kind, body.metadata.namespace, body.metadata.name)?.object;
-  if (lookup && final?.metadata?.uid && !(seen && reports(seen, final))) unseenBy(client).set(key, appliedMetadata(final));
+  if (lookup && final?.metadata?.uid && !(seen && reports(seen, final))) unseenBy(client).set(key, lookupMetadata(final));
   return final;
 }
 
 // Our own applies of digested objects that the watch has not reported yet, by object: what each
-// left on the server (metadata only). A watch event comes moments after the write, and a pass in
-// between must not take the cache's earlier copy for the stored object: a body that went A, B, A
-// would be skipped as stored on the third pass, and B would stay until the next resync. An entry
-// goes when the watch reports the object (seenByWatch) or it is deleted.
+// left on the server, as a watch caches it (lookupMetadata). A watch event comes moments after the
+// write, and a pass in between must not take the cache's earlier copy for the stored object: a
+// body that went A, B, A would be skipped as stored on the third pass, and B would stay until the
+// next resync. An entry goes when the watch reports the object (seenByWatch) or it is deleted.
 const unseenApplies = new WeakMap<KubeRest, Map<string, KubeObject>>();
 const unseenBy = (client: KubeRest) => {
   let map = unseenApplies.get(client);
@@ -207,10 +207,18 @@ const unseenBy = (client: KubeRest) => {
   return map;
 };
 
-/** What storedAsApplied and the expected generation read of an applied object. */
-function appliedMetadata(obj: KubeObject): KubeObject {
+/**
+ * What is cached of a generated object: the metadata the event mapping, the adoption check and
+ * the unchanged-apply skip read (identity, resourceVersion, deletion, the controller owner, who
+ * manages its fields; generation, labels and our digest annotations, which tell a restarted
+ * process that the object is stored as it would apply it), nothing of its spec or field sets.
+ */
+export function lookupMetadata(obj: KubeObject): KubeObject {
   const m = obj.metadata;
+  const controller = m.ownerReferences?.filter((o) => o.controller);
+  const managers = [...new Set(((m.managedFields ?? []) as { manager?: string; subresource?: string }[]).filter((f) => f.subresource !== 'status').map((f) => f.manager ?? 'unknown'))];
   const annotations = (m.annotations ?? {}) as Record<string, string>;
+  const digests = Object.fromEntries([ANNOTATION_APPLIED_DIGEST, ANNOTATION_APPLIED_GENERATION].filter((k) => k in annotations).map((k) => [k, annotations[k]]));
   return {
     apiVersion: obj.apiVersion,
     kind: obj.kind,
@@ -219,10 +227,12 @@ function appliedMetadata(obj: KubeObject): KubeObject {
       namespace: m.namespace,
       uid: m.uid,
       resourceVersion: m.resourceVersion,
-      generation: m.generation,
-      annotations: { [ANNOTATION_APPLIED_DIGEST]: annotations[ANNOTATION_APPLIED_DIGEST], [ANNOTATION_APPLIED_GENERATION]: annotations[ANNOTATION_APPLIED_GENERATION] },
+      ...(m.generation !== undefined ? { generation: m.generation } : {}),
       ...(m.labels ? { labels: m.labels } : {}),
-      ...(m.ownerReferences ? { ownerReferences: m.ownerReferences } : {}),
+      ...(Object.keys(digests).length ? { annotations: digests } : {}),
+      ...(m.deletionTimestamp ? { deletionTimestamp: m.deletionTimestamp } : {}),
+      ...(controller?.length ? { ownerReferences: controller } : {}),
+      ...(managers.length ? { managedFields: managers.map((manager) => ({ manager })) } : {}),
     },
   };
 }

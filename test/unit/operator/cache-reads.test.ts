@@ -2,7 +2,7 @@
 // answer lookups, and how one pass's condition changes become Events.
 import { KubeRest, type KubeObject } from '../../../src/kube/rest';
 import { StaticConnection } from '../../../src/kube/connection';
-import { lookupMetadata } from '../../../src/operator/model-shared';
+import { lookupMetadata } from '../../../src/operator/runtime/apply';
 import { cachedLookup, registerCachedKind } from '../../../src/operator/runtime/cached-lookups';
 import { recordTransitions } from '../../../src/operator/reconcile-context';
 import type { EventRecorder } from '../../../src/runtime/events';

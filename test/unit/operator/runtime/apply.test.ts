@@ -3,8 +3,7 @@
 // earlier copy for the stored object.
 import { KubeRest, type KubeObject } from '../../../../src/kube/rest';
 import { StaticConnection } from '../../../../src/kube/connection';
-import { lookupMetadata } from '../../../../src/operator/model-shared';
-import { applyObject, seenByWatch } from '../../../../src/operator/runtime/apply';
+import { applyObject, lookupMetadata, seenByWatch } from '../../../../src/operator/runtime/apply';
 import { registerCachedKind } from '../../../../src/operator/runtime/cached-lookups';
 import { ANNOTATION_APPLIED_DIGEST, ANNOTATION_APPLIED_GENERATION } from '../../../../src/translate/applied-digest';
 
