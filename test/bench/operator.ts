@@ -298,10 +298,11 @@ async function runSize(MODELS: number, node: string, main: string, webhooks: boo
         await new Promise((r) => setTimeout(r, 200));
       }
     }
-    const objectsPerModel = generatedObjects(passthroughModel('baseline', names[0])).length;
+    const oneModelsObjects = generatedObjects(passthroughModel('baseline', names[0]));
+    const objectsPerModel = oneModelsObjects.length;
     // In small runs, every object a model has, as stored (what we write of it), so that a write of
     // the restart or the resync names its object and what it changed.
-    const generatedKinds = [...new Map(generatedObjects(passthroughModel('baseline', names[0])).map((o) => [`${o.apiVersion} ${o.kind}`, o])).values()];
+    const generatedKinds = [...new Map(oneModelsObjects.map((o) => [`${o.apiVersion} ${o.kind}`, o])).values()];
     const storedObjects = async (namespace: string) => {
       const stored = new Map<string, unknown>();
       for (const { apiVersion, kind } of generatedKinds) {

@@ -53,7 +53,9 @@ const checkedBy = (client: KubeRest) => {
   if (!map) checked.set(client, (map = new Map()));
   return map;
 };
-const checkedKey = (o: KubeObject) => `${o.apiVersion}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+/** An object's key in this file's records: `<apiVersion>/<kind>/<namespace>/<name>`. */
+const refKey = (ref: { apiVersion: string; kind: string; namespace?: string; name?: string }) => `${ref.apiVersion}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
+const checkedKey = (o: KubeObject) => refKey({ apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name });
 
 /**
  * Refuses (AdoptionConflict) when `obj`'s name is taken by an object not created for its owner.
@@ -269,7 +271,7 @@ function storedCopy(client: KubeRest, key: string, cached: KubeObject | undefine
 export function seenByWatch(client: KubeRest, ref: { apiVersion: string; kind: string }, obj: KubeObject): void {
   const map = unseenApplies.get(client);
   if (!map?.size) return;
-  const key = `${ref.apiVersion}/${ref.kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
+  const key = refKey({ ...ref, namespace: obj.metadata.namespace, name: obj.metadata.name });
   const mine = map.get(key);
   if (mine && reports(obj, mine)) map.delete(key);
 }
@@ -323,7 +325,7 @@ const deletedBy = (client: KubeRest) => {
 
 /** Forget what was applied to an object (it is being deleted): the next apply goes to the server. */
 export function forgetApplied(client: KubeRest, ref: { apiVersion: string; kind: string; namespace?: string; name: string }): void {
-  const key = `${ref.apiVersion}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
+  const key = refKey(ref);
   lastAppliedBy(client).delete(key);
   unseenBy(client).delete(key);
   // A cache lags a deletion by moments: the oldest entries can go once the set grows large.
