@@ -46,6 +46,7 @@ export const PATTERN_MEANINGS: Readonly<Record<string, string>> = {
   '^[1-9][0-9]*(Ki|Mi|Gi)?$': 'a size such as 50Mi (a positive number, optionally Ki, Mi or Gi)',
   '^[A-Z]{3}$': 'a currency code of three capital letters, such as USD or EUR',
   '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$': 'a Kubernetes object name: lower-case letters, digits, "-" and ".", starting and ending with a letter or digit',
+  '^([a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$': 'empty, or a Kubernetes object name: lower-case letters, digits, "-" and ".", starting and ending with a letter or digit',
 };
 
 /** `/a/0/b` → `prefix.a[0].b` (or `a[0].b` without a prefix). */

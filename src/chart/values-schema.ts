@@ -153,6 +153,18 @@ export const ValuesSchema = closed(
           },
           'Tracing of model requests at the gateway.',
         ),
+        providerTLS: closed(
+          {
+            caConfigMap: Type.String({
+              default: '',
+              maxLength: 253,
+              pattern: '^([a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$',
+              description:
+                "ConfigMap in the release namespace whose `ca.crt` holds the CA certificates (PEM) that PassthroughModel providers' TLS certificates must chain to, instead of the proxies' system trust bundle. Empty: the system CAs. A bundle of the few roots your providers use costs Envoy about 0.15 MiB per PassthroughModel instead of 1.5 MiB, and no file watch per model (the system bundle costs one inotify instance per model: docs/compatibility-gateway.md). Models report `BackendConfigured=False` while the ConfigMap or its `ca.crt` is missing.",
+            }),
+          },
+          "How the gateway verifies PassthroughModel providers' TLS certificates.",
+        ),
         proxyStatus: Type.Boolean({
           default: true,
           description:

@@ -9,6 +9,7 @@ import { gatewayObjectKinds } from '../translate/gateway/objects';
 import { KeyObjectCache } from './key-object-cache';
 import { CredentialSecrets, secretEntries } from './credential-secrets';
 import { ExternalEndpointPeers } from './endpoint-peers';
+import { ProviderCABundle } from './provider-ca-bundle';
 import { ProxyStatus } from './proxy-status';
 import { objectKey } from './runtime/object-key';
 import { finalizeModel, generatedObjectWatches, publishModel, revokeDueKeysUnpublished, type PublishWatches } from './model-shared';
@@ -50,13 +51,21 @@ async function credentialCondition(deps: ReconcileDeps, model: PassthroughModelO
   return { type: 'CredentialResolved', status: true, reason: 'Resolved', message: `Secret ${credential.secretName} holds the provider API key` };
 }
 
-/** `credentials`: the controller's credential Secret watch (without it, the Secret is read from the server). */
-export async function reconcilePassthroughModel(deps: ReconcileDeps, req: ReconcileRequest, log: Logger, credentials?: CredentialSecrets, watches: PublishWatches = {}): Promise<ReconcileResult> {
+/** The watches of a PassthroughModel pass: the publishing ones, and the provider CA ConfigMap's (with platform.providerTLS.caConfigMap). */
+export type PassthroughWatches = PublishWatches & { providerCA?: ProviderCABundle };
+
+/**
+ * `credentials`: the controller's credential Secret watch (without it, the Secret is read from the
+ * server); likewise `watches.providerCA` for the provider CA ConfigMap.
+ */
+export async function reconcilePassthroughModel(deps: ReconcileDeps, req: ReconcileRequest, log: Logger, credentials?: CredentialSecrets, watches: PassthroughWatches = {}): Promise<ReconcileResult> {
   const ref = objectRef(API_GROUP_VERSION_V1BETA1, PASSTHROUGHMODEL_KIND, req.name, req.namespace);
+  const key = objectKey(req.namespace, req.name);
   // The informer's copy when it has one (no GET per pass); a miss is asked of the server.
   let model = (req.cached as PassthroughModelObject | undefined) ?? (await deps.client.get<PassthroughModelObject>(ref));
   if (!model) {
-    credentials?.reference(objectKey(req.namespace, req.name), req.namespace, undefined);
+    credentials?.reference(key, req.namespace, undefined);
+    watches.providerCA?.reference(key, false);
     return {};
   }
   model = { ...model, apiVersion: API_GROUP_VERSION_V1BETA1, kind: PASSTHROUGHMODEL_KIND };
@@ -79,10 +88,16 @@ export async function reconcilePassthroughModel(deps: ReconcileDeps, req: Reconc
   const credential = await credentialCondition(d, model, credentials);
   const published = await publishModel(d, model, {}, watches);
   const provider = resolvePassthroughProvider(model.spec);
-  const backend: ConditionInput = published.ok
-    ? { type: 'BackendConfigured', status: true, reason: 'Applied', message: `backend ${provider.ok ? `${provider.value.hostname}:${provider.value.port}` : ''} configured; ${published.summary.message}` }
-    : { type: 'BackendConfigured', status: false, reason: published.summary.reason, message: published.summary.message };
-  const phase = published.ok ? (credential.status === false ? 'Degraded' : 'Ready') : 'Error';
+  // Recorded before the read, so a ConfigMap fixed in between still brings the model back.
+  const caConfigMap = deps.gateway.providerTLS?.caConfigMap;
+  const caBundle = watches.providerCA ?? (caConfigMap ? new ProviderCABundle(caConfigMap) : undefined);
+  caBundle?.reference(key, true);
+  const caProblem = published.ok ? await caBundle?.problem(deps.client, req.namespace) : undefined;
+  const backend: ConditionInput = !published.ok
+    ? { type: 'BackendConfigured', status: false, reason: published.summary.reason, message: published.summary.message }
+    : (caProblem ?? { type: 'BackendConfigured', status: true, reason: 'Applied', message: `backend ${provider.ok ? `${provider.value.hostname}:${provider.value.port}` : ''} configured; ${published.summary.message}` });
+  // Published, but the provider's requests fail until the credential or the CAs are there.
+  const phase = published.ok ? (credential.status === false || caProblem ? 'Degraded' : 'Ready') : 'Error';
   const changed = await writeStatus(deps.client, model, {
     phase,
     conditions: [credential, backend, ...published.conditions],
@@ -93,8 +108,12 @@ export async function reconcilePassthroughModel(deps: ReconcileDeps, req: Reconc
   });
   await recordTransitions(deps.events, model, changed);
 
-  // A missing credential is polled for only without the credential watch (which brings the model back itself).
-  const delays = [published.requeueAfterMs, credential.status === false && !credentials ? requeue.dependencyMissing : undefined].filter((n): n is number => n !== undefined);
+  // A missing credential or CA ConfigMap is polled for only without its watch (which brings the model back itself).
+  const delays = [
+    published.requeueAfterMs,
+    credential.status === false && !credentials ? requeue.dependencyMissing : undefined,
+    caProblem && !watches.providerCA ? requeue.dependencyMissing : undefined,
+  ].filter((n): n is number => n !== undefined);
   return delays.length ? { requeueAfterMs: Math.min(...delays) } : {};
 }
 
@@ -110,15 +129,18 @@ export function passthroughModelController(deps: ReconcileDeps, namespace: strin
   const peers = new ExternalEndpointPeers(PASSTHROUGHMODEL_KIND);
   const proxyStatus = new ProxyStatus(deps.client, PASSTHROUGHMODEL_KIND, deps.gateway);
   const keyObjects = new KeyObjectCache(PASSTHROUGHMODEL_KIND);
+  const caConfigMap = deps.gateway.providerTLS?.caConfigMap;
+  const providerCA = caConfigMap ? new ProviderCABundle(caConfigMap) : undefined;
   return {
     apiVersion: API_GROUP_VERSION_V1BETA1,
     kind: PASSTHROUGHMODEL_KIND,
     namespace,
-    reconcile: (req, log) => reconcilePassthroughModel(deps, req, log, credentials, { peers, proxyStatus, keyObjects }),
+    reconcile: (req, log) => reconcilePassthroughModel(deps, req, log, credentials, { peers, proxyStatus, keyObjects, providerCA }),
     secondary: [
       keyObjects.secretWatch(namespace),
       keyObjects.metadataWatch(namespace),
       credentials.watch(namespace),
+      ...(providerCA ? [providerCA.watch(namespace)] : []),
       ...peers.watches(namespace),
       ...proxyStatus.watches(namespace),
       ...generatedObjectWatches(

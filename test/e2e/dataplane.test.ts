@@ -17,6 +17,7 @@ import { startSteadyTraffic, type TrafficTarget } from './support/traffic';
 import { ROUTING_STAND_INS } from './support/fault-providers';
 import { type ReceivedSpan, startTraceCollector, type TraceCollector } from './support/trace-collector';
 import { NODE_ADDRESS } from '../support/node';
+import { issueCertificateAuthority } from '../../src/webhook/certificates';
 
 const state = e2eState();
 const GROUP = 'llm.nebari.dev/v1beta1';
@@ -501,6 +502,95 @@ test('a quota tier turned on by helm upgrade answers 429 to its keys only, once 
     const r = await gatewayRequest(external, 'POST', '/v1/chat/completions', { token: keys[m.name].key, body: chat(m.answersAs) });
     expect(`${m.name}: ${r.status}`).toBe(`${m.name}: 200`);
   }
+});
+
+/** Every PassthroughModel's BackendTLSPolicy as stored: its trust (`System` or the ConfigMap named) by model. */
+async function providerTrust(): Promise<Record<string, string>> {
+  const trust: Record<string, string> = {};
+  for (const m of PASSTHROUGH) {
+    const policy = await admin().get<KubeObject & { spec: { validation: { wellKnownCACertificates?: string; caCertificateRefs?: { kind: string; name: string }[] } } }>(objectRef('gateway.networking.k8s.io/v1', 'BackendTLSPolicy', `${m.name}-backend-tls`, NAMESPACE));
+    const v = policy?.spec.validation;
+    trust[m.name] = v?.caCertificateRefs ? v.caCertificateRefs.map((r) => `${r.kind}/${r.name}`).join(',') : (v?.wellKnownCACertificates ?? 'none');
+  }
+  return trust;
+}
+
+test('platform.providerTLS.caConfigMap: providers are verified against that ConfigMap\'s CAs alone; switching to it and back fails no request, and a missing ConfigMap is reported on the model', async () => {
+  const setCA = (value: string) => helmOk(4, [
+    'upgrade', RELEASE, `${state.chartRepo}/${CHART}`, '--version', state.version, '-n', NAMESPACE, '--reuse-values', '--wait', '--timeout', '5m',
+    '--set', `platform.providerTLS.caConfigMap=${value}`,
+  ]);
+  const every = (trust: string) => Object.fromEntries(PASSTHROUGH.map((m) => [m.name, trust]));
+  const putCA = (pem: string) => admin().apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'provider-ca', namespace: NAMESPACE }, data: { 'ca.crt': pem } } as never, { fieldManager: 'e2e', force: true });
+  const ask = async (token: string, model: string) => (await gatewayRequest(external, 'POST', '/v1/chat/completions', { token, body: chat(model) }).catch(() => ({ status: 0 }))).status;
+  const backendConfigured = (o: KubeObject) => ((o.status as { conditions?: { type: string; reason: string; message: string }[] } | undefined)?.conditions ?? []).find((c) => c.type === 'BackendConfigured');
+  // A model created while the ConfigMap holds another CA: its upstream cluster is new, so no
+  // connection verified earlier can carry its requests (a CA change applies to new connections).
+  const check = { name: 'ca-check', answersAs: 'ca-check-model', upstreamHost: PASSTHROUGH.find((m) => m.name === 'alpha')!.upstreamHost };
+  const checkModel = { apiVersion: GROUP, kind: 'PassthroughModel', metadata: { name: check.name, namespace: NAMESPACE }, spec: { provider: { hostname: check.upstreamHost, credential: { secretRef: { name: 'provider-credentials' } } }, models: { declared: [check.answersAs] }, access: { groups: ['team-a'] }, endpoints: { internal: { enabled: false } } } } as KubeObject;
+  // The suite's CA, which signs the stand-in providers (the proxies' system bundle has it too).
+  await putCA(ca.certPem);
+  try {
+    const traffic = startSteadyTraffic(PASSTHROUGH.map((m) => ({ name: `${m.name} via external`, gateway: external, model: m.answersAs, token: () => keys[m.name].key })), { maxMs: 480000 });
+    let failed: Error | undefined;
+    const started = Date.now();
+    try {
+      traffic.during('helm upgrade to the ConfigMap');
+      await setCA('provider-ca');
+      let trust: Record<string, string> = {};
+      await waitFor('every BackendTLSPolicy naming the ConfigMap', async () => JSON.stringify(trust = await providerTrust()) === JSON.stringify(every('ConfigMap/provider-ca')), { timeoutMs: 120000, intervalMs: 1000 }).catch((err: Error) => {
+        throw new Error(`${err.message}: ${JSON.stringify(trust)}`);
+      });
+      await waitFor('every model serving with the ConfigMap', everyModelServing, { timeoutMs: 180000, intervalMs: 1000 });
+      traffic.during('served with the ConfigMap');
+      await new Promise((r) => setTimeout(r, 5000));
+    } catch (err) {
+      failed = err as Error;
+    }
+    const tally = await traffic.stop();
+    figures.providerCASwitch = `${seconds(started)}; ${tally.sent} requests, ${tally.failures.length} failed, slowest ${tally.slowestMs.toFixed(0)} ms`;
+    if (failed) throw new Error(`${failed.message}\ntraffic meanwhile: ${figures.providerCASwitch}\n${JSON.stringify(tally.failures.slice(0, 20), null, 1)}`);
+    expect(tally.failures).toEqual([]);
+    // What reaches the provider is unchanged: its own key, on the model's path.
+    for (const m of PASSTHROUGH) {
+      const before = providers.to(m.answersAs).length;
+      expect(`${m.name}: ${await ask(keys[m.name].key, m.answersAs)}`).toBe(`${m.name}: 200`);
+      const [req] = providers.to(m.answersAs).slice(before);
+      expect(req.path).toBe(m.upstreamPath);
+      expect(m.name === 'azure' ? req.headers['api-key'] : req.headers.authorization).toContain(PROVIDER_KEY);
+    }
+
+    // Only the ConfigMap's CAs count: with another CA in it a provider gets no request, though the
+    // proxies' system bundle still has the suite's CA; with the suite's CA back it answers.
+    await putCA(issueCertificateAuthority({ commonName: 'e2e unrelated CA' }).certPem);
+    const tlsFailuresBefore = providers.tlsFailures.filter((f) => f.servername === check.upstreamHost).length;
+    await admin().create(checkModel);
+    await waitForObject<KubeObject>(GROUP, 'PassthroughModel', check.name, readyAtGeneration);
+    const checkKey = await mint(check.name, 'PassthroughModel');
+    // Once its route is in Envoy (no more 401/404 while the proxies roll), Envoy's upstream TLS failure.
+    await waitFor(`${check.name} refused while the ConfigMap holds another CA`, async () => (await ask(checkKey.key, check.answersAs)) === 503, { timeoutMs: 180000, intervalMs: 1000 });
+    expect(providers.to(check.answersAs)).toEqual([]);
+    expect(providers.tlsFailures.filter((f) => f.servername === check.upstreamHost).length).toBeGreaterThan(tlsFailuresBefore);
+    await putCA(ca.certPem);
+    await waitFor(`${check.name} answering with the suite's CA back`, async () => (await ask(checkKey.key, check.answersAs)) === 200, { timeoutMs: 120000, intervalMs: 1000 });
+
+    // No ConfigMap: the model says which ConfigMap and chart value, and what to do.
+    await admin().delete(objectRef('v1', 'ConfigMap', 'provider-ca', NAMESPACE));
+    const reported = await waitForObject<KubeObject>(GROUP, 'PassthroughModel', 'alpha', (o) => backendConfigured(o)?.reason === 'ProviderCANotFound');
+    expect((reported.status as { phase: string }).phase).toBe('Degraded');
+    expect(backendConfigured(reported)?.message).toContain(`ConfigMap provider-ca (chart value platform.providerTLS.caConfigMap) does not exist in namespace ${NAMESPACE}`);
+    await putCA(ca.certPem);
+    await waitForObject<KubeObject>(GROUP, 'PassthroughModel', 'alpha', (o) => readyAtGeneration(o) && backendConfigured(o)?.reason === 'Applied');
+  } finally {
+    // Back to the system CAs, whatever happened: the tests after this one run on them.
+    await admin().delete(objectRef(GROUP, 'PassthroughModel', check.name, NAMESPACE)).catch(() => undefined);
+    await setCA('');
+    await admin().delete(objectRef('v1', 'ConfigMap', 'provider-ca', NAMESPACE)).catch(() => undefined);
+  }
+  await waitFor('every BackendTLSPolicy on the system CAs again', async () => JSON.stringify(await providerTrust()) === JSON.stringify(every('System')), { timeoutMs: 120000, intervalMs: 1000 });
+  await waitFor('every model serving with the system CAs', everyModelServing, { timeoutMs: 180000, intervalMs: 1000 });
+  for (const m of PASSTHROUGH) await waitFor(`${m.name} answering on the system CAs`, async () => (await ask(keys[m.name].key, m.answersAs)) === 200, { timeoutMs: 120000, intervalMs: 1000 });
+  await waitFor(`${check.name} gone`, async () => !(await admin().get(objectRef(GROUP, 'PassthroughModel', check.name, NAMESPACE))), { timeoutMs: 120000 });
 });
 
 /** Every model Ready and Programmed at its current generation. */

@@ -13,7 +13,7 @@ import * as path from 'path';
 import { applyObject, getObject, installCRDs, startControlPlane, upstreamCrdDir, type ControlPlane } from '../support/cluster';
 import { desiredGatewayObjects } from '../../src/translate/gateway';
 import type { GeneratedGatewayObject } from '../../src/translate/gateway';
-import { MATRIX_NAMESPACE, matrixContext, modelMatrix } from '../unit/translate/gateway/model-matrix';
+import { caseContext, MATRIX_NAMESPACE, modelMatrix } from '../unit/translate/gateway/model-matrix';
 import { kubeMinor } from '../support/tools';
 import { NEWEST_KUBERNETES_MINOR } from '../../src/kubernetes-versions';
 
@@ -69,7 +69,7 @@ function compare(sent: GeneratedGatewayObject, stored: Record<string, Json> & { 
   return differences(pick(sent as never), pick(stored as never)).map((d) => `${sent.kind} ${d}`);
 }
 
-const translations = modelMatrix.map((c) => ({ ...c, translation: desiredGatewayObjects(c.model, matrixContext) }));
+const translations = modelMatrix.map((c) => ({ ...c, translation: desiredGatewayObjects(c.model, caseContext(c)) }));
 const allObjects = translations.flatMap((t) => t.translation.objects);
 
 test('the matrix has at least 25 model specs and all of them translate', () => {

@@ -268,3 +268,44 @@ it('applies the KAITO and llm-d providers\' objects with the chart RBAC, at the 
   expect(await getObject(monitorRef, admin)).toBeUndefined();
   expect(operator!.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
 }, 240_000);
+
+it('verifies providers against the ConfigMap named by platform.providerTLS.caConfigMap: the policy names it, and the model says what to fix until it holds a certificate', async () => {
+  // The chart rendered with the value: the operator gets it through NLS_GATEWAY_CONTEXT.
+  const withCA = plainObjects(
+    { ...defaults, watchNamespaces: [agentNs], platform: { ...defaults.platform, jwt: { ...defaults.platform.jwt, audiences: ['nebari-llm'] }, providerTLS: { caConfigMap: 'provider-ca' } } },
+    { releaseName: release, namespace: ns },
+  ) as KubeObject[];
+  const deployment = withCA.find((o) => o.kind === 'Deployment') as KubeObject & { spec: { template: { spec: { serviceAccountName: string; containers: { env: { name: string; value?: string }[] }[] } } } };
+  const chartEnv = Object.fromEntries(deployment.spec.template.spec.containers[0].env.filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
+  expect(JSON.parse(chartEnv.NLS_GATEWAY_CONTEXT).providerTLS).toEqual({ caConfigMap: 'provider-ca' });
+  // The same RBAC objects as the chart without the value: the ConfigMap is read with the rights the chart already grants.
+  const rbacOf = (objects: KubeObject[]) => JSON.stringify(objects.filter((x) => rbacKinds.has(x.kind)));
+  expect(rbacOf(withCA)).toBe(rbacOf(chart));
+  await operator!.stop();
+  operator = startOperator({
+    kubeconfigPath: await serviceAccountKubeconfig(deployment.spec.template.spec.serviceAccountName),
+    namespace: ns,
+    name: 'rbac-ca',
+    releaseName: release,
+    leaderElection: true,
+    env: { ...chartEnv, NLS_WEBHOOKS: 'false', NLS_HEALTH_PORT: '0', NLS_METRICS_PORT: '0', NLS_BIND_ADDRESS: '127.0.0.1', NLS_BASE_DOMAIN: 'example.com', NLS_CONVERSION_CRDS: '' },
+  });
+  await operator.waitForLine(/became leader/, 60_000);
+
+  await apply(passthroughModel(ns, 'ca-model'));
+  const ref = { apiVersion: 'llm.nebari.dev/v1beta1', kind: 'PassthroughModel', metadata: { name: 'ca-model', namespace: ns } };
+  await waitFor('ca-model reporting the missing ConfigMap', async () => condition(await getObject(ref, admin), 'BackendConfigured')?.reason === 'ProviderCANotFound', { timeoutMs: 60_000, intervalMs: 500 });
+  const degraded = (await getObject(ref, admin))!;
+  expect((degraded.status as { phase: string }).phase).toBe('Degraded');
+  expect(condition(degraded, 'BackendConfigured')?.message).toContain('ConfigMap provider-ca (chart value platform.providerTLS.caConfigMap) does not exist in namespace');
+  // The objects are applied meanwhile, so Envoy Gateway serves the model once the ConfigMap exists.
+  const policy = await getObject<KubeObject & { spec: { validation: Record<string, unknown> } }>({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'BackendTLSPolicy', metadata: { name: 'ca-model-backend-tls', namespace: ns } }, admin);
+  expect(policy?.spec.validation).toEqual({ hostname: 'api.openai.com', caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'provider-ca' }] });
+
+  await apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'provider-ca', namespace: ns }, data: { 'ca.crt': 'not yet a certificate' } });
+  await waitFor('ca-model reporting the ConfigMap without a certificate', async () => condition(await getObject(ref, admin), 'BackendConfigured')?.reason === 'ProviderCAEmpty', { timeoutMs: 30_000, intervalMs: 500 });
+  await apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'provider-ca', namespace: ns }, data: { 'ca.crt': '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' } });
+  await waitFor('ca-model Ready once the ConfigMap holds a certificate', async () => isReadyAtGeneration(await getObject(ref, admin)), { timeoutMs: 30_000, intervalMs: 500 });
+  expect(condition(await getObject(ref, admin), 'BackendConfigured')).toMatchObject({ status: 'True', reason: 'Applied' });
+  expect(operator.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
+}, 180_000);

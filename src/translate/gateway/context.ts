@@ -40,6 +40,17 @@ export interface JWTSettings {
   readonly allowAnyAudience?: boolean;
 }
 
+/** How the gateway verifies the TLS certificates of PassthroughModel providers (chart values `platform.providerTLS`). */
+export interface ProviderTLSSettings {
+  /**
+   * ConfigMap in the models' namespace whose `ca.crt` holds the CA certificates (PEM) that the
+   * providers' certificates must chain to, instead of the proxies' system trust bundle. A bundle of
+   * the few roots the providers use costs Envoy a fraction of the system bundle's memory per
+   * PassthroughModel, and no file watch per model (docs/performance.md). @default none (the system CAs)
+   */
+  readonly caConfigMap?: string;
+}
+
 /** The serving pods an LLMModel's InferencePool selects (supplied by the provider translation). */
 export interface ServingPoolSettings {
   /** Labels of the model's serving pods. @default `{ "llm.nebari.dev/model": <model label>, "llm.nebari.dev/role": "serving" }` */
@@ -101,6 +112,8 @@ export interface GatewayContext {
   readonly proxyStatus?: boolean;
   /** Spans of model requests at the gateway (chart values `platform.tracing`). @default off */
   readonly tracing?: GatewayTracingSettings;
+  /** TLS verification of PassthroughModel providers. @default see ProviderTLSSettings */
+  readonly providerTLS?: ProviderTLSSettings;
 }
 
 /**
@@ -137,6 +150,8 @@ export interface ResolvedGatewayContext {
   readonly modelsOwnedBy: string;
   /** Present only while tracing is enabled. */
   readonly tracing?: { readonly samplingRatio: number };
+  /** The ConfigMap of provider CAs; absent: the system CAs. */
+  readonly providerCAConfigMap?: string;
 }
 
 export const DEFAULT_GATEWAY_NAMESPACE = 'envoy-gateway-system';
@@ -147,6 +162,9 @@ export const DEFAULT_GROUPS_CLAIM = 'groups';
 /** How to fix an internal endpoint that would accept tokens of any audience (chart, custom builds, operator). */
 export const AUDIENCES_FIX =
   "set the chart value platform.jwt.audiences to the client IDs whose tokens may call models (e.g. --set 'platform.jwt.audiences={nebari-llm}'), or accept the replay risk with platform.jwt.allowAnyAudience=true (docs/security.md)";
+
+/** A Kubernetes object name, as the chart's values schema checks it. */
+const OBJECT_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 /** Gateway API Duration, as the route `timeouts` fields accept it. */
 export const DURATION_PATTERN = /^([0-9]{1,5}(h|m|s|ms)){1,4}$/;
@@ -196,6 +214,10 @@ export function resolveGatewayContext(context: GatewayContext): { context: Resol
     }
   }
 
+  const caConfigMap = context.providerTLS?.caConfigMap || undefined;
+  if (caConfigMap !== undefined && !(caConfigMap.length <= 253 && OBJECT_NAME.test(caConfigMap))) {
+    errors.push(translationError('platform.providerTLS.caConfigMap', `${JSON.stringify(caConfigMap)} is not a ConfigMap name; use lowercase letters, digits, "-" and ".", e.g. provider-ca, or leave it empty to verify providers against the system CAs`));
+  }
   if (context.quotas) errors.push(...quotaSettingsErrors(context.quotas));
   const samplingRatio = context.tracing?.samplingRatio ?? 1;
   if (!(samplingRatio >= 0 && samplingRatio <= 1)) {
@@ -222,6 +244,7 @@ export function resolveGatewayContext(context: GatewayContext): { context: Resol
       },
       modelsOwnedBy: context.modelsOwnedBy ?? 'nebari-llm-serving',
       ...(context.tracing?.enabled === true ? { tracing: { samplingRatio } } : {}),
+      ...(caConfigMap ? { providerCAConfigMap: caConfigMap } : {}),
     },
     errors,
   };

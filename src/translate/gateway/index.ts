@@ -175,7 +175,7 @@ function translatePassthroughModel(model: PassthroughModelV1beta1, context: Reso
   return {
     objects: [
       providerBackend(model, provider.value),
-      providerBackendTLSPolicy(model, provider.value),
+      providerBackendTLSPolicy(model, provider.value, context.providerCAConfigMap),
       providerAIServiceBackend(model, provider.value, context.clientIDHeader),
       providerBackendSecurityPolicy(model, provider.value),
       ...published.objects,

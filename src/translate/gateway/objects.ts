@@ -172,7 +172,10 @@ export interface RouteTracing {
 
 export type BackendTLSPolicy = GatewayObject<typeof GATEWAY_API_VERSION, 'BackendTLSPolicy', Conforms<{
   readonly targetRefs: readonly PolicyTargetReference[];
-  readonly validation: { readonly hostname: string; readonly wellKnownCACertificates: 'System' };
+  readonly validation: { readonly hostname: string } & (
+    | { readonly wellKnownCACertificates: 'System' }
+    | { readonly caCertificateRefs: readonly [{ readonly group: ''; readonly kind: 'ConfigMap'; readonly name: string }] }
+  );
 }, BackendTlsPolicySpec>>;
 
 // --- Envoy AI Gateway ------------------------------------------------------------------------

@@ -29,19 +29,22 @@ export function providerBackend(model: ModelIdentity, provider: ResolvedProvider
 }
 
 /**
- * TLS to the provider, verified against the system CA bundle, with the provider host as SNI and
- * as the name checked in its certificate. `gateway.networking.k8s.io/v1`, which both the
+ * TLS to the provider, with the provider host as SNI and as the name checked in its certificate,
+ * verified against the CAs of `caConfigMap` (its `ca.crt`) when the platform names one, else the
+ * proxies' system CA bundle. Envoy Gateway sends a ConfigMap's CAs inline; the system bundle by
+ * file name, which Envoy watches once per policy. `gateway.networking.k8s.io/v1`, which both the
  * standard and experimental Gateway API channels serve.
  */
-export function providerBackendTLSPolicy(model: ModelIdentity, provider: ResolvedProvider): BackendTLSPolicy {
+export function providerBackendTLSPolicy(model: ModelIdentity, provider: ResolvedProvider, caConfigMap?: string): BackendTLSPolicy {
   const names = gatewayObjectNames(model.metadata.name ?? '');
+  const trust = caConfigMap ? { caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: caConfigMap }] as const } : { wellKnownCACertificates: 'System' as const };
   return {
     apiVersion: GATEWAY_API_VERSION,
     kind: 'BackendTLSPolicy',
     metadata: gatewayMetadata(model, names.backendTLSPolicy),
     spec: {
       targetRefs: [{ group: 'gateway.envoyproxy.io', kind: 'Backend', name: names.backend }],
-      validation: { hostname: provider.hostname, wellKnownCACertificates: 'System' },
+      validation: { hostname: provider.hostname, ...trust },
     },
   };
 }

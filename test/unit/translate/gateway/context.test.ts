@@ -29,8 +29,10 @@ test('every setting can be overridden', () => {
     jwt: { issuer: 'https://id.example.org', groupsClaim: 'roles', audiences: ['a'] },
     passthroughRequestTimeout: '5m',
     llmModelRequestTimeout: '1h',
+    providerTLS: { caConfigMap: 'provider-ca.v2' },
   });
   expect(errors).toEqual([]);
+  expect(context.providerCAConfigMap).toBe('provider-ca.v2');
   expect(context.endpoints.external).toEqual({ name: 'external', hostname: 'api.ai.example.org', gatewayName: 'public', gatewayNamespace: 'gw', sectionName: '' });
   expect(context.endpoints.internal.hostname).toBe('ai.corp.example.org');
   expect(context.jwt).toEqual({ issuer: 'https://id.example.org', jwksUri: 'https://id.example.org/protocol/openid-connect/certs', groupsClaim: 'roles', audiences: ['a'], allowAnyAudience: false });
@@ -43,10 +45,17 @@ test('bad settings are reported against context fields', () => {
     external: { hostname: 'llm.example.com:443' },
     jwt: { issuer: 'https://id.example.org', jwksUri: 'http://id.example.org/keys' },
     passthroughRequestTimeout: '2 minutes',
+    providerTLS: { caConfigMap: 'Provider_CA' },
   });
   expect(errors.map((e) => e.message)).toEqual([
     'platform.external.hostname: "llm.example.com:443" has a port; remove it',
     'platform.jwt.jwksUri: "http://id.example.org/keys" is not an https URL; Envoy fetches signing keys over HTTPS only',
     'platform.passthroughRequestTimeout: "2 minutes" is not a duration; use a Gateway API duration such as 120s, 10m or 1h',
+    'platform.providerTLS.caConfigMap: "Provider_CA" is not a ConfigMap name; use lowercase letters, digits, "-" and ".", e.g. provider-ca, or leave it empty to verify providers against the system CAs',
   ]);
+});
+
+test('an empty provider CA ConfigMap means the system CAs', () => {
+  expect(resolveGatewayContext({ baseDomain: 'example.com', providerTLS: { caConfigMap: '' } }).context.providerCAConfigMap).toBeUndefined();
+  expect(resolveGatewayContext({ baseDomain: 'example.com', providerTLS: {} }).context.providerCAConfigMap).toBeUndefined();
 });

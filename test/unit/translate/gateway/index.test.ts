@@ -1,6 +1,6 @@
 import { desiredGatewayObjects, gatewayTeardown } from '../../../../src/translate/gateway';
 import { ANNOTATION_APPLIED_DIGEST, withAppliedDigest } from '../../../../src/translate/applied-digest';
-import { llmModel, matrixContext, modelMatrix, passthroughModel } from './model-matrix';
+import { caseContext, llmModel, matrixContext, modelMatrix, passthroughModel } from './model-matrix';
 
 const context = { baseDomain: 'example.com', jwt: { issuer: 'https://keycloak.example.com/realms/nebari', audiences: ['nebari-llm'] } };
 /** With no quotas and no retries, every translation removes endpoint traffic policies left from before. */
@@ -119,6 +119,32 @@ describe('PassthroughModel (OpenAI-compatible, legacy schemaVersion)', () => {
     expect(internal.kind === 'AIGatewayRoute' && internal.spec.parentRefs).toEqual([
       { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'nebari-internal-gateway', namespace: 'envoy-gateway-system', sectionName: 'llm-internal-https' },
     ]);
+  });
+});
+
+describe('PassthroughModel with the platform\'s provider CA ConfigMap', () => {
+  const model = passthroughModel('openai', { provider: { hostname: 'api.openai.com', credential: { secretRef: { name: 'openai-key' } } }, models: { declared: ['gpt-4o'] } });
+  const policy = (providerTLS?: { caConfigMap?: string }) =>
+    desiredGatewayObjects(model, { ...context, ...(providerTLS ? { providerTLS } : {}) }).objects.find((o) => o.kind === 'BackendTLSPolicy');
+
+  test('the BackendTLSPolicy verifies the provider against the ConfigMap\'s CAs instead of the system CAs', () => {
+    expect(policy({ caConfigMap: 'provider-ca' })?.spec).toEqual({
+      targetRefs: [{ group: 'gateway.envoyproxy.io', kind: 'Backend', name: 'openai-backend' }],
+      validation: { hostname: 'api.openai.com', caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'provider-ca' }] },
+    });
+  });
+
+  test('without one (or empty), the system CAs', () => {
+    for (const settings of [undefined, {}, { caConfigMap: '' }]) {
+      expect(policy(settings)?.spec).toMatchObject({ validation: { hostname: 'api.openai.com', wellKnownCACertificates: 'System' } });
+      expect(JSON.stringify(policy(settings))).not.toContain('caCertificateRefs');
+    }
+  });
+
+  test('an invalid name is an error naming the chart value', () => {
+    const { objects, errors } = desiredGatewayObjects(model, { ...context, providerTLS: { caConfigMap: 'Provider CA' } });
+    expect(objects).toEqual([]);
+    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/^platform\.providerTLS\.caConfigMap: "Provider CA" is not a ConfigMap name/)]);
   });
 });
 
@@ -283,7 +309,7 @@ describe('errors are values: no objects, no deletions, every message names its f
 });
 
 describe('the whole matrix', () => {
-  const results = modelMatrix.map((c) => ({ ...c, result: desiredGatewayObjects(c.model, matrixContext) }));
+  const results = modelMatrix.map((c) => ({ ...c, result: desiredGatewayObjects(c.model, caseContext(c)) }));
 
   test('has at least 25 cases and every one translates', () => {
     expect(results.length).toBeGreaterThanOrEqual(25);
@@ -351,7 +377,7 @@ describe('the whole matrix', () => {
   });
 
   test('deterministic: the same input renders byte-identical JSON, and label keys are sorted', () => {
-    const again = modelMatrix.map((c) => desiredGatewayObjects(structuredClone(c.model), structuredClone(matrixContext)));
+    const again = modelMatrix.map((c) => desiredGatewayObjects(structuredClone(c.model), structuredClone(caseContext(c))));
     expect(JSON.stringify(again)).toBe(JSON.stringify(results.map((r) => r.result)));
     for (const { result } of results) {
       for (const o of result.objects) expect(Object.keys(o.metadata.labels)).toEqual(Object.keys(o.metadata.labels).sort());

@@ -66,7 +66,12 @@ const longName = 'a-model-name-that-is-much-longer-than-sixty-three-characters-a
 export interface MatrixCase {
   readonly why: string;
   readonly model: PassthroughModel | LLMModel;
+  /** Platform settings this case changes from matrixContext. */
+  readonly context?: Partial<GatewayContext>;
 }
+
+/** The context a case is translated with. */
+export const caseContext = (c: MatrixCase): GatewayContext => ({ ...matrixContext, ...c.context });
 
 export const modelMatrix: readonly MatrixCase[] = [
   { why: 'OpenAI, defaults', model: passthroughModel('openai', { provider: openai }) },
@@ -74,6 +79,7 @@ export const modelMatrix: readonly MatrixCase[] = [
   { why: 'OpenAI, pathPrefix /v1beta/openai', model: passthroughModel('gemini', { provider: { hostname: 'generativelanguage.googleapis.com', pathPrefix: '/v1beta/openai', credential: { secretRef: { name: 'g-key' } } }, models: { declared: ['gemini-2.5-pro'] } }) },
   { why: 'OpenAI, pathPrefix / (prefix /)', model: passthroughModel('deepseek', { provider: { hostname: 'api.deepseek.com', pathPrefix: '/', credential: { secretRef: { name: 'ds-key' } } }, models: { declared: ['deepseek-chat'] } }) },
   { why: 'OpenAI, upper-case host with trailing dot', model: passthroughModel('upper-host', { provider: { hostname: 'API.OpenAI.com.', credential: { secretRef: { name: 'k' } } } }) },
+  { why: 'OpenAI, verified against the platform\'s provider CA ConfigMap', model: passthroughModel('provider-ca', { provider: openai }), context: { providerTLS: { caConfigMap: 'provider-ca' } } },
   { why: 'OpenAI, custom port', model: passthroughModel('custom-port', { provider: { hostname: 'llm.internal.example.org', port: 8443, credential: { secretRef: { name: 'k' } } } }) },
   { why: 'OpenAI, catch-all only', model: passthroughModel('catch-all-only', { provider: openai, models: { catchAll: true } }) },
   { why: 'OpenAI, declared + catch-all', model: passthroughModel('declared-and-catch-all', { provider: openai, models: { declared: ['gpt-4o', 'gpt-4o-mini'], catchAll: true } }) },

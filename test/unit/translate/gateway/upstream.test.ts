@@ -12,7 +12,7 @@ import { InferencePool } from '../../../../imports/inferencepools-inference.netw
 import { SecurityPolicy } from '../../../../imports/securitypolicies-gateway.envoyproxy.io';
 import { desiredGatewayObjects, type GeneratedGatewayObject } from '../../../../src/translate/gateway';
 import type { Conforms } from '../../../../src/translate/gateway/upstream';
-import { matrixContext, modelMatrix } from './model-matrix';
+import { caseContext, modelMatrix } from './model-matrix';
 
 /** The generated class whose spec type each kind's spec is checked against in objects.ts. */
 const UPSTREAM_CLASS: Record<GeneratedGatewayObject['kind'], { readonly GVK: { apiVersion: string; kind: string } }> = {
@@ -27,7 +27,7 @@ const UPSTREAM_CLASS: Record<GeneratedGatewayObject['kind'], { readonly GVK: { a
 };
 
 test('every translated object has the apiVersion and kind of the upstream type it is checked against', () => {
-  const objects = modelMatrix.flatMap((c) => desiredGatewayObjects(c.model, matrixContext).objects);
+  const objects = modelMatrix.flatMap((c) => desiredGatewayObjects(c.model, caseContext(c)).objects);
   expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(Object.keys(UPSTREAM_CLASS)));
   for (const o of objects) expect({ apiVersion: o.apiVersion, kind: o.kind }).toEqual(UPSTREAM_CLASS[o.kind].GVK);
 });
