@@ -141,7 +141,11 @@ function loadAverage(): number {
 export async function run(): Promise<Record<string, number | string>> {
   const sizes = (process.env.NLS_BENCH_DATAPLANE_MODELS ?? '100,1000').split(',').map(Number).sort((a, b) => a - b);
   if (sizes.some((n) => !Number.isInteger(n) || n < 2)) throw new Error(`NLS_BENCH_DATAPLANE_MODELS must list sizes of at least 2, got ${process.env.NLS_BENCH_DATAPLANE_MODELS}`);
-  const bench = await startDataPlaneBench(UPSTREAM_HOST);
+  // NLS_BENCH_DATAPLANE_PROVIDER_CA=1: the provider verified against a ConfigMap of its CA (no
+  // file watch per model); NLS_BENCH_DATAPLANE_RELAXED_PROBE=1: the AI Gateway controller's
+  // liveness probe relaxed, as docs/compatibility-gateway.md advises for hundreds of models at once.
+  const options = { providerCA: process.env.NLS_BENCH_DATAPLANE_PROVIDER_CA === '1', relaxedControllerProbe: process.env.NLS_BENCH_DATAPLANE_RELAXED_PROBE === '1' };
+  const bench = await startDataPlaneBench(UPSTREAM_HOST, options);
   // Kept outside the try, so a size that fails still reports the sizes before it.
   let figures: Record<string, number | string> = {};
   try {
@@ -162,6 +166,8 @@ export async function run(): Promise<Record<string, number | string>> {
     const base = await footprint(dumps && path.join(dumps, 'config-1.json'));
     figures = {
       'load average at start (1 min)': loadAverage(),
+      'provider verified against': options.providerCA ? 'a ConfigMap of its CA (platform.providerTLS.caConfigMap)' : 'the system CA bundle',
+      'AI Gateway controller liveness probe': options.relaxedControllerProbe ? 'relaxed (10 s timeout, 6 tries every 10 s)' : "the chart's (1 s timeout every 2 s)",
       'one model: Envoy RSS (heap) / extproc / Envoy Gateway / AI Gateway controller MiB': `${base.envoy.toFixed(0)} (${base.envoyHeap.toFixed(0)}) / ${base.extproc.toFixed(0)} / ${base.envoyGateway.toFixed(0)} / ${base.aiGateway.toFixed(0)}`,
       'one model: Envoy configuration KiB': base.configBytes / 1024,
       'Envoy alone, heap MiB per TLS cluster with the system CA bundle (200 clusters): own secret each / one shared secret': `${((alone.separate - alone.one) / 199).toFixed(3)} / ${((alone.shared - alone.one) / 199).toFixed(3)}`,

@@ -88,12 +88,16 @@ describe('benchmarks (smoke run, tiny sizes)', () => {
     positive(figures, 'models.yaml for 3 models, MiB');
   });
 
-  it('envoy upstream TLS: one watch per distinct validation secret, none more for clusters sharing one', async () => {
+  it('envoy upstream TLS: one watch per distinct validation secret, none more for clusters sharing one, and none of its own for a bundle sent inline', async () => {
     const figures = await envoyUpstreamTls([1, 3]);
-    expect(figures['distinct: inotify instances per cluster']).toBeGreaterThanOrEqual(1);
+    // Each secret's file source is watched too (one per cluster): the system bundle's file adds one more.
+    expect(figures['distinct: inotify instances per cluster']).toBe(2);
     expect(figures['shared: inotify instances per cluster']).toBe(0);
+    expect(figures['ConfigMap: inotify instances per cluster']).toBe(1);
     positive(figures, 'distinct: heap per cluster, MiB');
     positive(figures, 'shared: heap per cluster, MiB');
+    positive(figures, 'ConfigMap: heap per cluster, MiB');
+    expect(figures['ratio heap per cluster, ConfigMap / distinct']).toBeLessThan(0.5);
   });
 
   it('control plane: starts in both modes', async () => {

@@ -13,6 +13,8 @@ import globalSetup from '../../e2e/support/global-setup';
 import globalTeardown from '../../e2e/support/global-teardown';
 import * as dp from '../../e2e/support/dataplane';
 import { admin, CHART, helmOk, imageRoot, NAMESPACE, RELEASE } from '../../e2e/support/e2e';
+import { type KubeObject, objectRef } from '../../../src/kube/rest';
+import { waitFor } from '../../support/processes';
 import { e2eState } from '../../e2e/support/state';
 
 const repoRoot = path.resolve(__dirname, '../../..');
@@ -39,8 +41,23 @@ export interface DataPlaneBench {
   stop(): Promise<void>;
 }
 
+/** Set-up choices of a data-plane benchmark. */
+export interface DataPlaneOptions {
+  /**
+   * Verify the provider against a ConfigMap holding the bench CA (chart value
+   * platform.providerTLS.caConfigMap) instead of the proxies' system bundle.
+   */
+  readonly providerCA?: boolean;
+  /**
+   * Give the AI Gateway controller's liveness probe 10 s to answer and 6 tries, every 10 s (its
+   * chart's 1 s every 2 s kills it while hundreds of models are created at once on 2 cores:
+   * docs/performance.md), as docs/compatibility-gateway.md advises for such loads.
+   */
+  readonly relaxedControllerProbe?: boolean;
+}
+
 /** Set up the data plane and the chart; `upstreamHost` resolves (CoreDNS) to the stand-in provider. */
-export async function startDataPlaneBench(upstreamHost: string): Promise<DataPlaneBench> {
+export async function startDataPlaneBench(upstreamHost: string, options: DataPlaneOptions = {}): Promise<DataPlaneBench> {
   await globalSetup();
   const children: ChildProcess[] = [];
   const stop = async () => {
@@ -62,9 +79,14 @@ export async function startDataPlaneBench(upstreamHost: string): Promise<DataPla
     const images = dp.pushDataPlaneImages(state.images.operator.repository.split('/')[0], ca, bundle);
     await dp.installCoreDns(images.coredns, [upstreamHost]);
     await dp.installAiGateway(images);
+    if (options.relaxedControllerProbe) await relaxControllerProbe();
     await dp.installEnvoyGateway(images, fs.mkdtempSync(path.join(state.dir, 'eg-')));
     await dp.installPlatformGateways([BENCH_GATEWAY], ca, images.envoy);
-    await helmOk(4, ['install', RELEASE, `${state.chartRepo}/${CHART}`, '--version', state.version, '-n', NAMESPACE, '--create-namespace', '--wait', '--timeout', '5m', '--set', 'platform.baseDomain=example.test']);
+    const caValues = options.providerCA ? ['--set', `platform.providerTLS.caConfigMap=${PROVIDER_CA}`] : [];
+    await helmOk(4, ['install', RELEASE, `${state.chartRepo}/${CHART}`, '--version', state.version, '-n', NAMESPACE, '--create-namespace', '--wait', '--timeout', '5m', '--set', 'platform.baseDomain=example.test', ...caValues]);
+    if (options.providerCA) {
+      await admin().apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: PROVIDER_CA, namespace: NAMESPACE }, data: { 'ca.crt': ca.certPem } } as never, { fieldManager: 'bench', force: true });
+    }
     await admin().apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: PROVIDER_CREDENTIAL, namespace: NAMESPACE }, type: 'Opaque', stringData: { apiKey: 'sk-bench-provider-key-0123456789' } } as never, { fieldManager: 'bench', force: true });
     const gateway: Target = { address: await dp.proxyAddress(BENCH_GATEWAY.name), port: 443, hostname: BENCH_GATEWAY.hostname, ca: ca.certPem };
     return { ca, gateway, stop };
@@ -72,6 +94,22 @@ export async function startDataPlaneBench(upstreamHost: string): Promise<DataPla
     await stop();
     throw err;
   }
+}
+
+/** The ConfigMap of provider CAs with `DataPlaneOptions.providerCA`. */
+const PROVIDER_CA = 'provider-ca';
+
+/** The AI Gateway controller's liveness probe as `DataPlaneOptions.relaxedControllerProbe` says, and its pod rolled. */
+async function relaxControllerProbe(): Promise<void> {
+  const [deployment] = (await admin().list<KubeObject>('apps/v1', 'Deployment', { namespace: dp.AIGW_NAMESPACE })).items;
+  if (!deployment) throw new Error(`no AI Gateway controller Deployment in ${dp.AIGW_NAMESPACE}`);
+  const probe = { grpc: { port: 1063 }, initialDelaySeconds: 5, periodSeconds: 10, timeoutSeconds: 10, failureThreshold: 6 };
+  await admin().jsonPatch(objectRef('apps/v1', 'Deployment', deployment.metadata.name, dp.AIGW_NAMESPACE), [{ op: 'replace', path: '/spec/template/spec/containers/0/livenessProbe', value: probe }]);
+  await waitFor('the AI Gateway controller rolled with the relaxed probe', async () => {
+    const d = await admin().get<KubeObject & { status?: { updatedReplicas?: number; readyReplicas?: number; replicas?: number; observedGeneration?: number } }>(objectRef('apps/v1', 'Deployment', deployment.metadata.name, dp.AIGW_NAMESPACE));
+    const st = d?.status;
+    return !!d && st?.observedGeneration === d.metadata.generation && st?.updatedReplicas === st?.replicas && st?.readyReplicas === st?.replicas;
+  }, { timeoutMs: 180_000, intervalMs: 1000 });
 }
 
 /** One chat completion (`body` as given); the status and when the first and last bytes came. */

@@ -1,6 +1,6 @@
 // Envoy alone (the proxies' binary, a static bootstrap) with upstream TLS clusters verified
-// against a CA bundle, each cluster with its own validation secret (what Envoy Gateway renders
-// per BackendTLSPolicy) or all sharing one. Nothing connects: the clusters point at loopback and no
+// against a CA bundle, by file name or inline, each cluster with its own validation secret (what
+// Envoy Gateway renders per BackendTLSPolicy) or all sharing one. Nothing connects: the clusters point at loopback and no
 // request is sent. Used by dataplane-scale.ts (the heap per cluster) and envoy-upstream-tls.ts
 // (the file watches per secret).
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -22,6 +22,8 @@ export interface TlsClusters {
    * source adds one watch of its own.
    */
   readonly sds?: boolean;
+  /** The bundle's certificates in the secret itself (as Envoy Gateway sends a ConfigMap's), not its file name: nothing to watch. */
+  readonly inline?: boolean;
 }
 
 /** Envoy's heap (allocated, MiB) and the inotify instances it holds once it is live. */
@@ -30,7 +32,7 @@ export async function envoyWithTlsClusters(o: TlsClusters): Promise<{ allocatedM
   let envoy: ChildProcess | undefined;
   try {
     const secretName = (i: number) => (o.shared ? 'system-ca' : `system-ca-${i}`);
-    const secrets = Array.from({ length: o.shared ? 1 : o.clusters }, (_, i) => ({ name: secretName(i), validation_context: { trusted_ca: { filename: o.bundle } } }));
+    const secrets = Array.from({ length: o.shared ? 1 : o.clusters }, (_, i) => ({ name: secretName(i), validation_context: { trusted_ca: o.inline ? { inline_bytes: fs.readFileSync(o.bundle).toString('base64') } : { filename: o.bundle } } }));
     const sdsFile = (name: string) => path.join(dir, `${name}.json`);
     for (const s of o.sds ? secrets : []) {
       fs.writeFileSync(sdsFile(s.name), JSON.stringify({ resources: [{ '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret', ...s }] }));
