@@ -144,7 +144,10 @@ export async function run(): Promise<Record<string, number | string>> {
   // NLS_BENCH_DATAPLANE_PROVIDER_CA=1: the provider verified against a ConfigMap of its CA (no
   // file watch per model); NLS_BENCH_DATAPLANE_RELAXED_PROBE=1: the AI Gateway controller's
   // liveness probe relaxed, as docs/compatibility-gateway.md advises for hundreds of models at once.
-  const options = { providerCA: process.env.NLS_BENCH_DATAPLANE_PROVIDER_CA === '1', relaxedControllerProbe: process.env.NLS_BENCH_DATAPLANE_RELAXED_PROBE === '1' };
+  // NLS_BENCH_DATAPLANE_EXTENSION_MESSAGE_MIB=<n>: Envoy Gateway's and the AI Gateway's limit on
+  // their extension messages raised from 4 MiB.
+  const extensionMessageMiB = Number(process.env.NLS_BENCH_DATAPLANE_EXTENSION_MESSAGE_MIB ?? 0) || undefined;
+  const options = { providerCA: process.env.NLS_BENCH_DATAPLANE_PROVIDER_CA === '1', relaxedControllerProbe: process.env.NLS_BENCH_DATAPLANE_RELAXED_PROBE === '1', extensionMessageMiB };
   const bench = await startDataPlaneBench(UPSTREAM_HOST, options);
   // Kept outside the try, so a size that fails still reports the sizes before it.
   let figures: Record<string, number | string> = {};
@@ -168,6 +171,7 @@ export async function run(): Promise<Record<string, number | string>> {
       'load average at start (1 min)': loadAverage(),
       'provider verified against': options.providerCA ? 'a ConfigMap of its CA (platform.providerTLS.caConfigMap)' : 'the system CA bundle',
       'AI Gateway controller liveness probe': options.relaxedControllerProbe ? 'relaxed (10 s timeout, 6 tries every 10 s)' : "the chart's (1 s timeout every 2 s)",
+      'extension messages between Envoy Gateway and the AI Gateway, MiB at most': extensionMessageMiB ?? '4 (the default)',
       'one model: Envoy RSS (heap) / extproc / Envoy Gateway / AI Gateway controller MiB': `${base.envoy.toFixed(0)} (${base.envoyHeap.toFixed(0)}) / ${base.extproc.toFixed(0)} / ${base.envoyGateway.toFixed(0)} / ${base.aiGateway.toFixed(0)}`,
       'one model: Envoy configuration KiB': base.configBytes / 1024,
       'Envoy alone, heap MiB per TLS cluster with the system CA bundle (200 clusters): own secret each / one shared secret': `${((alone.separate - alone.one) / 199).toFixed(3)} / ${((alone.shared - alone.one) / 199).toFixed(3)}`,

@@ -515,7 +515,7 @@ async function providerTrust(): Promise<Record<string, string>> {
   return trust;
 }
 
-test('platform.providerTLS.caConfigMap: providers are verified against that ConfigMap\'s CAs alone; switching to it and back fails no request, and a missing ConfigMap is reported on the model', async () => {
+test('platform.providerTLS.caConfigMap: providers are verified against that ConfigMap\'s CAs alone, switching a release to it fails no request, and a missing ConfigMap is reported on the model', async () => {
   const setCA = (value: string) => helmOk(4, [
     'upgrade', RELEASE, `${state.chartRepo}/${CHART}`, '--version', state.version, '-n', NAMESPACE, '--reuse-values', '--wait', '--timeout', '5m',
     '--set', `platform.providerTLS.caConfigMap=${value}`,

@@ -54,6 +54,12 @@ export interface DataPlaneOptions {
    * docs/performance.md), as docs/compatibility-gateway.md advises for such loads.
    */
   readonly relaxedControllerProbe?: boolean;
+  /**
+   * The largest message between Envoy Gateway and the AI Gateway's extension server, MiB, on both
+   * sides (4 MiB by default; Envoy Gateway stops publishing any update once a translation's
+   * message to the extension server is larger: docs/performance.md).
+   */
+  readonly extensionMessageMiB?: number;
 }
 
 /** Set up the data plane and the chart; `upstreamHost` resolves (CoreDNS) to the stand-in provider. */
@@ -78,9 +84,9 @@ export async function startDataPlaneBench(upstreamHost: string, options: DataPla
     const bundle = fs.readFileSync(path.join(imageRoot(), 'etc', 'ssl', 'certs', 'ca-certificates.crt'), 'utf8');
     const images = dp.pushDataPlaneImages(state.images.operator.repository.split('/')[0], ca, bundle);
     await dp.installCoreDns(images.coredns, [upstreamHost]);
-    await dp.installAiGateway(images);
+    await dp.installAiGateway(images, undefined, options.extensionMessageMiB);
     if (options.relaxedControllerProbe) await relaxControllerProbe();
-    await dp.installEnvoyGateway(images, fs.mkdtempSync(path.join(state.dir, 'eg-')));
+    await dp.installEnvoyGateway(images, fs.mkdtempSync(path.join(state.dir, 'eg-')), undefined, options.extensionMessageMiB);
     await dp.installPlatformGateways([BENCH_GATEWAY], ca, images.envoy);
     const caValues = options.providerCA ? ['--set', `platform.providerTLS.caConfigMap=${PROVIDER_CA}`] : [];
     await helmOk(4, ['install', RELEASE, `${state.chartRepo}/${CHART}`, '--version', state.version, '-n', NAMESPACE, '--create-namespace', '--wait', '--timeout', '5m', '--set', 'platform.baseDomain=example.test', ...caValues]);

@@ -189,9 +189,10 @@ function moduleDir(toolsModule: string, modulePath: string): string {
  * into `values.tmpl.yaml` (our image) and the AI Gateway's recommended configuration
  * (`manifests/envoy-gateway-values.yaml`) plus InferencePool backends, as the AI Gateway's
  * install guide layers them; with `redisUrl`, the global rate-limit backend quotas need. CRDs are
- * already installed from ../shared/upstream-crds.
+ * already installed from ../shared/upstream-crds. `extensionMessageMiB`: the largest message to and
+ * from the AI Gateway's extension server (4 MiB by default on both sides).
  */
-export async function installEnvoyGateway(images: DataPlaneImages, workDir: string, redisUrl?: string): Promise<void> {
+export async function installEnvoyGateway(images: DataPlaneImages, workDir: string, redisUrl?: string, extensionMessageMiB?: number): Promise<void> {
   const module = moduleDir('envoy-gateway', 'github.com/envoyproxy/gateway');
   const version = path.basename(module).replace(/^gateway@/, '');
   const chart = path.join(workDir, 'gateway-helm');
@@ -219,6 +220,7 @@ export async function installEnvoyGateway(images: DataPlaneImages, workDir: stri
     '-f', path.join(aiGatewaySource(), 'manifests', 'envoy-gateway-values.yaml'), '-f', inferencePool,
     '--set', `global.images.envoyProxy.image=${images.envoy}`,
     ...(redisUrl ? ['--set', `global.images.ratelimit.image=${images.ratelimit}`, '--set', 'config.envoyGateway.rateLimit.backend.type=Redis', '--set', `config.envoyGateway.rateLimit.backend.redis.url=${redisUrl}`] : []),
+    ...(extensionMessageMiB ? ['--set', `config.envoyGateway.extensionManager.maxMessageSize=${extensionMessageMiB}Mi`] : []),
   ]);
 }
 
@@ -265,9 +267,10 @@ export interface AwsCredentials {
 /**
  * The AI Gateway controller from the chart in its source. The extproc sidecars it injects never
  * look up instance metadata, and get `aws` in their environment, where the AWS default credential
- * chain finds them (Bedrock PassthroughModels have no credential Secret).
+ * chain finds them (Bedrock PassthroughModels have no credential Secret). `extensionMessageMiB`:
+ * the largest message its extension server takes from Envoy Gateway (4 MiB by default).
  */
-export async function installAiGateway(images: DataPlaneImages, aws?: AwsCredentials): Promise<void> {
+export async function installAiGateway(images: DataPlaneImages, aws?: AwsCredentials, extensionMessageMiB?: number): Promise<void> {
   const [controllerRepo, controllerTag] = splitReference(images.aigwController);
   const [extprocRepo, extprocTag] = splitReference(images.extproc);
   const env = { AWS_EC2_METADATA_DISABLED: 'true', ...(aws ? { AWS_ACCESS_KEY_ID: aws.accessKeyId, AWS_SECRET_ACCESS_KEY: aws.secretAccessKey } : {}) };
@@ -279,6 +282,7 @@ export async function installAiGateway(images: DataPlaneImages, aws?: AwsCredent
     // What docs/observability.md asks of installers: the client ID our API-key check forwards
     // becomes the `client_id` label of the extproc's token and latency metrics.
     '--set-string', `controller.metricsRequestHeaderAttributes=${USAGE_METRIC_HEADER_ATTRIBUTES}`,
+    ...(extensionMessageMiB ? ['--set', `controller.maxRecvMsgSize=${extensionMessageMiB * 2 ** 20}`] : []),
   ]);
 }
 
