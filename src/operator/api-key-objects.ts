@@ -32,6 +32,12 @@ export interface KeyObjectsSource {
 /** Label selector matching every operator-managed key Secret and metadata ConfigMap. */
 export const apiKeyObjectsSelector = `${LABEL_API_KEYS}=true`;
 
+/**
+ * Label selector matching everything else: the watches that must never see a key object (credential
+ * Secrets, the provider CA ConfigMap) use it, so their caches cannot answer the key apply path.
+ */
+export const notApiKeyObjectsSelector = `!${LABEL_API_KEYS}`;
+
 /** The model a key object belongs to (from its annotation), as a queue key. */
 export function modelKeyOfApiKeyObject(obj: KubeObject): string[] {
   const name = obj.metadata.annotations?.[ANNOTATION_MODEL_NAME];

@@ -4,14 +4,11 @@
 // cached-lookups.ts) and keeps only which entries each Secret has, never a value. It also brings a
 // model back as soon as the Secret it waits for is created or gains its entry, instead of at the
 // next requeue.
-import { LABEL_API_KEYS } from '../translate/keys/api-keys';
+import { notApiKeyObjectsSelector } from './api-key-objects';
 import type { CachedKind } from './runtime/cached-lookups';
 import type { SecondaryWatch } from './runtime/controller';
 import type { KubeObject } from '../kube/rest';
 import { objectKey } from './runtime/object-key';
-
-/** Every Secret but the operator's key Secrets (those are watched, without data, by their own informer). */
-export const credentialSecretsSelector = `!${LABEL_API_KEYS}`;
 
 /** What is cached of a Secret: its identity and the names of its non-empty entries. */
 export interface SecretEntries extends KubeObject {
@@ -37,7 +34,7 @@ export class CredentialSecrets {
       apiVersion: 'v1',
       kind: 'Secret',
       namespace,
-      labelSelector: credentialSecretsSelector,
+      labelSelector: notApiKeyObjectsSelector, // key Secrets are watched, without data, by their own informer
       transform: secretEntries,
       onCache: (cache) => (this.cache = cache),
       map: (obj, event, old) => this.modelsToRequeue(obj, event, old),

@@ -10,9 +10,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { Informer } from '../kube/informer';
 import { KubeObject, KubeRest, objectRef } from '../kube/rest';
 import { Logger } from '../runtime/log';
-import { LABEL_API_KEYS } from '../translate/keys/api-keys';
 import { portalSecretNames, portalSecretsRoleRules, secretNamesOfRole } from '../translate/keys/portal-secrets';
 import { LABEL_PORTAL_USER } from '../translate/keys/portal-users';
+import { apiKeyObjectsSelector } from './api-key-objects';
 import { fieldManager } from './runtime/apply';
 
 const RBAC = 'rbac.authorization.k8s.io/v1';
@@ -71,7 +71,7 @@ export class PortalSecretsRole implements PortalSecretsAccess {
         { apiVersion: 'v1', kind: 'Secret', namespace: opts.namespace, labelSelector, transform: metadataOnly, resyncMs: opts.resyncMs, watchIdleTimeoutMs: opts.watchIdleTimeoutMs },
         log,
       ).on(() => this.schedule());
-    this.informers = [watch(`${LABEL_API_KEYS}=true`), watch(LABEL_PORTAL_USER)];
+    this.informers = [watch(apiKeyObjectsSelector), watch(LABEL_PORTAL_USER)];
   }
 
   start(): void {

@@ -5,7 +5,7 @@
 // ConfigMap is fixed. Read from a watch of the namespace's ConfigMaps but the operator's key
 // metadata (a label selector, as for credential Secrets); only the number of certificates in
 // `ca.crt` is cached, never the bundle.
-import { LABEL_API_KEYS } from '../translate/keys/api-keys';
+import { notApiKeyObjectsSelector } from './api-key-objects';
 import type { ConditionInput } from './runtime/conditions';
 import type { CachedKind } from './runtime/cached-lookups';
 import type { SecondaryWatch } from './runtime/controller';
@@ -38,7 +38,7 @@ export class ProviderCABundle {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       namespace,
-      labelSelector: `!${LABEL_API_KEYS}`,
+      labelSelector: notApiKeyObjectsSelector,
       transform: caBundleEntry,
       onCache: (cache) => (this.cache = cache),
       map: (obj, event, old) => {
