@@ -60,6 +60,11 @@ export interface DataPlaneOptions {
    * message to the extension server is larger: docs/performance.md).
    */
   readonly extensionMessageMiB?: number;
+  /**
+   * Envoy Gateway's log level. At `info` (the AI Gateway's recommended values) it logs two lines per
+   * object of every translation, so its log grows with models × changes.
+   */
+  readonly envoyGatewayLogLevel?: dp.EnvoyGatewayTuning['logLevel'];
 }
 
 /** Set up the data plane and the chart; `upstreamHost` resolves (CoreDNS) to the stand-in provider. */
@@ -86,7 +91,7 @@ export async function startDataPlaneBench(upstreamHost: string, options: DataPla
     await dp.installCoreDns(images.coredns, [upstreamHost]);
     await dp.installAiGateway(images, undefined, options.extensionMessageMiB);
     if (options.relaxedControllerProbe) await relaxControllerProbe();
-    await dp.installEnvoyGateway(images, fs.mkdtempSync(path.join(state.dir, 'eg-')), undefined, options.extensionMessageMiB);
+    await dp.installEnvoyGateway(images, fs.mkdtempSync(path.join(state.dir, 'eg-')), undefined, { extensionMessageMiB: options.extensionMessageMiB, logLevel: options.envoyGatewayLogLevel });
     await dp.installPlatformGateways([BENCH_GATEWAY], ca, images.envoy);
     const caValues = options.providerCA ? ['--set', `platform.providerTLS.caConfigMap=${PROVIDER_CA}`] : [];
     await helmOk(4, ['install', RELEASE, `${state.chartRepo}/${CHART}`, '--version', state.version, '-n', NAMESPACE, '--create-namespace', '--wait', '--timeout', '5m', '--set', 'platform.baseDomain=example.test', ...caValues]);

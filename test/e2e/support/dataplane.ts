@@ -189,10 +189,10 @@ function moduleDir(toolsModule: string, modulePath: string): string {
  * into `values.tmpl.yaml` (our image) and the AI Gateway's recommended configuration
  * (`manifests/envoy-gateway-values.yaml`) plus InferencePool backends, as the AI Gateway's
  * install guide layers them; with `redisUrl`, the global rate-limit backend quotas need. CRDs are
- * already installed from ../shared/upstream-crds. `extensionMessageMiB`: the largest message to and
- * from the AI Gateway's extension server (4 MiB by default on both sides).
+ * already installed from ../shared/upstream-crds. `tuning`: the benchmarks' departures from those
+ * values (docs/performance.md).
  */
-export async function installEnvoyGateway(images: DataPlaneImages, workDir: string, redisUrl?: string, extensionMessageMiB?: number): Promise<void> {
+export async function installEnvoyGateway(images: DataPlaneImages, workDir: string, redisUrl?: string, tuning: EnvoyGatewayTuning = {}): Promise<void> {
   const module = moduleDir('envoy-gateway', 'github.com/envoyproxy/gateway');
   const version = path.basename(module).replace(/^gateway@/, '');
   const chart = path.join(workDir, 'gateway-helm');
@@ -220,8 +220,17 @@ export async function installEnvoyGateway(images: DataPlaneImages, workDir: stri
     '-f', path.join(aiGatewaySource(), 'manifests', 'envoy-gateway-values.yaml'), '-f', inferencePool,
     '--set', `global.images.envoyProxy.image=${images.envoy}`,
     ...(redisUrl ? ['--set', `global.images.ratelimit.image=${images.ratelimit}`, '--set', 'config.envoyGateway.rateLimit.backend.type=Redis', '--set', `config.envoyGateway.rateLimit.backend.redis.url=${redisUrl}`] : []),
-    ...(extensionMessageMiB ? ['--set', `config.envoyGateway.extensionManager.maxMessageSize=${extensionMessageMiB}Mi`] : []),
+    ...(tuning.extensionMessageMiB ? ['--set', `config.envoyGateway.extensionManager.maxMessageSize=${tuning.extensionMessageMiB}Mi`] : []),
+    ...(tuning.logLevel ? ['--set', `config.envoyGateway.logging.level.default=${tuning.logLevel}`] : []),
   ]);
+}
+
+/** Envoy Gateway settings a benchmark may change from the values above. */
+export interface EnvoyGatewayTuning {
+  /** The largest message to and from the AI Gateway's extension server, MiB (4 by default on both sides). */
+  readonly extensionMessageMiB?: number;
+  /** The level of every logger (`info` in the AI Gateway's recommended values). */
+  readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
 }
 
 /** Port of the quotas' Redis on the node address. */
