@@ -196,8 +196,8 @@ function loadAverage(): number {
 export async function run(): Promise<Record<string, number | string>> {
   const sizes = (process.env.NLS_BENCH_DATAPLANE_MODELS ?? '100,1000').split(',').map(Number).sort((a, b) => a - b);
   if (sizes.some((n) => !Number.isInteger(n) || n < LAST + 2)) throw new Error(`NLS_BENCH_DATAPLANE_MODELS must list sizes of at least ${LAST + 2}, got ${process.env.NLS_BENCH_DATAPLANE_MODELS}`);
-  // By default the data plane is set up as docs/installation.md tells installations of hundreds of
-  // models to set it up, so that `npm run bench` reaches 1,000; each setting can be turned off.
+  // By default the data plane is set up as docs/installation.md and docs/compatibility-gateway.md
+  // advise for hundreds of models, so that `npm run bench` reaches 1,000; each can be turned off.
   // NLS_BENCH_DATAPLANE_PROVIDER_CA=0: the provider verified against the system CA bundle instead
   // of a ConfigMap of its CA (one file watch per model); NLS_BENCH_DATAPLANE_RELAXED_PROBE=0: the
   // AI Gateway controller's liveness probe as its chart sets it;
