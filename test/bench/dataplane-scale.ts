@@ -29,6 +29,7 @@ import { admin, imageRoot, NAMESPACE, pods } from '../e2e/support/e2e';
 import { pool } from './operator';
 import { envoyWithTlsClusters } from './support/envoy-tls-clusters';
 import { BENCH_GATEWAY, cpuSeconds, DATA_PLANE_PROCESSES, type DataPlaneOptions, processes, PROVIDER_CREDENTIAL, residentMiB, send, startDataPlaneBench, type Target } from './support/data-plane';
+import { median } from './support/stats';
 
 const UPSTREAM_HOST = 'api.scale.example';
 const CONCURRENCY = 16;
@@ -181,12 +182,6 @@ async function restarts(): Promise<string> {
     found.push(...pods.flatMap((p) => (p.status?.containerStatuses ?? []).filter((c) => c.restartCount > 0).map((c) => `${p.metadata.name}/${c.name}: ${c.restartCount} (${c.lastState?.terminated?.reason ?? 'running'})`)));
   }
   return found.join(', ') || 'none';
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function loadAverage(): number {

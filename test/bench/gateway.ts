@@ -24,13 +24,10 @@ import { toolPaths } from '../support/tools';
 import * as dp from '../e2e/support/dataplane';
 import { admin, NAMESPACE, nls } from '../e2e/support/e2e';
 import { BENCH_GATEWAY, cpuSeconds, DATA_PLANE_PROCESSES, PROVIDER_CREDENTIAL, send, startDataPlaneBench, type Target } from './support/data-plane';
+import { percentile } from './support/stats';
 
 const UPSTREAM_HOST = 'api.bench.example';
 const MODEL = 'bench-model';
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 /** `requests` chat completions at `concurrency`, on kept-alive connections; fails on any non-200. */
 async function load(t: Target, concurrency: number, requests: number, stream = false): Promise<{ p50: number; p99: number; rps: number; firstByteP50: number }> {

@@ -6,6 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { stringify } from 'yaml';
+import { median } from './support/stats';
 
 const root = path.resolve(__dirname, '..', '..');
 const BACKENDS = [
@@ -38,11 +39,6 @@ export function staticModelsConfig(count: number): unknown {
       };
     }),
   };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
 }
 
 /** CPU seconds of this process's waited-for children (cutime + cstime in /proc/self/stat). */

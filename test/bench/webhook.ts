@@ -25,6 +25,7 @@ import type { ServerResponse } from 'node:http';
 import { clusterState, memoryLookups } from '../unit/webhook/fixtures';
 import { admissionReview, isWellFormedAnswer, post } from '../support/webhook/tls-client';
 import { imageNode } from '../support/image-node';
+import { percentile } from './support/stats';
 
 type ServerKind = 'webhook' | 'baseline' | 'baseline-parse';
 interface Certificates {
@@ -107,10 +108,6 @@ interface Measurement {
 
 function meanOf(a: Measurement, b: Measurement): Measurement {
   return { serverCpuUs: (a.serverCpuUs + b.serverCpuUs) / 2, p50Ms: (a.p50Ms + b.p50Ms) / 2, p99Ms: (a.p99Ms + b.p99Ms) / 2, requestsPerSecond: (a.requestsPerSecond + b.requestsPerSecond) / 2, requests: a.requests + b.requests };
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 async function measure(port: number, serverPid: number, ca: string, body: string, concurrency: number, requests: number, secondsPerRun: number): Promise<Measurement> {
